@@ -1,0 +1,125 @@
+# cleanroom — bare-metal IA-32 measurement kernel.
+#
+#   make run     set up, build, boot the quick suite under QEMU, print the report
+#   make test    set up, build, run every test (pytest)
+#
+# Other targets: all (kernel ELF), iso, units, qemu, qemu-gdb, bochs, setup, clean.
+
+# --- toolchain -------------------------------------------------------------
+# TOOLPREFIX may be given; else i686-elf- (a bare cross compiler), else
+# i686-linux-gnu- (Debian's gcc-i686-linux-gnu + binutils-i686-linux-gnu).
+ifndef TOOLPREFIX
+TOOLPREFIX := $(shell \
+	if i686-elf-gcc --version >/dev/null 2>&1 && i686-elf-ld --version >/dev/null 2>&1; then echo i686-elf-; \
+	elif i686-linux-gnu-gcc --version >/dev/null 2>&1 && i686-linux-gnu-ld --version >/dev/null 2>&1; then echo i686-linux-gnu-; \
+	fi)
+endif
+
+CC   := $(TOOLPREFIX)gcc
+LD   := $(TOOLPREFIX)ld
+NASM ?= nasm
+PYTHON := $(if $(wildcard .venv/bin/python),.venv/bin/python,python3)
+
+BUILD := build
+KERNEL := $(BUILD)/cleanroom.elf
+ISO    := $(BUILD)/cleanroom.iso
+
+# -march=i486: the kernel must boot on a 486 (to say "no TSC") and a Pentium
+# (no cmov); no SSE/x87 code may be generated behind our back.
+CFLAGS := -std=c11 -O2 -march=i486 -mtune=generic -m32 \
+	-ffreestanding -fno-pic -fno-pie -fno-stack-protector -fno-common \
+	-fno-asynchronous-unwind-tables -fno-omit-frame-pointer \
+	-mgeneral-regs-only -mno-red-zone --param=min-pagesize=0 \
+	-Wall -Wextra -Werror -I.
+NASMFLAGS := -f elf32 -w+all -w+error
+LDFLAGS := -m elf_i386 -T linker.ld -nostdlib -z noexecstack --no-warn-rwx-segments
+
+SRC_DIRS := boot arch kernel bench runtime
+C_SRCS   := $(foreach d,$(SRC_DIRS),$(wildcard $(d)/*.c))
+ASM_SRCS := $(foreach d,$(SRC_DIRS),$(wildcard $(d)/*.asm))
+OBJS := $(patsubst %.asm,$(BUILD)/obj/%.o,$(ASM_SRCS)) $(patsubst %.c,$(BUILD)/obj/%.o,$(C_SRCS))
+DEPS := $(OBJS:.o=.d)
+
+# Kernel C that does not touch hardware: compiled for Linux by the same
+# cross compiler and tested on the host (tests/unit).
+PORTABLE_SRCS := kernel/strutil.c kernel/config.c kernel/crc32.c kernel/record.c kernel/cmdline.c kernel/fmt.c \
+	kernel/regions.c bench/stats.c kernel/wire.c
+UNIT_SRCS := $(wildcard tests/unit/test_*.c)
+UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/units/%,$(UNIT_SRCS))
+UNIT_CFLAGS := -std=c11 -O1 -m32 -static -Wall -Wextra -Werror -I. -DCLEANROOM_HOSTED
+
+.PHONY: all iso units run test qemu qemu-gdb bochs setup clean toolchain
+
+all: $(KERNEL)
+
+toolchain:
+	@if [ -z "$(TOOLPREFIX)" ]; then \
+	  echo "error: no i686 cross toolchain found (tried i686-elf-gcc, i686-linux-gnu-gcc)." >&2; \
+	  echo "       install Debian packages: gcc-i686-linux-gnu binutils-i686-linux-gnu (or run tools/setup.sh)" >&2; \
+	  echo "       or set TOOLPREFIX=<prefix-> to your own cross compiler" >&2; exit 1; fi
+	@command -v $(NASM) >/dev/null 2>&1 || { \
+	  echo "error: nasm not found: install the Debian package nasm (or run tools/setup.sh)" >&2; exit 1; }
+
+$(KERNEL): $(OBJS) linker.ld | toolchain
+	$(LD) $(LDFLAGS) -o $@ $(OBJS)
+	@if command -v grub-file >/dev/null 2>&1; then \
+	  grub-file --is-x86-multiboot $@ || { echo "error: $@ is not multiboot v1" >&2; exit 1; }; fi
+
+$(BUILD)/obj/%.o: %.c | toolchain
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -MMD -MP -c $< -o $@
+
+$(BUILD)/obj/%.o: %.asm | toolchain
+	@mkdir -p $(dir $@)
+	$(NASM) $(NASMFLAGS) -MD $(@:.o=.d) -I. $< -o $@
+
+-include $(DEPS)
+
+iso: $(ISO)
+
+$(ISO): $(KERNEL) iso/grub.cfg
+	@command -v grub-mkrescue >/dev/null 2>&1 || { \
+	  echo "error: grub-mkrescue not found: install grub-common grub-pc-bin grub-efi-ia32-bin grub-efi-amd64-bin xorriso mtools (or run tools/setup.sh)" >&2; exit 1; }
+	rm -rf $(BUILD)/isodir && mkdir -p $(BUILD)/isodir/boot/grub
+	cp $(KERNEL) $(BUILD)/isodir/boot/cleanroom.elf
+	cp iso/grub.cfg $(BUILD)/isodir/boot/grub/grub.cfg
+	grub-mkrescue -o $@ $(BUILD)/isodir 2>$(BUILD)/grub-mkrescue.log || { cat $(BUILD)/grub-mkrescue.log >&2; exit 1; }
+
+units: $(UNIT_BINS)
+
+$(BUILD)/units/%: tests/unit/%.c tests/unit/unit.h $(PORTABLE_SRCS) | toolchain
+	@mkdir -p $(dir $@)
+	$(CC) $(UNIT_CFLAGS) -o $@ $< $(PORTABLE_SRCS)
+
+setup:
+	@tools/setup.sh
+
+# The two commands a new user runs. Each re-enters make after set-up so the
+# toolchain detection above sees what set-up installed.
+CMDLINE ?= suite=quick
+run:
+	@tools/setup.sh
+	@$(MAKE) --no-print-directory all
+	tools/cleanroom run --emulator qemu --cmdline "$(CMDLINE)"
+	tools/cleanroom report results/latest
+
+test:
+	@tools/setup.sh
+	@$(MAKE) --no-print-directory all iso units
+	.venv/bin/python -m pytest tests
+
+QEMU := qemu-system-i386
+QEMU_FLAGS := -m 128 -no-reboot -device isa-debug-exit,iobase=0xf4,iosize=0x04
+
+qemu: $(KERNEL)
+	$(QEMU) $(QEMU_FLAGS) -nographic -kernel $(KERNEL) -append "$(CMDLINE)"
+
+qemu-gdb: $(KERNEL)
+	@echo "*** QEMU waits for gdb: gdb $(KERNEL) -ex 'target remote :1234'"
+	$(QEMU) $(QEMU_FLAGS) -nographic -s -S -kernel $(KERNEL) -append "$(CMDLINE)"
+
+bochs: $(ISO)
+	tools/cleanroom run --emulator bochs --cmdline "$(CMDLINE)"
+
+clean:
+	rm -rf $(BUILD)

@@ -1,0 +1,239 @@
+#include "arch/cpu.h"
+
+#include "arch/mmu.h"
+#include "arch/x86.h"
+#include "kernel/string.h"
+
+/* Where each feature bit lives. Words: 0 = leaf 1 EDX, 1 = leaf 1 ECX,
+ * 2 = leaf 7 EBX, 3 = 0x80000001 EDX, 4 = 0x80000007 EDX. */
+enum { W_1EDX, W_1ECX, W_7EBX, W_E1EDX, W_E7EDX };
+
+static const struct {
+    const char *name;
+    uint8_t word, bit;
+} features[FEAT_COUNT] = {
+    [FEAT_FPU] = { "fpu", W_1EDX, 0 },       [FEAT_VME] = { "vme", W_1EDX, 1 },
+    [FEAT_DE] = { "de", W_1EDX, 2 },         [FEAT_PSE] = { "pse", W_1EDX, 3 },
+    [FEAT_TSC] = { "tsc", W_1EDX, 4 },       [FEAT_MSR] = { "msr", W_1EDX, 5 },
+    [FEAT_PAE] = { "pae", W_1EDX, 6 },       [FEAT_MCE] = { "mce", W_1EDX, 7 },
+    [FEAT_CX8] = { "cx8", W_1EDX, 8 },       [FEAT_APIC] = { "apic", W_1EDX, 9 },
+    [FEAT_SEP] = { "sep", W_1EDX, 11 },      [FEAT_MTRR] = { "mtrr", W_1EDX, 12 },
+    [FEAT_PGE] = { "pge", W_1EDX, 13 },      [FEAT_MCA] = { "mca", W_1EDX, 14 },
+    [FEAT_CMOV] = { "cmov", W_1EDX, 15 },    [FEAT_PAT] = { "pat", W_1EDX, 16 },
+    [FEAT_PSE36] = { "pse36", W_1EDX, 17 },  [FEAT_CLFLUSH] = { "clflush", W_1EDX, 19 },
+    [FEAT_MMX] = { "mmx", W_1EDX, 23 },      [FEAT_FXSR] = { "fxsr", W_1EDX, 24 },
+    [FEAT_SSE] = { "sse", W_1EDX, 25 },      [FEAT_SSE2] = { "sse2", W_1EDX, 26 },
+    [FEAT_HTT] = { "htt", W_1EDX, 28 },
+    [FEAT_SSE3] = { "sse3", W_1ECX, 0 },     [FEAT_PCLMULQDQ] = { "pclmulqdq", W_1ECX, 1 },
+    [FEAT_MONITOR] = { "monitor", W_1ECX, 3 }, [FEAT_SSSE3] = { "ssse3", W_1ECX, 9 },
+    [FEAT_FMA] = { "fma", W_1ECX, 12 },      [FEAT_CX16] = { "cx16", W_1ECX, 13 },
+    [FEAT_PCID] = { "pcid", W_1ECX, 17 },    [FEAT_SSE4_1] = { "sse4_1", W_1ECX, 19 },
+    [FEAT_SSE4_2] = { "sse4_2", W_1ECX, 20 }, [FEAT_X2APIC] = { "x2apic", W_1ECX, 21 },
+    [FEAT_MOVBE] = { "movbe", W_1ECX, 22 },  [FEAT_POPCNT] = { "popcnt", W_1ECX, 23 },
+    [FEAT_TSC_DEADLINE] = { "tsc_deadline", W_1ECX, 24 }, [FEAT_AES] = { "aes", W_1ECX, 25 },
+    [FEAT_XSAVE] = { "xsave", W_1ECX, 26 },  [FEAT_AVX] = { "avx", W_1ECX, 28 },
+    [FEAT_F16C] = { "f16c", W_1ECX, 29 },    [FEAT_RDRAND] = { "rdrand", W_1ECX, 30 },
+    [FEAT_HYPERVISOR] = { "hypervisor", W_1ECX, 31 },
+    [FEAT_SMEP] = { "smep", W_7EBX, 7 },     [FEAT_ERMS] = { "erms", W_7EBX, 9 },
+    [FEAT_INVPCID] = { "invpcid", W_7EBX, 10 }, [FEAT_AVX2] = { "avx2", W_7EBX, 5 },
+    [FEAT_SMAP] = { "smap", W_7EBX, 20 },
+    [FEAT_SYSCALL] = { "syscall", W_E1EDX, 11 }, [FEAT_NX] = { "nx", W_E1EDX, 20 },
+    [FEAT_PDPE1GB] = { "pdpe1gb", W_E1EDX, 26 }, [FEAT_RDTSCP] = { "rdtscp", W_E1EDX, 27 },
+    [FEAT_LM] = { "lm", W_E1EDX, 29 },
+    [FEAT_INVTSC] = { "invtsc", W_E7EDX, 8 },
+};
+
+static struct cpu_info info;
+
+const struct cpu_info *cpu_info(void) { return &info; }
+
+bool cpu_has(enum cpu_feature f)
+{
+    return f < FEAT_COUNT && (info.feature_words[features[f].word] >> features[f].bit) & 1;
+}
+
+const char *cpu_feature_name(enum cpu_feature f) { return f < FEAT_COUNT ? features[f].name : "?"; }
+
+const char *cpu_cache_type_name(uint32_t type)
+{
+    switch (type) {
+    case CACHE_DATA: return "data";
+    case CACHE_INSTRUCTION: return "instruction";
+    case CACHE_UNIFIED: return "unified";
+    case CACHE_TRACE: return "trace";
+    }
+    return "unknown";
+}
+
+/* CPUID exists when EFLAGS.ID can be toggled (not on a 386 or early 486). */
+static bool detect_cpuid(void)
+{
+    uint32_t before = read_eflags();
+    write_eflags(before ^ EFLAGS_ID);
+    uint32_t after = read_eflags();
+    write_eflags(before);
+    return ((before ^ after) & EFLAGS_ID) != 0;
+}
+
+static void regs_text(char *dst, const uint32_t *regs, int count)
+{
+    for (int r = 0; r < count; r++)
+        for (int b = 0; b < 4; b++)
+            dst[r * 4 + b] = (char)(regs[r] >> (8 * b));
+    dst[count * 4] = 0;
+}
+
+static void add_cache(uint32_t level, uint32_t type, uint32_t size, uint32_t ways, uint32_t line)
+{
+    if (info.ncaches < CPU_MAX_CACHES && size)
+        info.caches[info.ncaches++] = (struct cache_desc){ level, type, size, ways, line };
+}
+
+static void caches_leaf4(void)
+{
+    for (uint32_t i = 0; i < 16; i++) {
+        struct cpuid_regs r = cpuid(4, i);
+        uint32_t type = r.eax & 31;
+        if (type == 0)
+            break;
+        uint32_t ways = (r.ebx >> 22) + 1, parts = ((r.ebx >> 12) & 0x3ff) + 1, line = (r.ebx & 0xfff) + 1;
+        uint32_t sets = r.ecx + 1;
+        add_cache((r.eax >> 5) & 7, type, ways * parts * line * sets, (r.eax >> 9) & 1 ? 0 : ways, line);
+    }
+    info.cache_source = "leaf4";
+}
+
+/* AMD's encoded associativity of L2/L3 (0x80000006). */
+static uint32_t amd_ways(uint32_t code)
+{
+    static const uint8_t table[16] = { 0, 1, 2, 0, 4, 0, 8, 0, 16, 0, 32, 48, 64, 96, 128, 0 };
+    return table[code & 15];
+}
+
+static void caches_amd(void)
+{
+    struct cpuid_regs l1 = cpuid(0x80000005, 0);
+    add_cache(1, CACHE_DATA, (l1.ecx >> 24) << 10, (l1.ecx >> 16) & 0xff, l1.ecx & 0xff);
+    add_cache(1, CACHE_INSTRUCTION, (l1.edx >> 24) << 10, (l1.edx >> 16) & 0xff, l1.edx & 0xff);
+    if (info.max_ext_leaf >= 0x80000006) {
+        struct cpuid_regs l2 = cpuid(0x80000006, 0);
+        add_cache(2, CACHE_UNIFIED, (l2.ecx >> 16) << 10, amd_ways(l2.ecx >> 12), l2.ecx & 0xff);
+        add_cache(3, CACHE_UNIFIED, (l2.edx >> 18) * (512u << 10), amd_ways(l2.edx >> 12), l2.edx & 0xff);
+    }
+    info.cache_source = "amd";
+}
+
+/* Leaf 2 one-byte descriptors of older Intel CPUs (Intel SDM Vol. 2A,
+ * table "Encoding of CPUID Leaf 2 Descriptors"); the common ones. */
+static const struct {
+    uint8_t code, level, type, ways, line;
+    uint32_t kib;
+} leaf2[] = {
+    { 0x06, 1, CACHE_INSTRUCTION, 4, 32, 8 },    { 0x08, 1, CACHE_INSTRUCTION, 4, 32, 16 },
+    { 0x09, 1, CACHE_INSTRUCTION, 4, 64, 32 },   { 0x0a, 1, CACHE_DATA, 2, 32, 8 },
+    { 0x0c, 1, CACHE_DATA, 4, 32, 16 },          { 0x0d, 1, CACHE_DATA, 4, 64, 16 },
+    { 0x0e, 1, CACHE_DATA, 6, 64, 24 },          { 0x1d, 2, CACHE_UNIFIED, 2, 64, 128 },
+    { 0x21, 2, CACHE_UNIFIED, 8, 64, 256 },      { 0x22, 3, CACHE_UNIFIED, 4, 64, 512 },
+    { 0x23, 3, CACHE_UNIFIED, 8, 64, 1024 },     { 0x24, 2, CACHE_UNIFIED, 16, 64, 1024 },
+    { 0x25, 3, CACHE_UNIFIED, 8, 64, 2048 },     { 0x29, 3, CACHE_UNIFIED, 8, 64, 4096 },
+    { 0x2c, 1, CACHE_DATA, 8, 64, 32 },          { 0x30, 1, CACHE_INSTRUCTION, 8, 64, 32 },
+    { 0x41, 2, CACHE_UNIFIED, 4, 32, 128 },      { 0x42, 2, CACHE_UNIFIED, 4, 32, 256 },
+    { 0x43, 2, CACHE_UNIFIED, 4, 32, 512 },      { 0x44, 2, CACHE_UNIFIED, 4, 32, 1024 },
+    { 0x45, 2, CACHE_UNIFIED, 4, 32, 2048 },     { 0x46, 3, CACHE_UNIFIED, 4, 64, 4096 },
+    { 0x47, 3, CACHE_UNIFIED, 8, 64, 8192 },     { 0x48, 2, CACHE_UNIFIED, 12, 64, 3072 },
+    { 0x4a, 3, CACHE_UNIFIED, 12, 64, 6144 },    { 0x4b, 3, CACHE_UNIFIED, 16, 64, 8192 },
+    { 0x4c, 3, CACHE_UNIFIED, 12, 64, 12288 },   { 0x4d, 3, CACHE_UNIFIED, 16, 64, 16384 },
+    { 0x4e, 2, CACHE_UNIFIED, 24, 64, 6144 },    { 0x60, 1, CACHE_DATA, 8, 64, 16 },
+    { 0x66, 1, CACHE_DATA, 4, 64, 8 },           { 0x67, 1, CACHE_DATA, 4, 64, 16 },
+    { 0x68, 1, CACHE_DATA, 4, 64, 32 },          { 0x70, 1, CACHE_TRACE, 8, 0, 12 },
+    { 0x71, 1, CACHE_TRACE, 8, 0, 16 },          { 0x72, 1, CACHE_TRACE, 8, 0, 32 },
+    { 0x78, 2, CACHE_UNIFIED, 4, 64, 1024 },     { 0x79, 2, CACHE_UNIFIED, 8, 64, 128 },
+    { 0x7a, 2, CACHE_UNIFIED, 8, 64, 256 },      { 0x7b, 2, CACHE_UNIFIED, 8, 64, 512 },
+    { 0x7c, 2, CACHE_UNIFIED, 8, 64, 1024 },     { 0x7d, 2, CACHE_UNIFIED, 8, 64, 2048 },
+    { 0x7f, 2, CACHE_UNIFIED, 2, 64, 512 },      { 0x80, 2, CACHE_UNIFIED, 8, 64, 512 },
+    { 0x82, 2, CACHE_UNIFIED, 8, 32, 256 },      { 0x83, 2, CACHE_UNIFIED, 8, 32, 512 },
+    { 0x84, 2, CACHE_UNIFIED, 8, 32, 1024 },     { 0x85, 2, CACHE_UNIFIED, 8, 32, 2048 },
+    { 0x86, 2, CACHE_UNIFIED, 4, 64, 512 },      { 0x87, 2, CACHE_UNIFIED, 8, 64, 1024 },
+};
+
+static bool caches_leaf2(void)
+{
+    struct cpuid_regs r = cpuid(2, 0);
+    uint32_t regs[4] = { r.eax & ~0xffu, r.ebx, r.ecx, r.edx }; /* AL is the iteration count */
+    bool defer_to_leaf4 = false;
+    for (int i = 0; i < 4; i++) {
+        if (regs[i] & 0x80000000u)
+            continue; /* register holds no descriptors */
+        for (int b = 0; b < 4; b++) {
+            uint8_t code = (uint8_t)(regs[i] >> (8 * b));
+            if (code == 0xff)
+                defer_to_leaf4 = true;
+            for (unsigned k = 0; k < sizeof leaf2 / sizeof leaf2[0]; k++)
+                if (leaf2[k].code == code)
+                    add_cache(leaf2[k].level, leaf2[k].type, leaf2[k].kib << 10, leaf2[k].ways, leaf2[k].line);
+        }
+    }
+    info.cache_source = "leaf2";
+    return !defer_to_leaf4;
+}
+
+void cpu_identify(void)
+{
+    memset(&info, 0, sizeof info);
+    info.cache_source = "none";
+    info.has_cpuid = detect_cpuid();
+    if (!info.has_cpuid) {
+        str_copy(info.vendor, "unknown", sizeof info.vendor);
+        info.family = 4; /* a CPU without CPUID is a 386 or an early 486 */
+        return;
+    }
+    struct cpuid_regs r = cpuid(0, 0);
+    info.max_leaf = r.eax;
+    uint32_t v[3] = { r.ebx, r.edx, r.ecx };
+    regs_text(info.vendor, v, 3);
+    if (info.max_leaf >= 1) {
+        r = cpuid(1, 0);
+        uint32_t base_family = (r.eax >> 8) & 15, base_model = (r.eax >> 4) & 15;
+        info.family = base_family == 15 ? base_family + ((r.eax >> 20) & 0xff) : base_family;
+        info.model = base_family == 6 || base_family == 15 ? base_model | ((r.eax >> 12) & 0xf0) : base_model;
+        info.stepping = r.eax & 15;
+        info.feature_words[W_1EDX] = r.edx;
+        info.feature_words[W_1ECX] = r.ecx;
+    }
+    if (info.max_leaf >= 7)
+        info.feature_words[W_7EBX] = cpuid(7, 0).ebx;
+    info.max_ext_leaf = cpuid(0x80000000, 0).eax;
+    if (info.max_ext_leaf < 0x80000000 || info.max_ext_leaf > 0x8000ffff)
+        info.max_ext_leaf = 0; /* no extended leaves: the value is garbage */
+    if (info.max_ext_leaf >= 0x80000001)
+        info.feature_words[W_E1EDX] = cpuid(0x80000001, 0).edx;
+    if (info.max_ext_leaf >= 0x80000007)
+        info.feature_words[W_E7EDX] = cpuid(0x80000007, 0).edx;
+    if (info.max_ext_leaf >= 0x80000004) {
+        uint32_t b[12];
+        for (uint32_t i = 0; i < 3; i++) {
+            r = cpuid(0x80000002 + i, 0);
+            b[i * 4] = r.eax, b[i * 4 + 1] = r.ebx, b[i * 4 + 2] = r.ecx, b[i * 4 + 3] = r.edx;
+        }
+        regs_text(info.brand, b, 12);
+        /* trim the leading blanks some CPUs pad the brand with */
+        size_t lead = 0;
+        while (info.brand[lead] == ' ')
+            lead++;
+        memmove(info.brand, info.brand + lead, sizeof info.brand - lead);
+    }
+    if (cpu_has(FEAT_HYPERVISOR)) {
+        r = cpuid(0x40000000, 0);
+        uint32_t h[3] = { r.ebx, r.ecx, r.edx };
+        regs_text(info.hypervisor, h, 3);
+    }
+    bool amd = str_eq(info.vendor, "AuthenticAMD") || str_eq(info.vendor, "HygonGenuine");
+    if (amd && info.max_ext_leaf >= 0x80000005)
+        caches_amd();
+    else if (info.max_leaf >= 4 && str_eq(info.vendor, "GenuineIntel") && cpuid(4, 0).eax & 31)
+        caches_leaf4();
+    else if (info.max_leaf >= 2 && !caches_leaf2() && info.max_leaf >= 4) {
+        info.ncaches = 0; /* descriptor 0xff: leaf 4 has the real list */
+        caches_leaf4();
+    }
+}

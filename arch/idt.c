@@ -1,0 +1,66 @@
+#include "arch/idt.h"
+
+#include "arch/mmu.h"
+#include "arch/x86.h"
+
+#define GATE_INTERRUPT_DPL0 0x8e /* present, 32-bit interrupt gate: IF stays 0 */
+
+struct __attribute__((packed)) gate {
+    uint16_t offset_lo, selector;
+    uint8_t zero, type;
+    uint16_t offset_hi;
+};
+
+extern const uint32_t isr_stub_table[EXC_COUNT];
+
+static struct gate idt[EXC_COUNT];
+static const char *names[EXC_COUNT];
+static exc_handler_fn handlers[EXC_COUNT];
+static void (*fallback_handler)(struct trapframe *);
+
+static void set_gate(uint32_t vector, uint32_t entry)
+{
+    idt[vector] = (struct gate){ (uint16_t)entry, SEL_KCODE, 0, GATE_INTERRUPT_DPL0, (uint16_t)(entry >> 16) };
+}
+
+void exc_register(uint32_t vector, const char *name, exc_handler_fn handler)
+{
+    if (vector >= EXC_COUNT)
+        return;
+    if (name)
+        names[vector] = name;
+    handlers[vector] = handler;
+}
+
+void idt_init(void)
+{
+    static const char *const sdm_names[EXC_COUNT] = {
+        "divide_error", "debug", "nmi", "breakpoint", "overflow", "bound_range",
+        "invalid_opcode", "device_not_available", "double_fault", "coprocessor_segment_overrun",
+        "invalid_tss", "segment_not_present", "stack_fault", "general_protection", "page_fault",
+        "reserved_15", "x87_fpu_error", "alignment_check", "machine_check", "simd_fp_exception",
+        "virtualization", "control_protection", "reserved_22", "reserved_23", "reserved_24",
+        "reserved_25", "reserved_26", "reserved_27", "hypervisor_injection", "vmm_communication",
+        "security", "reserved_31",
+    };
+    for (uint32_t v = 0; v < EXC_COUNT; v++) {
+        set_gate(v, isr_stub_table[v]);
+        exc_register(v, sdm_names[v], 0);
+    }
+    struct table_pointer p = { sizeof idt - 1, (uint32_t)idt };
+    lidt(&p);
+}
+
+void exc_set_default(void (*fallback)(struct trapframe *tf)) { fallback_handler = fallback; }
+
+const char *exc_name(uint32_t vector) { return vector < EXC_COUNT ? names[vector] : "unknown"; }
+
+void exc_dispatch(struct trapframe *tf)
+{
+    uint32_t v = tf->vector;
+    if (v < EXC_COUNT && handlers[v] && handlers[v](tf))
+        return;
+    if (fallback_handler)
+        fallback_handler(tf);
+    halt_forever(); /* no fallback yet: nothing sane to return to */
+}

@@ -1,0 +1,43 @@
+/* The IDT: one gate per CPU exception (vectors 0-31), each handler
+ * registered by name. A registered handler may fix the cause and return
+ * true (the instruction is retried); otherwise the default handler set by
+ * kernel/fault.c decides (expected fault, or a fault record). */
+#ifndef ARCH_IDT_H
+#define ARCH_IDT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define EXC_COUNT 32
+#define EXC_DE 0
+#define EXC_DB 1
+#define EXC_NMI 2
+#define EXC_BP 3
+#define EXC_UD 6
+#define EXC_NM 7
+#define EXC_DF 8
+#define EXC_GP 13
+#define EXC_PF 14
+
+/* What isr_common pushes, lowest address first. */
+struct trapframe {
+    uint32_t gs, fs, es, ds;
+    uint32_t edi, esi, ebp, esp_at_pushad, ebx, edx, ecx, eax;
+    uint32_t vector, err;
+    uint32_t eip, cs, eflags;
+    uint32_t user_esp, user_ss; /* only valid when the CPU came from ring 3 */
+};
+_Static_assert(offsetof(struct trapframe, edi) == 16, "trapframe: segment registers pushed last");
+_Static_assert(offsetof(struct trapframe, vector) == 48, "trapframe: after pushad");
+_Static_assert(offsetof(struct trapframe, eip) == 56, "trapframe: CPU frame");
+
+typedef bool (*exc_handler_fn)(struct trapframe *tf);
+
+void idt_init(void);
+void exc_register(uint32_t vector, const char *name, exc_handler_fn handler);
+void exc_set_default(void (*fallback)(struct trapframe *tf));
+const char *exc_name(uint32_t vector);
+void exc_dispatch(struct trapframe *tf);
+
+#endif

@@ -1,0 +1,13 @@
+/* Making the machine quiet, and the FPU usable. */
+#ifndef ARCH_MACHINE_H
+#define ARCH_MACHINE_H
+
+/* The clean room: interrupts off for the whole run, both PICs masked, NMI
+ * masked at the CMOS index port. Only the boot CPU runs: the others stay in
+ * the wait-for-SIPI state the firmware left them in, since we never send
+ * them an INIT/SIPI. */
+void machine_quiet(void);
+/* x87 initialised, and SSE state enabled (CR4.OSFXSR) where FXSR exists. */
+void machine_fpu_init(void);
+
+#endif

@@ -1,0 +1,125 @@
+#include "arch/paging.h"
+
+#include "arch/cpu.h"
+#include "arch/mmu.h"
+#include "arch/x86.h"
+#include "kernel/memory.h"
+#include "kernel/string.h"
+
+#define ENTRIES 1024
+
+static uint32_t *dir_4k, *dir_4m;
+static uint32_t table_bytes;
+static bool enabled, global_ok;
+static enum page_size current = PAGESIZE_4K;
+
+static uint32_t *alloc_table(void)
+{
+    uint32_t *t = memory_alloc(PAGE_SIZE, PAGE_SIZE);
+    if (t) {
+        memset(t, 0, PAGE_SIZE);
+        table_bytes += PAGE_SIZE;
+    }
+    return t;
+}
+
+/* Page tables for [0, top) with 4 KiB pages into dir, starting at pde. */
+static bool map_small(uint32_t *dir, uint32_t from_pde, uint32_t top, uint32_t g)
+{
+    for (uint32_t pde = from_pde; pde < ENTRIES && (uint64_t)pde * LARGE_PAGE_SIZE < top; pde++) {
+        uint32_t *pt = alloc_table();
+        if (!pt)
+            return false;
+        for (uint32_t i = 0; i < ENTRIES; i++) {
+            uint32_t pa = pde * LARGE_PAGE_SIZE + i * PAGE_SIZE;
+            if (pa >= top)
+                break;
+            if (pa != 0)
+                pt[i] = pa | PTE_P | PTE_W | g;
+        }
+        dir[pde] = (uint32_t)pt | PTE_P | PTE_W;
+    }
+    return true;
+}
+
+bool paging_init(uint32_t map_top)
+{
+    uint32_t top = (map_top + PAGE_SIZE - 1) & ~(PAGE_SIZE - 1);
+    global_ok = cpu_has(FEAT_PGE);
+    uint32_t g = global_ok ? PTE_G : 0;
+    /* Always cover the first 4 MiB (kernel, VGA, BIOS data) */
+    if (top < LARGE_PAGE_SIZE)
+        top = LARGE_PAGE_SIZE;
+    dir_4k = alloc_table();
+    if (!dir_4k || !map_small(dir_4k, 0, top, g))
+        return false;
+    if (cpu_has(FEAT_PSE)) {
+        dir_4m = alloc_table();
+        if (!dir_4m)
+            return false;
+        dir_4m[0] = dir_4k[0]; /* first 4 MiB shares the small-page table */
+        for (uint32_t pde = 1; pde < ENTRIES && (uint64_t)pde * LARGE_PAGE_SIZE < top; pde++)
+            dir_4m[pde] = pde * LARGE_PAGE_SIZE | PTE_P | PTE_W | PTE_PS | g;
+    }
+    return true;
+}
+
+bool paging_supports(enum page_size ps) { return ps == PAGESIZE_4K ? dir_4k != 0 : dir_4m != 0; }
+bool paging_enabled(void) { return enabled; }
+enum page_size paging_current_size(void) { return current; }
+uint32_t paging_table_bytes(void) { return table_bytes; }
+bool paging_global_pages(void) { return global_ok; }
+
+void paging_enable(enum page_size ps)
+{
+    uint32_t *dir = ps == PAGESIZE_4M ? dir_4m : dir_4k;
+    if (!dir)
+        return;
+    if (enabled)
+        paging_disable();
+    uint32_t cr4 = read_cr4();
+    if (cpu_has(FEAT_PSE))
+        cr4 |= CR4_PSE;
+    if (global_ok)
+        cr4 |= CR4_PGE;
+    write_cr4(cr4);
+    write_cr3((uint32_t)dir);
+    write_cr0(read_cr0() | CR0_PG | CR0_WP);
+    enabled = true;
+    current = ps;
+}
+
+void paging_disable(void)
+{
+    if (!enabled)
+        return;
+    write_cr0(read_cr0() & ~CR0_PG);
+    /* Clearing PGE flushes global entries, so the next enable starts clean. */
+    if (global_ok)
+        write_cr4(read_cr4() & ~CR4_PGE);
+    enabled = false;
+}
+
+static uint32_t *pte_of(uint32_t va)
+{
+    uint32_t pde = dir_4k ? dir_4k[va >> 22] : 0;
+    if (!(pde & PTE_P) || (pde & PTE_PS))
+        return 0;
+    return &((uint32_t *)(pde & PTE_ADDR_MASK))[(va >> 12) & (ENTRIES - 1)];
+}
+
+void paging_set_flags(uint32_t va, uint32_t flags)
+{
+    uint32_t *pte = pte_of(va);
+    if (!pte)
+        return;
+    *pte = (va & PTE_ADDR_MASK) | (flags & 0xfff);
+    if (enabled)
+        invlpg(va);
+}
+
+uint32_t paging_get_flags(uint32_t va)
+{
+    uint32_t *pte = pte_of(va);
+    return pte ? *pte & 0xfff : 0;
+}

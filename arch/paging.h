@@ -1,0 +1,33 @@
+/* Identity-mapped paging that can be switched on and off at run time, so
+ * one boot measures the same benchmark both ways.
+ *
+ * Two directories map [4 KiB, memory_top) one to one: one with 4 KiB pages
+ * throughout, one (where PSE exists) with 4 MiB pages above the first
+ * 4 MiB. Page 0 stays unmapped so a null pointer faults once paging is on.
+ * Global pages are used where PGE exists; CR0.WP is set so the kernel
+ * itself faults on read-only pages. */
+#ifndef ARCH_PAGING_H
+#define ARCH_PAGING_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "kernel/config.h"
+
+/* Builds the 4 KiB directory (and the 4 MiB one if PSE exists). False when
+ * the page tables do not fit in memory. */
+bool paging_init(uint32_t map_top);
+bool paging_supports(enum page_size ps);
+void paging_enable(enum page_size ps);
+void paging_disable(void);
+bool paging_enabled(void);
+enum page_size paging_current_size(void);
+/* Entry-level changes in the 4 KiB directory (with invlpg when paging is on):
+ * flags are PTE_* bits; the physical address stays the identity. */
+void paging_set_flags(uint32_t va, uint32_t flags);
+uint32_t paging_get_flags(uint32_t va);
+/* Bytes the page tables took. */
+uint32_t paging_table_bytes(void);
+bool paging_global_pages(void);
+
+#endif

@@ -1,0 +1,139 @@
+/* Every inline-asm wrapper of the kernel lives here (xv6's x86.h idea):
+ * outside arch/, C code calls these and contains no asm of its own, except
+ * a benchmark body's single measured instruction. */
+#ifndef ARCH_X86_H
+#define ARCH_X86_H
+
+#include <stdint.h>
+
+/* --- CPUID ---------------------------------------------------------------- */
+struct cpuid_regs {
+    uint32_t eax, ebx, ecx, edx;
+};
+
+static inline struct cpuid_regs cpuid(uint32_t leaf, uint32_t subleaf)
+{
+    struct cpuid_regs r;
+    __asm__ volatile("cpuid"
+                     : "=a"(r.eax), "=b"(r.ebx), "=c"(r.ecx), "=d"(r.edx)
+                     : "a"(leaf), "c"(subleaf));
+    return r;
+}
+
+/* --- time stamp counter ------------------------------------------------- */
+static inline uint64_t rdtsc(void)
+{
+    uint32_t lo, hi;
+    __asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi));
+    return ((uint64_t)hi << 32) | lo;
+}
+
+static inline uint64_t rdtscp(uint32_t *aux)
+{
+    uint32_t lo, hi, c;
+    __asm__ volatile("rdtscp" : "=a"(lo), "=d"(hi), "=c"(c));
+    if (aux)
+        *aux = c;
+    return ((uint64_t)hi << 32) | lo;
+}
+
+static inline void lfence(void) { __asm__ volatile("lfence" ::: "memory"); }
+static inline void mfence(void) { __asm__ volatile("mfence" ::: "memory"); }
+
+/* CPUID as a full serialising instruction (the only one on a Pentium). */
+static inline void cpuid_serialize(void)
+{
+    uint32_t a = 0, b, c = 0, d;
+    __asm__ volatile("cpuid" : "+a"(a), "=b"(b), "+c"(c), "=d"(d) :: "memory");
+}
+
+/* --- flags, control registers ------------------------------------------- */
+static inline uint32_t read_eflags(void)
+{
+    uint32_t f;
+    __asm__ volatile("pushfl; popl %0" : "=r"(f));
+    return f;
+}
+
+static inline void write_eflags(uint32_t f)
+{
+    __asm__ volatile("pushl %0; popfl" :: "r"(f) : "memory", "cc");
+}
+
+static inline uint32_t read_cr0(void) { uint32_t v; __asm__ volatile("mov %%cr0, %0" : "=r"(v)); return v; }
+static inline uint32_t read_cr2(void) { uint32_t v; __asm__ volatile("mov %%cr2, %0" : "=r"(v)); return v; }
+static inline uint32_t read_cr3(void) { uint32_t v; __asm__ volatile("mov %%cr3, %0" : "=r"(v)); return v; }
+static inline uint32_t read_cr4(void) { uint32_t v; __asm__ volatile("mov %%cr4, %0" : "=r"(v)); return v; }
+static inline void write_cr0(uint32_t v) { __asm__ volatile("mov %0, %%cr0" :: "r"(v) : "memory"); }
+static inline void write_cr3(uint32_t v) { __asm__ volatile("mov %0, %%cr3" :: "r"(v) : "memory"); }
+static inline void write_cr4(uint32_t v) { __asm__ volatile("mov %0, %%cr4" :: "r"(v) : "memory"); }
+
+/* --- model-specific registers -------------------------------------------- */
+static inline uint64_t rdmsr(uint32_t msr)
+{
+    uint32_t lo, hi;
+    __asm__ volatile("rdmsr" : "=a"(lo), "=d"(hi) : "c"(msr));
+    return ((uint64_t)hi << 32) | lo;
+}
+
+static inline void wrmsr(uint32_t msr, uint64_t v)
+{
+    __asm__ volatile("wrmsr" :: "c"(msr), "a"((uint32_t)v), "d"((uint32_t)(v >> 32)) : "memory");
+}
+
+/* --- port I/O ------------------------------------------------------------ */
+static inline void outb(uint16_t port, uint8_t v) { __asm__ volatile("outb %0, %1" :: "a"(v), "Nd"(port)); }
+static inline void outw(uint16_t port, uint16_t v) { __asm__ volatile("outw %0, %1" :: "a"(v), "Nd"(port)); }
+static inline void outl(uint16_t port, uint32_t v) { __asm__ volatile("outl %0, %1" :: "a"(v), "Nd"(port)); }
+static inline uint8_t inb(uint16_t port) { uint8_t v; __asm__ volatile("inb %1, %0" : "=a"(v) : "Nd"(port)); return v; }
+static inline uint16_t inw(uint16_t port) { uint16_t v; __asm__ volatile("inw %1, %0" : "=a"(v) : "Nd"(port)); return v; }
+static inline uint32_t inl(uint16_t port) { uint32_t v; __asm__ volatile("inl %1, %0" : "=a"(v) : "Nd"(port)); return v; }
+
+/* --- TLB, interrupts, halting -------------------------------------------- */
+static inline void invlpg(uintptr_t va) { __asm__ volatile("invlpg (%0)" :: "r"(va) : "memory"); }
+static inline void cli(void) { __asm__ volatile("cli" ::: "memory"); }
+static inline void hlt(void) { __asm__ volatile("hlt" ::: "memory"); }
+static inline void cpu_pause(void) { __asm__ volatile("pause" ::: "memory"); }
+static inline void ud2(void) { __asm__ volatile("ud2" ::: "memory"); }
+static inline void int3(void) { __asm__ volatile("int3" ::: "memory"); }
+static inline void fninit(void) { __asm__ volatile("fninit" ::: "memory"); }
+
+static inline __attribute__((noreturn)) void halt_forever(void)
+{
+    for (;;)
+        __asm__ volatile("cli; hlt" ::: "memory");
+}
+
+/* --- descriptor tables ---------------------------------------------------- */
+struct __attribute__((packed)) table_pointer {
+    uint16_t limit;
+    uint32_t base;
+};
+
+static inline void lgdt(const struct table_pointer *p) { __asm__ volatile("lgdt (%0)" :: "r"(p) : "memory"); }
+static inline void lidt(const struct table_pointer *p) { __asm__ volatile("lidt (%0)" :: "r"(p) : "memory"); }
+static inline void ltr(uint16_t sel) { __asm__ volatile("ltr %0" :: "r"(sel) : "memory"); }
+static inline uint16_t str(void) { uint16_t s; __asm__ volatile("str %0" : "=r"(s)); return s; }
+
+/* Reload CS with a far return and the data segment registers after lgdt. */
+static inline void load_segments(uint16_t code, uint16_t data)
+{
+    __asm__ volatile("pushl %0\n\t"
+                     "pushl $1f\n\t"
+                     "lretl\n"
+                     "1:\n\t"
+                     "movw %w1, %%ds\n\t"
+                     "movw %w1, %%es\n\t"
+                     "movw %w1, %%fs\n\t"
+                     "movw %w1, %%gs\n\t"
+                     "movw %w1, %%ss\n\t"
+                     :: "r"((uint32_t)code), "r"((uint32_t)data) : "memory");
+}
+
+/* --- the repeatable fill kernels (used by benchmarks and self-tests) ------ */
+static inline void rep_stosd(void *dst, uint32_t value, uint32_t dwords)
+{
+    __asm__ volatile("rep stosl" : "+D"(dst), "+c"(dwords) : "a"(value) : "memory");
+}
+
+#endif

@@ -1,0 +1,26 @@
+/* Every benchmark, in one table (bench/registry.def: one line each).
+ * Adding a benchmark is one file in bench/ plus one line there. */
+#ifndef BENCH_REGISTRY_H
+#define BENCH_REGISTRY_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "bench/harness.h"
+#include "kernel/cmdline.h"
+
+struct bench {
+    const char *name;
+    const char *what;               /* one line for docs and the screen */
+    bool in_quick;                  /* part of suite=quick */
+    /* NULL when the benchmark can run here, else why not (skip record). */
+    const char *(*unavailable)(const struct config *cfg);
+    void (*run)(struct bench_ctx *ctx);
+};
+
+extern const struct bench *const bench_registry[];
+extern const uint32_t bench_count;
+/* The names in registry order, for cmdline validation (bench=). */
+const struct name_list *bench_name_list(void);
+
+#endif

@@ -1,0 +1,45 @@
+; Multiboot v1 header and entry point.
+;
+; GRUB (or QEMU -kernel) jumps here in 32-bit protected mode with paging off,
+; EAX = multiboot magic and EBX = physical address of the multiboot info.
+; We only give ourselves a stack and hand both to kmain, which never returns.
+
+MB_MAGIC      equ 0x1BADB002
+MB_PAGE_ALIGN equ 1 << 0        ; modules page aligned
+MB_MEMINFO    equ 1 << 1        ; we want mem_* and the memory map
+MB_FLAGS      equ MB_PAGE_ALIGN | MB_MEMINFO
+
+BOOT_STACK_SIZE equ 64 * 1024
+
+section .multiboot
+align 4
+    dd MB_MAGIC
+    dd MB_FLAGS
+    dd -(MB_MAGIC + MB_FLAGS)
+
+section .bss
+align 16
+global boot_stack_bottom, boot_stack_top
+boot_stack_bottom:
+    resb BOOT_STACK_SIZE
+boot_stack_top:
+
+section .text
+global _start
+extern kmain
+_start:
+    cli
+    cld
+    mov esp, boot_stack_top
+    xor ebp, ebp                ; terminates frame-pointer walks
+    push 0                      ; keep the stack 16-byte aligned at the call
+    push 0
+    push ebx                    ; multiboot info
+    push eax                    ; multiboot magic
+    call kmain
+.hang:
+    cli
+    hlt
+    jmp .hang
+
+section .note.GNU-stack noalloc noexec nowrite progbits

@@ -1,0 +1,73 @@
+#include "kernel/config.h"
+
+static const char *const suite_values[] = { "selftest", "quick", "paper", "all", 0 };
+static const char *const exit_values[] = { "auto", "qemu", "bochs", "halt", 0 };
+static const char *const console_values[] = { "serial", "vga", "both", 0 };
+static const char *const paging_values[] = { "off", "on", "both", 0 };
+static const char *const pagesize_values[] = { "4k", "4m", 0 };
+static const char *const fill_values[] = { "loop", "stos", "sse", 0 };
+
+#define GIB ((uint64_t)1 << 30)
+
+const struct key_spec config_keys[KEY_COUNT] = {
+    [KEY_SUITE] = { "suite", KIND_ENUM, suite_values, 0, 0, offsetof(struct config, suite),
+                    "which set of benchmarks or self-tests to run" },
+    [KEY_BENCH] = { "bench", KIND_NAME_LIST, 0, 0, 0, offsetof(struct config, benches),
+                    "benchmarks to run instead of the suite's" },
+    [KEY_EXIT] = { "exit", KIND_ENUM, exit_values, 0, 0, offsetof(struct config, exit),
+                   "how the run ends: emulator exit port, or halt on real hardware" },
+    [KEY_CONSOLE] = { "console", KIND_ENUM, console_values, 0, 0, offsetof(struct config, console),
+                      "records to serial, progress to the VGA screen, or both" },
+    [KEY_PAGING] = { "paging", KIND_ENUM, paging_values, 0, 0, offsetof(struct config, paging),
+                     "run benchmarks with paging off, on, or both in one boot" },
+    [KEY_PAGESIZE] = { "pagesize", KIND_ENUM, pagesize_values, 0, 0, offsetof(struct config, pagesize),
+                       "page size of the identity map when paging is on" },
+    [KEY_RUNS] = { "runs", KIND_COUNT, 0, 1, 100000, offsetof(struct config, runs),
+                   "recorded runs per case" },
+    [KEY_WARMUP] = { "warmup", KIND_COUNT, 0, 0, 1000, offsetof(struct config, warmup),
+                     "unrecorded warm-up runs before the recorded ones" },
+    [KEY_REPS] = { "reps", KIND_COUNT, 0, 1, 1000000000, offsetof(struct config, reps),
+                   "repetitions inside one run (benchmark-specific meaning)" },
+    [KEY_SIZES] = { "sizes", KIND_SIZE_LIST, 0, 0, 2 * GIB, offsetof(struct config, sizes),
+                    "working-set sizes in bytes" },
+    [KEY_MAXSIZE] = { "maxsize", KIND_SIZE, 0, 0, 2 * GIB, offsetof(struct config, maxsize),
+                      "largest working-set size of the default sweep" },
+    [KEY_FILL] = { "fill", KIND_ENUM, fill_values, 0, 0, offsetof(struct config, fill),
+                   "the buffer-zeroing kernel" },
+    [KEY_RAW] = { "raw", KIND_FLAG, 0, 0, 1, offsetof(struct config, raw),
+                  "1: add every sample to result records" },
+};
+
+void config_defaults(struct config *cfg)
+{
+    *cfg = (struct config){
+        .suite = SUITE_QUICK,
+        .exit = EXIT_AUTO,
+        .console = CONSOLE_BOTH,
+        .paging = PAGING_OFF,
+        .pagesize = PAGESIZE_4K,
+        .fill = FILL_STOS,
+        .raw = 0,
+        .runs = 11,
+        .warmup = 2,
+        .reps = 0, /* 0: each benchmark's own default */
+        .maxsize = 24u << 20,
+    };
+}
+
+uint32_t *config_field_u32(struct config *cfg, enum config_key key)
+{
+    return (uint32_t *)((char *)cfg + config_keys[key].offset);
+}
+
+const char *config_value_name(const struct config *cfg, enum config_key key)
+{
+    const struct key_spec *k = &config_keys[key];
+    uint32_t v = *config_field_u32((struct config *)cfg, key);
+    if (k->kind != KIND_ENUM)
+        return 0;
+    for (uint32_t i = 0; k->values[i]; i++)
+        if (i == v)
+            return k->values[i];
+    return "?";
+}

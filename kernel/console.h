@@ -1,0 +1,19 @@
+/* Where output goes (console=serial|vga|both): records leave on the serial
+ * port; a person watching the VGA screen gets human-readable progress, a
+ * status line and a summary instead of raw JSON. */
+#ifndef KERNEL_CONSOLE_H
+#define KERNEL_CONSOLE_H
+
+#include "kernel/config.h"
+#include "kernel/vga.h"
+
+void console_init(void);
+void console_set_mode(enum console_mode mode);
+/* The record writer's sink (see kernel/record.h). */
+void console_record_sink(void *ctx, const char *s, size_t n);
+/* A human-readable line on the screen (and a banner line on serial). */
+void console_say(enum vga_color color, const char *format, ...) __attribute__((format(printf, 2, 3)));
+void console_banner_serial(const char *s);
+void console_status(const char *format, ...) __attribute__((format(printf, 1, 2)));
+
+#endif

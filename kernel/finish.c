@@ -1,0 +1,46 @@
+#include "kernel/finish.h"
+
+#include "kernel/console.h"
+#include "kernel/exit.h"
+#include "kernel/record.h"
+
+static uint32_t passed, failed;
+
+void finish_count_test(bool ok)
+{
+    if (ok)
+        passed++;
+    else
+        failed++;
+}
+
+uint32_t finish_tests_passed(void) { return passed; }
+uint32_t finish_tests_failed(void) { return failed; }
+
+const char *finish_status_name(enum run_status status)
+{
+    switch (status) {
+    case RUN_OK: return STATUS_OK;
+    case RUN_FAIL: return STATUS_FAIL;
+    case RUN_CONFIG: return STATUS_CONFIG;
+    case RUN_FAULT: return STATUS_FAULT;
+    }
+    return STATUS_FAIL;
+}
+
+void finish_run(enum run_status status)
+{
+    uint32_t records = rec_count();
+    rec_begin(REC_DONE);
+    rec_str("status", finish_status_name(status));
+    rec_u64("records", records);
+    rec_u64("passed", passed);
+    rec_u64("failed", failed);
+    rec_end();
+    console_status(" cleanroom: done, status %s", finish_status_name(status));
+    console_say(status == RUN_OK ? VGA_GREEN : VGA_RED, "done: status %s, %u records, %u tests passed, %u failed",
+                finish_status_name(status), records + 1, passed, failed);
+    exit_now(status);
+}
+
+void finish_exit_only(enum run_status status) { exit_now(status); }

@@ -1,0 +1,92 @@
+#include "kernel/kmain.h"
+
+#include "arch/cpu.h"
+#include "arch/gdt.h"
+#include "arch/idt.h"
+#include "arch/machine.h"
+#include "arch/paging.h"
+#include "arch/tsc.h"
+#include "bench/registry.h"
+#include "kernel/cmdline.h"
+#include "kernel/console.h"
+#include "kernel/exit.h"
+#include "kernel/fault.h"
+#include "kernel/finish.h"
+#include "kernel/memory.h"
+#include "kernel/record.h"
+#include "kernel/suite.h"
+#include "kernel/sysinfo.h"
+#include "kernel/version.h"
+#include "kernel/wire.h"
+
+static struct rec_writer records;
+static struct config cfg;
+
+static void report_cmdline_error(void *ctx, const char *token, const char *msg, const char *accepted)
+{
+    (void)ctx;
+    rec_begin(REC_ERROR);
+    rec_str("code", "cmdline");
+    rec_str("msg", msg);
+    rec_str("token", token);
+    rec_str("accepted", accepted);
+    rec_end();
+    console_say(VGA_RED, "cmdline: %s: '%s' (accepted: %s)", msg, token, accepted);
+}
+
+/* Parse and validate before anything is measured; a bad line ends the run. */
+static void load_config(void)
+{
+    int errors = cmdline_parse(boot_info()->cmdline, &cfg, bench_name_list(), report_cmdline_error, 0);
+    exit_set_mode(cfg.given[KEY_EXIT] ? (enum exit_mode)cfg.exit : EXIT_AUTO);
+    console_set_mode(cfg.given[KEY_CONSOLE] ? (enum console_mode)cfg.console : CONSOLE_BOTH);
+    if (errors)
+        finish_run(RUN_CONFIG);
+}
+
+static void require_tsc(void)
+{
+    if (tsc_init())
+        return;
+    rec_begin(REC_ERROR);
+    rec_str("code", "no_tsc");
+    rec_str("msg", "this CPU has no time stamp counter (CPUID.1:EDX.TSC = 0): nothing can be timed");
+    rec_end();
+    console_say(VGA_RED, "no time stamp counter: nothing can be timed");
+    finish_run(RUN_FAIL);
+}
+
+static void setup_paging(void)
+{
+    if (paging_init(memory_top()))
+        return;
+    rec_begin(REC_ERROR);
+    rec_str("code", "paging");
+    rec_str("msg", "not enough memory for the page tables: paging=on cases will be skipped");
+    rec_end();
+}
+
+void kmain(uint32_t magic, const struct multiboot_info *mbi)
+{
+    machine_quiet();                /* interrupts, PICs and NMI off: the clean room */
+    memory_init(magic, mbi);        /* copy what we need of the multiboot data first */
+    console_init();                 /* COM1 (bounded) and the VGA text mirror */
+    gdt_init();                     /* our own flat segments and TSS */
+    idt_init();                     /* every exception has a named handler */
+    fault_init();                   /* ...that reports it as a fault record */
+    rec_writer_init(&records, console_record_sink, 0);
+    rec_attach(&records);
+    cpu_identify();                 /* CPUID: vendor, features, caches */
+    exit_detect(boot_info()->loader); /* QEMU, Bochs or real hardware */
+    console_banner_serial("cleanroom " CLEANROOM_VERSION ": records follow (protocol v1)");
+    sysinfo_hello();
+    load_config();                  /* bad cmdline: error records, done(config) */
+    machine_fpu_init();
+    sysinfo_cpu();
+    require_tsc();                  /* no TSC: error record, done(fail) */
+    sysinfo_tsc();
+    setup_paging();                 /* identity maps built, paging still off */
+    sysinfo_mem();
+    sysinfo_config(&cfg);
+    suite_run(&cfg);                /* self-tests and benchmarks, then done */
+}

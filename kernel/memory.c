@@ -1,0 +1,83 @@
+#include "kernel/memory.h"
+
+#include "kernel/string.h"
+
+extern char _kernel_start[], _kernel_end[];
+
+#define FOUR_GIB ((uint64_t)1 << 32)
+#define ONE_MIB ((uint64_t)1 << 20)
+
+static struct boot_info boot;
+static struct region_set free_set;
+static uint64_t usable;
+static uint32_t top;
+
+const struct boot_info *boot_info(void) { return &boot; }
+
+static void add_usable(uint64_t base, uint64_t len)
+{
+    usable += len;
+    if (base >= FOUR_GIB)
+        return;
+    if (base + len > FOUR_GIB)
+        len = FOUR_GIB - base;
+    regions_add(&free_set, base, len);
+    uint64_t end = base + len;
+    if (end > 0xfffff000u)
+        end = 0xfffff000u; /* keep the top page out so the end fits 32 bits */
+    if (end > top)
+        top = (uint32_t)end;
+}
+
+void memory_init(uint32_t magic, const struct multiboot_info *mbi)
+{
+    regions_init(&free_set);
+    boot.valid_magic = magic == MULTIBOOT_BOOTLOADER_MAGIC;
+    boot.mem_source = "none";
+    if (!boot.valid_magic || !mbi)
+        return;
+    if (mbi->flags & MBI_FLAG_CMDLINE)
+        str_copy(boot.cmdline, (const char *)mbi->cmdline, sizeof boot.cmdline);
+    if (mbi->flags & MBI_FLAG_LOADER_NAME)
+        str_copy(boot.loader, (const char *)mbi->boot_loader_name, sizeof boot.loader);
+    if (mbi->flags & MBI_FLAG_MMAP) {
+        boot.mem_source = "mmap";
+        uint32_t p = mbi->mmap_addr, end = mbi->mmap_addr + mbi->mmap_length;
+        while (p < end) {
+            const struct multiboot_mmap_entry *e = (const void *)p;
+            if (e->type == MULTIBOOT_MEMORY_AVAILABLE)
+                add_usable(e->addr, e->len);
+            p += e->size + sizeof e->size;
+        }
+    } else if (mbi->flags & MBI_FLAG_MEM) {
+        boot.mem_source = "mem_upper";
+        add_usable(0, (uint64_t)mbi->mem_lower << 10);
+        add_usable(ONE_MIB, (uint64_t)mbi->mem_upper << 10);
+    }
+    /* From here on the multiboot data may be overwritten: we copied it. */
+    regions_remove(&free_set, 0, ONE_MIB);
+    regions_remove(&free_set, (uint32_t)_kernel_start, (uint32_t)_kernel_end);
+}
+
+uint64_t memory_usable(void) { return usable; }
+uint64_t memory_largest_free(void) { return regions_largest_free(&free_set); }
+uint32_t memory_top(void) { return top; }
+const struct region_set *memory_regions(void) { return &free_set; }
+
+void *memory_alloc(uint32_t size, uint32_t align)
+{
+    uint64_t at;
+    if (size == 0)
+        size = 1;
+    if (!regions_alloc(&free_set, size, align ? align : 16, &at))
+        return 0;
+    return (void *)(uint32_t)at;
+}
+
+void memory_mark(struct region_mark *m) { regions_mark(&free_set, m); }
+void memory_release(const struct region_mark *m) { regions_release(&free_set, m); }
+
+bool memory_is_free_ram(const void *p, uint32_t len)
+{
+    return regions_contains(&free_set, (uint32_t)p, len);
+}

@@ -1,0 +1,37 @@
+/* Physical memory from the multiboot map: what is usable, and large
+ * aligned regions for benchmark buffers and page tables. The kernel image,
+ * the first MiB and everything above 4 GiB are never handed out. The
+ * multiboot data we need is copied into the kernel first (memory_init), so
+ * nothing else needs protecting. */
+#ifndef KERNEL_MEMORY_H
+#define KERNEL_MEMORY_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "kernel/multiboot.h"
+#include "kernel/regions.h"
+
+#define CMDLINE_MAX 1024
+
+struct boot_info {
+    char cmdline[CMDLINE_MAX];
+    char loader[64];
+    bool valid_magic;
+    const char *mem_source; /* "mmap", "mem_upper", "none" */
+};
+
+void memory_init(uint32_t magic, const struct multiboot_info *mbi);
+const struct boot_info *boot_info(void);
+uint64_t memory_usable(void);         /* bytes of usable RAM (the whole map) */
+uint64_t memory_largest_free(void);   /* largest block a benchmark may get */
+uint32_t memory_top(void);            /* end of the highest usable byte below 4 GiB */
+/* An aligned block of free memory, or NULL when it does not fit. */
+void *memory_alloc(uint32_t size, uint32_t align);
+void memory_mark(struct region_mark *m);
+void memory_release(const struct region_mark *m);
+const struct region_set *memory_regions(void);
+/* True when [p, p+len) lies in free memory (not kernel, not reserved). */
+bool memory_is_free_ram(const void *p, uint32_t len);
+
+#endif

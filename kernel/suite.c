@@ -1,0 +1,81 @@
+#include "kernel/suite.h"
+
+#include "arch/paging.h"
+#include "bench/registry.h"
+#include "kernel/console.h"
+#include "kernel/fault.h"
+#include "kernel/finish.h"
+#include "kernel/record.h"
+#include "kernel/selftest.h"
+#include "kernel/wire.h"
+
+static bool selected(const struct config *cfg, uint32_t index)
+{
+    if (cfg->given[KEY_BENCH]) {
+        for (uint32_t i = 0; i < cfg->nbenches; i++)
+            if (cfg->benches[i] == index)
+                return true;
+        return false;
+    }
+    switch (cfg->suite) {
+    case SUITE_QUICK: return bench_registry[index]->in_quick;
+    case SUITE_PAPER:
+    case SUITE_ALL: return true;
+    default: return false;
+    }
+}
+
+static void skip_bench(const struct bench *b, const char *why)
+{
+    rec_begin(REC_SKIP);
+    rec_str("what", b->name);
+    rec_str("bench", b->name);
+    rec_str("why", why);
+    rec_end();
+    console_say(VGA_YELLOW, "%s: skipped: %s", b->name, why);
+}
+
+static void run_benches(const struct config *cfg, bool paging_on)
+{
+    enum page_size ps = (enum page_size)cfg->pagesize;
+    for (uint32_t i = 0; i < bench_count; i++) {
+        const struct bench *b = bench_registry[i];
+        if (!selected(cfg, i))
+            continue;
+        if (paging_on && !paging_supports(ps)) {
+            skip_bench(b, ps == PAGESIZE_4M ? "paging on with 4m pages: the CPU lacks PSE"
+                                            : "paging on: no memory for the page tables");
+            continue;
+        }
+        const char *why = b->unavailable ? b->unavailable(cfg) : 0;
+        if (why) {
+            skip_bench(b, why);
+            continue;
+        }
+        if (paging_on)
+            paging_enable(ps);
+        else
+            paging_disable();
+        console_say(VGA_CYAN, "%s (paging %s): %s", b->name, paging_on ? "on" : "off", b->what);
+        struct bench_ctx ctx = { b, cfg, cfg->runs, cfg->warmup, 0, 0 };
+        fault_set_running(b->name, 0);
+        b->run(&ctx);
+        fault_set_running(0, 0);
+        paging_disable();
+    }
+}
+
+void suite_run(const struct config *cfg)
+{
+    enum run_status status = RUN_OK;
+    if (cfg->suite == SUITE_SELFTEST || cfg->suite == SUITE_ALL) {
+        selftest_run();
+        if (finish_tests_failed())
+            status = RUN_FAIL;
+    }
+    if (cfg->paging != PAGING_ON)
+        run_benches(cfg, false);
+    if (cfg->paging != PAGING_OFF)
+        run_benches(cfg, true);
+    finish_run(status);
+}

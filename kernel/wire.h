@@ -1,0 +1,39 @@
+/* The wire format of protocol v1, defined once. docs/PROTOCOL.md quotes
+ * these names; tests/test_docs.py checks that it still does. */
+#ifndef KERNEL_WIRE_H
+#define KERNEL_WIRE_H
+
+#define WIRE_PROTO_VERSION 1
+#define WIRE_MARKER "@cr1 "   /* starts every record line */
+#define WIRE_CRC_SEP " ~"     /* between the JSON and its CRC-32 */
+#define WIRE_EOL "\r\n"       /* ends every record line */
+#define WIRE_CRC_DIGITS 8     /* lowercase hex digits of the CRC-32 */
+
+/* Record types ("t"). */
+#define REC_HELLO "hello"
+#define REC_CPU "cpu"
+#define REC_TSC "tsc"
+#define REC_MEM "mem"
+#define REC_CONFIG "config"
+#define REC_PROGRESS "progress"
+#define REC_RESULT "result"
+#define REC_TEST "test"
+#define REC_SKIP "skip"
+#define REC_ERROR "error"
+#define REC_FAULT "fault"
+#define REC_DONE "done"
+
+/* done.status, and the exit status each maps to (isa-debug-exit value). */
+#define STATUS_OK "ok"
+#define STATUS_FAIL "fail"
+#define STATUS_CONFIG "config"
+#define STATUS_FAULT "fault"
+
+enum run_status {
+    RUN_OK = 0,
+    RUN_FAIL = 1,
+    RUN_CONFIG = 2,
+    RUN_FAULT = 3,
+};
+
+#endif
