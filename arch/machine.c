@@ -17,6 +17,14 @@ void machine_quiet(void)
     outb(CMOS_INDEX, CMOS_NMI_DISABLE);
 }
 
+uint32_t machine_caches_on(void)
+{
+    uint32_t cr0 = read_cr0();
+    if (cr0 & (CR0_CD | CR0_NW))
+        write_cr0(cr0 & ~(CR0_CD | CR0_NW));
+    return cr0;
+}
+
 void machine_fpu_init(void)
 {
     if (!cpu_has(FEAT_FPU))

@@ -8,6 +8,8 @@
 #define CR0_TS (1u << 3)
 #define CR0_NE (1u << 5)
 #define CR0_WP (1u << 16)
+#define CR0_NW (1u << 29)
+#define CR0_CD (1u << 30)
 #define CR0_PG (1u << 31)
 
 #define CR4_PSE (1u << 4)

@@ -21,6 +21,7 @@
 
 static struct rec_writer records;
 static struct config cfg;
+static uint32_t boot_cr0;
 
 static void report_cmdline_error(void *ctx, const char *token, const char *msg, const char *accepted)
 {
@@ -69,6 +70,7 @@ static void setup_paging(void)
 void kmain(uint32_t magic, const struct multiboot_info *mbi)
 {
     machine_quiet();                /* interrupts, PICs and NMI off: the clean room */
+    boot_cr0 = machine_caches_on(); /* whatever the firmware left, caches on */
     memory_init(magic, mbi);        /* copy what we need of the multiboot data first */
     console_init();                 /* COM1 (bounded) and the VGA text mirror */
     gdt_init();                     /* our own flat segments and TSS */
@@ -82,7 +84,7 @@ void kmain(uint32_t magic, const struct multiboot_info *mbi)
     sysinfo_hello();
     load_config();                  /* bad cmdline: error records, done(config) */
     machine_fpu_init();
-    sysinfo_cpu();
+    sysinfo_cpu(boot_cr0);
     require_tsc();                  /* no TSC: error record, done(fail) */
     sysinfo_tsc();
     setup_paging();                 /* identity maps built, paging still off */

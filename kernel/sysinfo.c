@@ -28,7 +28,7 @@ void sysinfo_hello(void)
     console_say(VGA_GREY, "cmdline: %s", b->cmdline);
 }
 
-void sysinfo_cpu(void)
+void sysinfo_cpu(uint32_t boot_cr0)
 {
     const struct cpu_info *c = cpu_info();
     rec_begin(REC_CPU);
@@ -63,6 +63,7 @@ void sysinfo_cpu(void)
     else
         rec_null("hypervisor");
     rec_str("platform", exit_platform_name());
+    rec_u64("boot_cr0", boot_cr0);
     rec_end();
     console_say(VGA_GREY, "cpu: %s family %u model %u stepping %u %s", c->vendor, c->family, c->model, c->stepping,
                 c->brand);

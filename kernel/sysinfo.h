@@ -3,10 +3,13 @@
 #ifndef KERNEL_SYSINFO_H
 #define KERNEL_SYSINFO_H
 
+#include <stdint.h>
+
 #include "kernel/config.h"
 
 void sysinfo_hello(void);
-void sysinfo_cpu(void);
+/* boot_cr0: CR0 as the loader left it (cache-disable bits show there). */
+void sysinfo_cpu(uint32_t boot_cr0);
 void sysinfo_tsc(void);
 void sysinfo_mem(void);
 void sysinfo_config(const struct config *cfg);
