@@ -130,6 +130,9 @@ static inline void load_segments(uint16_t code, uint16_t data)
                      :: "r"((uint32_t)code), "r"((uint32_t)data) : "memory");
 }
 
+/* Loads DS; a bad selector raises #GP (used to test fault reporting). */
+static inline void load_ds(uint16_t sel) { __asm__ volatile("movw %0, %%ds" :: "r"(sel) : "memory"); }
+
 /* --- the repeatable fill kernels (used by benchmarks and self-tests) ------ */
 static inline void rep_stosd(void *dst, uint32_t value, uint32_t dwords)
 {

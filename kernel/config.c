@@ -6,6 +6,7 @@ static const char *const console_values[] = { "serial", "vga", "both", 0 };
 static const char *const paging_values[] = { "off", "on", "both", 0 };
 static const char *const pagesize_values[] = { "4k", "4m", 0 };
 static const char *const fill_values[] = { "loop", "stos", "sse", 0 };
+static const char *const provoke_values[] = { "none", "de", "ud", "pf", "gp", 0 };
 
 #define GIB ((uint64_t)1 << 30)
 
@@ -36,6 +37,8 @@ const struct key_spec config_keys[KEY_COUNT] = {
                    "the buffer-zeroing kernel" },
     [KEY_RAW] = { "raw", KIND_FLAG, 0, 0, 1, offsetof(struct config, raw),
                   "1: add every sample to result records" },
+    [KEY_PROVOKE] = { "provoke", KIND_ENUM, provoke_values, 0, 0, offsetof(struct config, provoke),
+                      "raise an unexpected CPU exception before the suite (tests the fault path)" },
 };
 
 void config_defaults(struct config *cfg)

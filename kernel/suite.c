@@ -1,6 +1,7 @@
 #include "kernel/suite.h"
 
 #include "arch/paging.h"
+#include "arch/x86.h"
 #include "bench/registry.h"
 #include "kernel/console.h"
 #include "kernel/fault.h"
@@ -65,9 +66,36 @@ static void run_benches(const struct config *cfg, bool paging_on)
     }
 }
 
+/* provoke=: an exception nobody expects, so the fault path can be tested
+ * end to end (record, status, exit code) on every platform. */
+static void provoke_fault(enum provoke what)
+{
+    volatile uint32_t dividend = 1, zero = 0;
+    fault_set_running("provoke", config_keys[KEY_PROVOKE].values[what]);
+    switch (what) {
+    case PROVOKE_DE:
+        dividend /= zero;
+        break;
+    case PROVOKE_UD:
+        ud2();
+        break;
+    case PROVOKE_PF:
+        paging_enable(PAGESIZE_4K);
+        (void)*(volatile uint32_t *)0x10; /* page 0 is never mapped */
+        break;
+    case PROVOKE_GP:
+        load_ds(0xfff8); /* beyond the GDT's limit */
+        break;
+    default:
+        break;
+    }
+    fault_set_running(0, 0);
+}
+
 void suite_run(const struct config *cfg)
 {
     enum run_status status = RUN_OK;
+    provoke_fault((enum provoke)cfg->provoke);
     if (cfg->suite == SUITE_SELFTEST || cfg->suite == SUITE_ALL) {
         selftest_run();
         if (finish_tests_failed())

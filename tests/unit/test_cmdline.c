@@ -1,0 +1,114 @@
+#include "kernel/cmdline.h"
+#include "unit.h"
+
+static const char *const names[] = { "tsc", "ctxsw", "workset" };
+static const struct name_list nl = { names, 3 };
+
+static int nerr;
+static char last_token[256], last_msg[256], last_accepted[1024];
+
+static void on_error(void *ctx, const char *token, const char *msg, const char *accepted)
+{
+    (void)ctx;
+    nerr++;
+    snprintf(last_token, sizeof last_token, "%s", token);
+    snprintf(last_msg, sizeof last_msg, "%s", msg);
+    snprintf(last_accepted, sizeof last_accepted, "%s", accepted);
+}
+
+static int parse(const char *line, struct config *cfg)
+{
+    nerr = 0;
+    last_token[0] = last_msg[0] = last_accepted[0] = 0;
+    return cmdline_parse(line, cfg, &nl, on_error, 0);
+}
+
+int main(void)
+{
+    struct config c;
+
+    /* defaults, and the loader's path token skipped */
+    CHECK(parse("/boot/cleanroom.elf", &c) == 0);
+    CHECK(c.suite == SUITE_QUICK && c.exit == EXIT_AUTO && c.console == CONSOLE_BOTH && c.runs == 11);
+    CHECK(parse("", &c) == 0);
+    CHECK(parse(0, &c) == 0);
+
+    /* every key accepted */
+    CHECK(parse("k suite=selftest bench=workset,tsc exit=halt console=vga paging=on pagesize=4m runs=100000 "
+                "warmup=0 reps=5 sizes=0,1,3K,24M,2G maxsize=512k fill=sse raw=1",
+                &c) == 0);
+    CHECK(c.suite == SUITE_SELFTEST && c.nbenches == 2 && c.benches[0] == 2 && c.benches[1] == 0);
+    CHECK(c.exit == EXIT_HALT && c.console == CONSOLE_VGA && c.paging == PAGING_ON && c.pagesize == PAGESIZE_4M);
+    CHECK(c.runs == 100000 && c.warmup == 0 && c.reps == 5 && c.fill == FILL_SSE && c.raw == 1);
+    CHECK(c.nsizes == 5 && c.sizes[0] == 0 && c.sizes[1] == 1 && c.sizes[2] == 3072 &&
+          c.sizes[3] == 24u << 20 && c.sizes[4] == 2ull << 30);
+    CHECK(c.maxsize == 512 * 1024);
+    CHECK(c.given[KEY_SIZES] && c.given[KEY_RAW] && !c.given[KEY_PROVOKE]);
+
+    /* tabs and repeated blanks separate tokens */
+    CHECK(parse("  suite=all\t\trruns=3  ", &c) == 1);
+    CHECK_STR(last_token, "rruns=3");
+    CHECK(parse("x  suite=all\t runs=3  ", &c) == 0 && c.runs == 3 && c.suite == SUITE_ALL);
+
+    /* rejections: the token named, the accepted values listed */
+    CHECK(parse("x foo=1", &c) == 1);
+    CHECK_STR(last_token, "foo=1");
+    CHECK_STR(last_msg, "unknown key");
+    CHECK(strstr(last_accepted, "suite=") && strstr(last_accepted, "maxsize="));
+
+    CHECK(parse("x suite=fast", &c) == 1);
+    CHECK_STR(last_msg, "bad value");
+    CHECK_STR(last_accepted, "selftest|quick|paper|all");
+
+    CHECK(parse("x runs=12x", &c) == 1);
+    CHECK_STR(last_msg, "bad number");
+    CHECK(strstr(last_accepted, "1 to 100000") != 0);
+    CHECK(parse("x runs=0", &c) == 1);
+    CHECK_STR(last_msg, "number out of range");
+    CHECK(parse("x runs=100001", &c) == 1);
+    CHECK(parse("x runs=99999999999999999999", &c) == 1);
+    CHECK(parse("x runs=-1", &c) == 1);
+
+    CHECK(parse("x maxsize=4T", &c) == 1);
+    CHECK_STR(last_msg, "bad number or suffix");
+    CHECK(parse("x maxsize=3G", &c) == 1);
+    CHECK_STR(last_msg, "size out of range");
+    CHECK(parse("x maxsize=K", &c) == 1);
+
+    CHECK(parse("x sizes=", &c) == 1);
+    CHECK_STR(last_msg, "empty value");
+    CHECK(parse("x sizes=,", &c) == 1);
+    CHECK_STR(last_msg, "empty element in list");
+    CHECK(parse("x sizes=1K,,2K", &c) == 1);
+    CHECK(parse("x sizes=1K,2Q", &c) == 1);
+    CHECK(strstr(last_msg, "2Q") != 0);
+    CHECK(c.nsizes == 0);
+
+    CHECK(parse("x bench=tsc,nosuch", &c) == 1);
+    CHECK(strstr(last_msg, "nosuch") != 0);
+    CHECK(strstr(last_accepted, "tsc|ctxsw|workset") != 0);
+
+    CHECK(parse("x raw=2", &c) == 1);
+    CHECK_STR(last_accepted, "0|1");
+
+    CHECK(parse("x suite=quick suite=paper", &c) == 1);
+    CHECK_STR(last_msg, "duplicate key");
+    CHECK_STR(last_token, "suite=paper");
+
+    CHECK(parse("x raw", &c) == 1);
+    CHECK_STR(last_msg, "not of the form key=value");
+    CHECK(parse("x =1", &c) == 1);
+
+    /* several bad tokens: each reported, good ones still parsed */
+    CHECK(parse("x foo=1 runs=7 suite=nope bar", &c) == 3);
+    CHECK(c.runs == 7);
+
+    /* accepted-values text for each kind */
+    char buf[512];
+    cmdline_accepted(KEY_SIZES, &nl, buf, sizeof buf);
+    CHECK(strstr(buf, "comma-separated list of sizes from 0 to 2G") != 0);
+    uint64_t v;
+    CHECK(cmdline_parse_size("16k", 3, &v) && v == 16384);
+    CHECK(!cmdline_parse_size("", 0, &v));
+    return unit_finish();
+}

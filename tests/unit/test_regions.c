@@ -1,0 +1,60 @@
+#include "kernel/regions.h"
+#include "unit.h"
+
+#define MIB (1ull << 20)
+
+int main(void)
+{
+    struct region_set s;
+    regions_init(&s);
+    /* a PC-like map: low memory, a hole, RAM from 1 MiB, overlapping and touching pieces */
+    regions_add(&s, 0, 640 * 1024);
+    regions_add(&s, MIB, 63 * MIB);
+    regions_add(&s, 64 * MIB, 64 * MIB);   /* touches: merged */
+    regions_add(&s, 100 * MIB, 10 * MIB);  /* inside: merged */
+    CHECK(s.n == 2);
+    CHECK(s.r[1].base == MIB && s.r[1].end == 128 * MIB);
+
+    regions_remove(&s, 0, MIB);                 /* low memory out */
+    regions_remove(&s, MIB, MIB + 300 * 1024);  /* the kernel image */
+    regions_remove(&s, 32 * MIB, 33 * MIB);     /* a hole in the middle: split */
+    CHECK(s.n == 2);
+    CHECK(s.r[0].base == MIB + 300 * 1024 && s.r[0].end == 32 * MIB);
+    CHECK(s.r[1].base == 33 * MIB && s.r[1].end == 128 * MIB);
+    CHECK(regions_total(&s) == (32 * MIB - MIB - 300 * 1024) + 95 * MIB);
+    CHECK(regions_largest_free(&s) == 95 * MIB);
+
+    /* aligned, disjoint, inside, and bounded */
+    struct region_mark m;
+    regions_mark(&s, &m);
+    uint64_t a, b, c, d;
+    CHECK(regions_alloc(&s, 1000, 4096, &a) && a % 4096 == 0 && regions_contains(&s, a, 1000));
+    CHECK(regions_alloc(&s, 40 * MIB, 4 * MIB, &b) && b % (4 * MIB) == 0 && b >= 33 * MIB);
+    CHECK(regions_alloc(&s, 10, 16, &c) && (c + 10 <= b || c >= b + 40 * MIB) && (c >= a + 1000 || c + 10 <= a));
+    CHECK(!regions_alloc(&s, 200 * MIB, 16, &d));
+    CHECK(!regions_alloc(&s, 16, 3, &d));      /* alignment not a power of two */
+    CHECK(regions_largest_free(&s) < 95 * MIB);
+    regions_release(&s, &m);
+    CHECK(regions_largest_free(&s) == 95 * MIB);
+
+    /* nothing is handed out twice until released */
+    regions_mark(&s, &m);
+    uint64_t prev_end = 0;
+    int ok = 1;
+    for (int i = 0; i < 1000; i++) {
+        uint64_t p;
+        if (!regions_alloc(&s, 4096, 4096, &p)) {
+            ok = 0;
+            break;
+        }
+        ok &= p >= prev_end;
+        prev_end = p + 4096;
+    }
+    CHECK(ok);
+    regions_release(&s, &m);
+
+    /* removing everything leaves an empty set that refuses requests */
+    regions_remove(&s, 0, 1ull << 32);
+    CHECK(s.n == 0 && regions_total(&s) == 0 && !regions_alloc(&s, 1, 1, &d));
+    return unit_finish();
+}
