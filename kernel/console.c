@@ -31,8 +31,8 @@ void console_say(enum vga_color color, const char *format, ...)
     va_start(ap, format);
     size_t n = vfmt(line, sizeof line, format, ap);
     va_end(ap);
-    if (n >= sizeof line)
-        n = sizeof line - 1;
+    if (n > VGA_COLUMNS) /* one screen line each: the serial records have it all */
+        n = VGA_COLUMNS;
     if (to_vga()) {
         vga_write(line, n, color);
         vga_write("\n", 1, color);

@@ -3,7 +3,7 @@
 #include "kernel/string.h"
 
 #define VGA_TEXT ((volatile uint16_t *)0xb8000)
-#define COLS 80
+#define COLS VGA_COLUMNS
 #define ROWS 25
 #define TEXT_ROWS (ROWS - 1) /* the last row is the status line */
 

@@ -8,6 +8,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#define VGA_COLUMNS 80
+
 enum vga_color {
     VGA_GREY = 0x07,
     VGA_WHITE = 0x0f,
