@@ -5,10 +5,10 @@
 
 _Static_assert(sizeof(struct tss) == 104, "TSS layout");
 
-enum { GDT_NULL, GDT_KCODE, GDT_KDATA, GDT_UCODE, GDT_UDATA, GDT_TSS, GDT_ENTRIES };
+enum { GDT_NULL, GDT_KCODE, GDT_KDATA, GDT_UCODE, GDT_UDATA, GDT_TSS, GDT_DF_TSS, GDT_ENTRIES };
 _Static_assert(SEL_KCODE == GDT_KCODE << 3 && SEL_KDATA == GDT_KDATA << 3, "kernel selectors");
 _Static_assert(SEL_UCODE == (GDT_UCODE << 3 | 3) && SEL_UDATA == (GDT_UDATA << 3 | 3), "user selectors");
-_Static_assert(SEL_TSS == GDT_TSS << 3, "TSS selector");
+_Static_assert(SEL_TSS == GDT_TSS << 3 && SEL_DF_TSS == GDT_DF_TSS << 3, "TSS selectors");
 
 /* Access bytes: present, DPL, code/data, type. */
 #define ACC_KCODE 0x9a
@@ -21,6 +21,8 @@ _Static_assert(SEL_TSS == GDT_TSS << 3, "TSS selector");
 static uint64_t gdt[GDT_ENTRIES];
 static struct tss tss;
 static uint8_t tss_stack[8192] __attribute__((aligned(16)));
+static struct tss df_tss;
+static uint8_t df_stack[16384] __attribute__((aligned(16)));
 
 static uint64_t descriptor(uint32_t base, uint32_t limit, uint8_t access, uint8_t flags)
 {
@@ -52,3 +54,19 @@ void gdt_init(void)
 }
 
 void gdt_set_kernel_stack(uint32_t esp0) { tss.esp0 = esp0; }
+
+struct tss *gdt_main_tss(void) { return &tss; }
+
+void gdt_init_double_fault_task(void (*entry)(void))
+{
+    df_tss.eip = (uint32_t)entry;
+    df_tss.esp = (uint32_t)(df_stack + sizeof df_stack);
+    df_tss.eflags = 0x2; /* interrupts stay off in the task too */
+    df_tss.cs = SEL_KCODE;
+    df_tss.ss = df_tss.ds = df_tss.es = df_tss.fs = df_tss.gs = SEL_KDATA;
+    df_tss.cr3 = read_cr3();
+    df_tss.iomap_base = sizeof df_tss;
+    gdt[GDT_DF_TSS] = descriptor((uint32_t)&df_tss, sizeof df_tss - 1, ACC_TSS, 0);
+}
+
+void gdt_set_double_fault_cr3(uint32_t cr3) { df_tss.cr3 = cr3; }

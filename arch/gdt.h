@@ -13,6 +13,15 @@ struct __attribute__((packed)) tss {
 };
 
 void gdt_init(void);
+/* The double-fault task: #DF switches to it (IDT task gate), on a stack of
+ * its own, so even a fault while pushing onto a full stack (a stack overflow
+ * into a guard page) is reported instead of becoming a triple fault. The
+ * interrupted context is then in gdt_main_tss(). entry must never return
+ * except through task_return() (arch/x86.h). */
+void gdt_init_double_fault_task(void (*entry)(void));
+/* Page directory the double-fault task switches to (keep it current). */
+void gdt_set_double_fault_cr3(uint32_t cr3);
+struct tss *gdt_main_tss(void);
 /* The kernel stack the CPU switches to on an exception from ring 3. */
 void gdt_set_kernel_stack(uint32_t esp0);
 

@@ -4,6 +4,7 @@
 #include "arch/x86.h"
 
 #define GATE_INTERRUPT_DPL0 0x8e /* present, 32-bit interrupt gate: IF stays 0 */
+#define GATE_TASK 0x85           /* present, task gate */
 
 struct __attribute__((packed)) gate {
     uint16_t offset_lo, selector;
@@ -49,6 +50,11 @@ void idt_init(void)
     }
     struct table_pointer p = { sizeof idt - 1, (uint32_t)idt };
     lidt(&p);
+}
+
+void idt_use_double_fault_task(void)
+{
+    idt[EXC_DF] = (struct gate){ 0, SEL_DF_TSS, 0, GATE_TASK, 0 };
 }
 
 void exc_set_default(void (*fallback)(struct trapframe *tf)) { fallback_handler = fallback; }

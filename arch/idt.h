@@ -35,6 +35,8 @@ _Static_assert(offsetof(struct trapframe, eip) == 56, "trapframe: CPU frame");
 typedef bool (*exc_handler_fn)(struct trapframe *tf);
 
 void idt_init(void);
+/* Route #DF through a task gate to the double-fault task (arch/gdt.h). */
+void idt_use_double_fault_task(void);
 void exc_register(uint32_t vector, const char *name, exc_handler_fn handler);
 void exc_set_default(void (*fallback)(struct trapframe *tf));
 const char *exc_name(uint32_t vector);

@@ -26,6 +26,7 @@
 #define SEL_UCODE 0x1b
 #define SEL_UDATA 0x23
 #define SEL_TSS 0x28
+#define SEL_DF_TSS 0x30 /* the double-fault task */
 
 /* Page directory / table entry bits. */
 #define PTE_P (1u << 0)

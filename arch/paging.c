@@ -1,12 +1,15 @@
 #include "arch/paging.h"
 
 #include "arch/cpu.h"
+#include "arch/gdt.h"
 #include "arch/mmu.h"
 #include "arch/x86.h"
 #include "kernel/memory.h"
 #include "kernel/string.h"
 
 #define ENTRIES 1024
+
+extern char boot_stack_guard[];
 
 static uint32_t *dir_4k, *dir_4m;
 static uint32_t table_bytes;
@@ -53,6 +56,7 @@ bool paging_init(uint32_t map_top)
     dir_4k = alloc_table();
     if (!dir_4k || !map_small(dir_4k, 0, top, g))
         return false;
+    paging_set_flags((uint32_t)boot_stack_guard, 0); /* both maps share this table */
     if (cpu_has(FEAT_PSE)) {
         dir_4m = alloc_table();
         if (!dir_4m)
@@ -84,6 +88,7 @@ void paging_enable(enum page_size ps)
         cr4 |= CR4_PGE;
     write_cr4(cr4);
     write_cr3((uint32_t)dir);
+    gdt_set_double_fault_cr3((uint32_t)dir);
     write_cr0(read_cr0() | CR0_PG | CR0_WP);
     enabled = true;
     current = ps;

@@ -3,7 +3,8 @@
  *
  * Two directories map [4 KiB, memory_top) one to one: one with 4 KiB pages
  * throughout, one (where PSE exists) with 4 MiB pages above the first
- * 4 MiB. Page 0 stays unmapped so a null pointer faults once paging is on.
+ * 4 MiB. Page 0 stays unmapped so a null pointer faults once paging is on,
+ * and so does the guard page below the boot stack (boot/boot.asm).
  * Global pages are used where PGE exists; CR0.WP is set so the kernel
  * itself faults on read-only pages. */
 #ifndef ARCH_PAGING_H

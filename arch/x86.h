@@ -130,6 +130,15 @@ static inline void load_segments(uint16_t code, uint16_t data)
                      :: "r"((uint32_t)code), "r"((uint32_t)data) : "memory");
 }
 
+/* --- FPU/SSE state (fiber creation captures a clean image) -------------- */
+static inline void fxsave(void *area512) { __asm__ volatile("fxsave (%0)" :: "r"(area512) : "memory"); }
+static inline void fxrstor(const void *area512) { __asm__ volatile("fxrstor (%0)" :: "r"(area512) : "memory"); }
+static inline void fnsave(void *area108) { __asm__ volatile("fnsave (%0)" :: "r"(area108) : "memory"); }
+static inline void frstor(const void *area108) { __asm__ volatile("frstor (%0)" :: "r"(area108) : "memory"); }
+
+/* From a task entered through a task gate: back to the interrupted task. */
+static inline void task_return(void) { __asm__ volatile("iret" ::: "memory"); }
+
 /* Loads DS; a bad selector raises #GP (used to test fault reporting). */
 static inline void load_ds(uint16_t sel) { __asm__ volatile("movw %0, %%ds" :: "r"(sel) : "memory"); }
 

@@ -18,8 +18,12 @@ align 4
     dd -(MB_MAGIC + MB_FLAGS)
 
 section .bss
-align 16
-global boot_stack_bottom, boot_stack_top
+; The page below the stack stays unmapped once paging is on (arch/paging.c),
+; so a kernel stack overflow faults instead of corrupting what lies below.
+align 4096
+global boot_stack_guard, boot_stack_bottom, boot_stack_top
+boot_stack_guard:
+    resb 4096
 boot_stack_bottom:
     resb BOOT_STACK_SIZE
 boot_stack_top:

@@ -15,7 +15,7 @@ enum console_mode { CONSOLE_SERIAL, CONSOLE_VGA, CONSOLE_BOTH };
 enum paging_mode { PAGING_OFF, PAGING_ON, PAGING_BOTH };
 enum page_size { PAGESIZE_4K, PAGESIZE_4M };
 enum fill_kind { FILL_LOOP, FILL_STOS, FILL_SSE };
-enum provoke { PROVOKE_NONE, PROVOKE_DE, PROVOKE_UD, PROVOKE_PF, PROVOKE_GP };
+enum provoke { PROVOKE_NONE, PROVOKE_DE, PROVOKE_UD, PROVOKE_PF, PROVOKE_GP, PROVOKE_STACK };
 
 enum config_key {
     KEY_SUITE,

@@ -1,7 +1,10 @@
 /* CPU exceptions at the kernel level.
  *
  * Unexpected: a `fault` record (vector, name, eip, err, cr2, the benchmark
- * running) and the run ends with status `fault`. Never a triple fault.
+ * running) and the run ends with status `fault`. Never a triple fault: a
+ * double fault (say, a stack overflow into a guard page, where the CPU
+ * cannot even push the page fault's frame) switches to a task with a stack
+ * of its own and is reported like any other. Expecting EXC_DF catches it.
  *
  * Expected: fault_expect() runs a function that provokes an exception on
  * purpose (self-tests, later page-fault benchmarks); if one of the given
@@ -23,5 +26,8 @@ void fault_init(void);
 bool fault_expect(uint32_t vector_mask, void (*fn)(void *), void *arg, struct fault_info *info);
 /* What is running, named in fault records (NULL: nothing). */
 void fault_set_running(const char *bench, const char *what);
+/* Adds fields to every fault record (e.g. the fiber runtime names the fiber
+ * whose guard page cr2 hit). Called with the record open. */
+void fault_set_annotator(void (*annotate)(uint32_t cr2, uint32_t esp));
 
 #endif
