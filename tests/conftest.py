@@ -1,0 +1,43 @@
+"""Shared pytest fixtures: where things are in the repository."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+TOOLS_DIR = REPO_ROOT / "tools"
+
+# The host tool's package (tools/cleanroom_host) is imported by tests.
+if str(TOOLS_DIR) not in sys.path:
+    sys.path.insert(0, str(TOOLS_DIR))
+
+
+@pytest.fixture(scope="session")
+def repo_root() -> Path:
+    return REPO_ROOT
+
+
+@pytest.fixture(scope="session")
+def fixtures_dir() -> Path:
+    return REPO_ROOT / "tests" / "fixtures"
+
+
+@pytest.fixture(scope="session")
+def cleanroom_tool() -> Path:
+    """The host tool's entry point (tools/cleanroom)."""
+    return TOOLS_DIR / "cleanroom"
+
+
+@pytest.fixture(scope="session")
+def kernel_elf() -> Path:
+    """build/cleanroom.elf; tests that boot it skip when it is absent."""
+    return REPO_ROOT / "build" / "cleanroom.elf"
+
+
+@pytest.fixture(scope="session")
+def kernel_iso() -> Path:
+    """build/cleanroom.iso (made by `make iso`)."""
+    return REPO_ROOT / "build" / "cleanroom.iso"

@@ -1,0 +1,371 @@
+"""The record parser (tools/cleanroom_host/protocol.py) against damaged logs.
+
+Logs are built with the small encoder below, written from PROTOCOL.md and
+independent of the parser's own encoder.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+import zlib
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from cleanroom_host import protocol
+from cleanroom_host.protocol import StreamScanner, format_ranges, parse_log
+from cleanroom_host.results import csv_rows
+
+PROTOCOL_EXAMPLE = (b'@cr1 {"t":"hello","seq":0,"proto":1,"kernel":"0.1.0",'
+                    b'"cmdline":"suite=quick exit=qemu"} ~22317d96')
+
+
+def frame(obj: dict[str, Any], eol: bytes = b"\r\n") -> bytes:
+    js = json.dumps(obj, separators=(",", ":")).encode()
+    return b"@cr1 " + js + b" ~" + format(zlib.crc32(js), "08x").encode() + eol
+
+
+def sample_records(status: str = "ok") -> list[dict[str, Any]]:
+    body: list[dict[str, Any]] = [
+        {"t": "hello", "proto": 1, "kernel": "0.1.0", "cmdline": "suite=quick exit=qemu"},
+        {"t": "cpu", "vendor": "GenuineIntel", "family": 6, "model": 6, "stepping": 3,
+         "brand": "QEMU Virtual CPU", "features": ["tsc", "pse"], "hypervisor": None,
+         "caches": [{"level": 1, "type": "data", "size": 32768, "ways": 8, "line": 64}]},
+        {"t": "tsc", "hz": 2000000000, "method": "pit", "serialize": "cpuid", "overhead": 40},
+        {"t": "mem", "usable": 133169152, "largest": 132120576},
+        {"t": "config", "cfg": {"suite": "quick", "paging": "off"}},
+        {"t": "progress", "bench": "nop", "done": 0, "total": 2},
+        {"t": "result", "bench": "nop", "case": "empty", "params": {"size": 4096}, "unit": "cycles",
+         "n": 100, "min": 1, "med": 2, "max": 9, "mean": 3},
+        {"t": "progress", "bench": "nop", "done": 1, "total": 2},
+        {"t": "result", "bench": "nop", "case": "empty", "params": {"size": 8192, "paging": "on"},
+         "unit": "cycles", "n": 100, "min": 2, "med": 3, "max": 10, "mean": 4},
+        {"t": "test", "name": "crc32", "ok": True, "detail": ""},
+        {"t": "skip", "what": "rdtscp", "why": "cpu lacks rdtscp"},
+    ]
+    recs = [dict(r, seq=i) for i, r in enumerate(body)]
+    recs.append({"t": "done", "seq": len(recs), "status": status, "records": len(recs),
+                 "passed": 1, "failed": 0})
+    return recs
+
+
+def lines_of(recs: list[dict[str, Any]], eol: bytes = b"\r\n") -> list[bytes]:
+    return [frame(r, eol) for r in recs]
+
+
+def flip(data: bytes, pos: int, bit: int = 0x01) -> bytes:
+    return data[:pos] + bytes([data[pos] ^ bit]) + data[pos + 1:]
+
+
+RECS = sample_records()
+N = len(RECS)
+GOOD = b"".join(lines_of(RECS))
+
+
+def seqs(res: protocol.ParseResult) -> list[int]:
+    return [r["seq"] for r in res.records]
+
+
+# --- the protocol's own example ------------------------------------------
+
+def test_protocol_example_crc_verifies() -> None:
+    payload, crc = PROTOCOL_EXAMPLE[len(b"@cr1 "):].rsplit(b" ~", 1)
+    assert format(zlib.crc32(payload), "08x").encode() == crc == b"22317d96"
+    res = parse_log(PROTOCOL_EXAMPLE + b"\r\n")
+    assert res.corrupt == 0
+    assert res.records == [{"t": "hello", "seq": 0, "proto": 1, "kernel": "0.1.0",
+                            "cmdline": "suite=quick exit=qemu"}]
+
+
+def test_docs_example_verifies_if_present(repo_root: Path) -> None:
+    """Any example record in the protocol documents must carry a valid CRC."""
+    docs = [repo_root / "docs" / "PROTOCOL.md", repo_root.parent / "shared" / "PROTOCOL.md"]
+    found = [d for d in docs if d.is_file()]
+    if not found:
+        pytest.skip("no PROTOCOL.md next to the repository")
+    for doc in found:
+        examples = [m.group(0).encode() for m in re.finditer(r"@cr1 \{.*\} ~[0-9a-f]{8}", doc.read_text())]
+        assert examples, f"{doc} has no example record"
+        for ex in examples:
+            res = parse_log(ex)
+            assert res.corrupt == 0 and len(res.records) == 1, ex
+
+
+def test_encoder_matches_parsers_encoder() -> None:
+    for r in RECS:
+        assert protocol.encode_record(r) == frame(r)
+
+
+# --- good logs ------------------------------------------------------------
+
+def test_good_log_is_complete() -> None:
+    res = parse_log(GOOD)
+    assert res.records == RECS
+    assert (res.corrupt, res.missing, res.duplicates, res.reordered) == (0, [], 0, 0)
+    assert res.complete and res.status == "ok" and not res.damaged
+    assert res.summary_line() == f"records: {N} good, 0 corrupt, 0 missing, complete: yes"
+
+
+@pytest.mark.parametrize("status", ["ok", "fail", "config", "fault"])
+def test_status_comes_from_done(status: str) -> None:
+    res = parse_log(b"".join(lines_of(sample_records(status))))
+    assert res.complete and res.status == status
+
+
+def test_lf_and_crlf_parse_alike() -> None:
+    crlf = parse_log(b"".join(lines_of(RECS, b"\r\n")))
+    lf = parse_log(b"".join(lines_of(RECS, b"\n")))
+    assert crlf.records == lf.records == RECS
+    assert crlf.complete and lf.complete
+
+
+def test_empty_log() -> None:
+    res = parse_log(b"")
+    assert res.records == [] and res.corrupt == 0 and res.missing == []
+    assert not res.complete and res.status is None
+    assert res.summary_line() == "records: 0 good, 0 corrupt, 0 missing, complete: no"
+
+
+def test_log_without_records() -> None:
+    res = parse_log(b"SeaBIOS (version 1.16)\r\nBooting from ROM..\r\n\x1b[2J\x1b[01;01H")
+    assert res.records == [] and res.corrupt == 0 and not res.complete
+
+
+# --- flipped bytes ---------------------------------------------------------
+
+def test_flipped_byte_in_json() -> None:
+    lines = lines_of(RECS)
+    i = 6  # a result record
+    pos = lines[i].index(b'"min":') + 6
+    lines[i] = flip(lines[i], pos)
+    res = parse_log(b"".join(lines))
+    assert res.corrupt == 1
+    assert res.missing == [i]
+    assert seqs(res) == [s for s in range(N) if s != i]
+    assert not res.complete and res.damaged
+    assert res.corrupt_lines == [i + 1]
+
+
+def test_flipped_byte_in_crc() -> None:
+    lines = lines_of(RECS)
+    lines[3] = flip(lines[3], lines[3].rindex(b"~") + 3)
+    res = parse_log(b"".join(lines))
+    assert (res.corrupt, res.missing) == (1, [3])
+    assert not res.complete
+
+
+def test_every_single_bit_flip_is_caught() -> None:
+    """No flip anywhere in a record line turns it into a different good record."""
+    lines = lines_of(RECS)
+    target = lines[6]
+    for pos in range(len(target) - 2):  # the EOL bytes carry no data
+        for bit in (0x01, 0x20, 0x80):
+            damaged = lines[:6] + [flip(target, pos, bit)] + lines[7:]
+            res = parse_log(b"".join(damaged))
+            assert res.records == RECS[:6] + RECS[7:], (pos, bit)
+            assert res.missing == [6] and not res.complete
+            # Damage inside the frame is counted; a broken marker hides the line.
+            assert res.corrupt == (0 if pos < len(b"@cr1 ") else 1), (pos, bit)
+
+
+def test_crc_must_be_lowercase_hex() -> None:
+    line = frame(RECS[0]).rstrip(b"\r\n")
+    payload, crc = line.rsplit(b"~", 1)
+    upper = payload + b"~" + crc.upper()
+    if upper == line:  # all digits: nothing to test
+        pytest.skip("CRC has no hex letters")
+    assert parse_log(upper).corrupt == 1
+
+
+def test_valid_crc_over_bad_json_is_corrupt() -> None:
+    bad = b'{"t":"hello","seq":0,'
+    line = b"@cr1 " + bad + b" ~" + format(zlib.crc32(bad), "08x").encode() + b"\r\n"
+    res = parse_log(line + b"".join(lines_of(RECS)[1:]))
+    assert res.corrupt == 1 and res.missing == [0] and not res.complete
+
+
+@pytest.mark.parametrize("obj", [[1, 2], {"t": "hello"}, {"seq": 0}, {"t": "x", "seq": -1},
+                                 {"t": "x", "seq": "0"}, {"t": "x", "seq": True}])
+def test_record_needs_t_and_seq(obj: Any) -> None:
+    js = json.dumps(obj).encode()
+    res = parse_log(b"@cr1 " + js + b" ~" + format(zlib.crc32(js), "08x").encode() + b"\n")
+    assert res.corrupt == 1 and res.records == []
+
+
+# --- lost, repeated, reordered lines ------------------------------------
+
+def test_deleted_line() -> None:
+    lines = lines_of(RECS)
+    del lines[4]
+    res = parse_log(b"".join(lines))
+    assert res.corrupt == 0 and res.missing == [4]
+    assert not res.complete and res.status == "ok"
+    assert seqs(res) == [s for s in range(N) if s != 4]
+
+
+def test_deleted_lines_listed_as_ranges() -> None:
+    lines = lines_of(RECS)
+    res = parse_log(b"".join(lines[:2] + lines[5:]))
+    assert res.missing == [2, 3, 4]
+    assert "missing seq: 2-4" in res.detail_lines()
+
+
+def test_missing_done() -> None:
+    res = parse_log(b"".join(lines_of(RECS)[:-1]))
+    assert res.records == RECS[:-1] and res.missing == []
+    assert not res.complete and res.status is None
+    assert any("no done record" in line for line in res.detail_lines())
+
+
+def test_done_with_wrong_record_count() -> None:
+    recs = [dict(r) for r in RECS]
+    recs[-1]["records"] = N + 3
+    res = parse_log(b"".join(lines_of(recs)))
+    assert res.corrupt == 0 and res.missing == []
+    assert not res.complete and res.status == "ok"
+    assert any("records=" in p for p in res.problems)
+
+
+def test_duplicated_lines_are_dropped() -> None:
+    lines = lines_of(RECS)
+    dup = lines[:5] + [lines[4], lines[4]] + lines[5:] + [lines[2]]
+    res = parse_log(b"".join(dup))
+    assert res.records == RECS
+    assert res.duplicates == 3
+    assert res.complete and not res.damaged
+
+
+def test_reordered_lines_are_put_back() -> None:
+    lines = lines_of(RECS)
+    lines[3], lines[7] = lines[7], lines[3]
+    lines[-1], lines[-2] = lines[-2], lines[-1]
+    res = parse_log(b"".join(lines))
+    assert res.records == RECS
+    # Moved records: 3 and 7 (swapped far apart), and one of the last two.
+    assert res.reordered == 3
+    assert res.complete
+
+
+def test_shuffled_log_parses_whole() -> None:
+    lines = lines_of(RECS)
+    random.Random(7).shuffle(lines)
+    res = parse_log(b"".join(lines))
+    assert res.records == RECS and res.complete
+
+
+def test_conflicting_records_keep_the_first() -> None:
+    other = dict(RECS[6], min=12345)
+    lines = lines_of(RECS)
+    lines.insert(8, frame(other))
+    res = parse_log(b"".join(lines))
+    assert res.records == RECS
+    assert res.conflicts == [other]
+    assert not res.complete and res.damaged
+
+
+# --- noise ------------------------------------------------------------------
+
+def test_garbage_and_ansi_between_records() -> None:
+    noise = [b"\x1b[2J\x1b[01;01H\x1b[=3h\x1b[2J", b"BdsDxe: loading Boot0001 \"UEFI QEMU DVD-ROM\"",
+             b"\xff\xfe\x00\x80 binary \xc3\x28", b"", b"   ", b"@cr0 not ours", b"~deadbeef",
+             b"GRUB loading.", b"Welcome to GRUB!\r\r"]
+    out = b""
+    for i, line in enumerate(lines_of(RECS)):
+        out += noise[i % len(noise)] + b"\r\n" + line
+    res = parse_log(out + b"\x1b[0m")
+    assert res.records == RECS and res.corrupt == 0 and res.complete
+
+
+def test_record_after_garbage_on_the_same_line() -> None:
+    lines = lines_of(RECS)
+    lines[0] = b"\x1b[0m\x1b[37m\x1b[40m\x1b[2J\x1b[01;01H" + lines[0]
+    lines[5] = b"\xff\xfegarbage @cr1@cr" + lines[5]
+    res = parse_log(b"".join(lines))
+    assert res.records == RECS and res.corrupt == 0 and res.complete
+
+
+def test_text_after_crc_on_the_same_line_is_ignored() -> None:
+    lines = lines_of(RECS)
+    lines[2] = lines[2].rstrip(b"\r\n") + b"\x1b[0m\r\n"
+    res = parse_log(b"".join(lines))
+    assert res.records == RECS and res.complete
+
+
+def test_two_records_on_one_line() -> None:
+    lines = lines_of(RECS)
+    joined = lines[:3] + [lines[3].rstrip(b"\r\n") + lines[4]] + lines[5:]
+    res = parse_log(b"".join(joined))
+    assert res.records == RECS and res.corrupt == 0
+
+
+def test_truncated_last_line() -> None:
+    lines = lines_of(RECS)
+    cut = lines[:-1] + [lines[-1][:30]]
+    res = parse_log(b"".join(cut))
+    assert res.corrupt == 1
+    assert res.records == RECS[:-1]
+    assert not res.complete and res.status is None
+
+
+def test_last_line_without_eol_is_still_read() -> None:
+    res = parse_log(GOOD.rstrip(b"\r\n"))
+    assert res.records == RECS and res.complete
+
+
+def test_megabyte_line_of_garbage() -> None:
+    rng = random.Random(1)
+    junk = bytes(rng.randrange(256) for _ in range(4096)).replace(b"\n", b".") * 256
+    assert len(junk) >= 1 << 20
+    lines = lines_of(RECS)
+    res = parse_log(b"".join(lines[:4] + [junk + b"\r\n"] + lines[4:]))
+    assert res.records == RECS and res.complete
+    # A marker followed by a megabyte of junk is one corrupt record, no more.
+    res = parse_log(b"".join(lines[:4] + [b"@cr1 " + junk + b"\r\n"] + lines[4:]))
+    assert res.records == RECS and res.corrupt == 1
+
+
+def test_non_utf8_inside_a_record_is_corrupt() -> None:
+    payload = b'{"t":"skip","seq":0,"what":"\xff","why":""}'
+    line = b"@cr1 " + payload + b" ~" + format(zlib.crc32(payload), "08x").encode() + b"\n"
+    assert parse_log(line).corrupt == 1
+
+
+# --- streaming --------------------------------------------------------------
+
+def test_stream_scanner_matches_whole_parse() -> None:
+    data = b"\x1b[2Jnoise\r\n" + GOOD
+    rng = random.Random(3)
+    scanner = StreamScanner()
+    records = []
+    pos = 0
+    while pos < len(data):
+        step = rng.randrange(1, 40)
+        records += [f.record for f in scanner.feed(data[pos:pos + step]) if f.record]
+        pos += step
+    assert records == RECS
+
+
+def test_stream_scanner_bounds_a_line_without_end() -> None:
+    scanner = StreamScanner()
+    for _ in range(40):
+        assert scanner.feed(b"x" * 65536) == []
+    assert len(scanner._pending) <= StreamScanner.MAX_PENDING
+    frames = scanner.feed(b"\n" + frame(RECS[0]))
+    assert [f.record for f in frames] == [RECS[0]]
+
+
+# --- helpers --------------------------------------------------------------
+
+def test_format_ranges() -> None:
+    assert format_ranges([1, 2, 3, 7, 9, 10]) == "1-3, 7, 9-10"
+    assert format_ranges([]) == ""
+
+
+def test_csv_rows_flatten_params() -> None:
+    header, rows = csv_rows(RECS)
+    assert header == ["bench", "case", "param_size", "param_paging", "unit", "n", "min", "med", "max", "mean"]
+    assert rows == [["nop", "empty", "4096", "", "cycles", "100", "1", "2", "9", "3"],
+                    ["nop", "empty", "8192", "on", "cycles", "100", "2", "3", "10", "4"]]

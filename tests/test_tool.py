@@ -1,0 +1,354 @@
+"""The host tool's commands: parse, run (with a fake emulator), report."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import os
+import subprocess
+import sys
+import time
+import zlib
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from cleanroom_host.progress import Progress
+
+
+def frame(obj: dict[str, Any]) -> bytes:
+    js = json.dumps(obj, separators=(",", ":")).encode()
+    return b"@cr1 " + js + b" ~" + format(zlib.crc32(js), "08x").encode() + b"\r\n"
+
+
+def make_log(status: str = "ok", extra: list[dict[str, Any]] | None = None, benches: int = 2) -> bytes:
+    body: list[dict[str, Any]] = [
+        {"t": "hello", "proto": 1, "kernel": "0.1.0", "cmdline": "suite=quick exit=auto"},
+        {"t": "cpu", "vendor": "AuthenticAMD", "family": 23, "model": 49, "stepping": 0,
+         "brand": "AMD EPYC test", "features": ["tsc", "rdtscp", "sse2"], "hypervisor": "TCGTCGTCGTCG",
+         "caches": [{"level": 1, "type": "data", "size": 32768, "ways": 8, "line": 64},
+                    {"level": 2, "type": "unified", "size": 524288, "ways": 8, "line": 64}]},
+        {"t": "tsc", "hz": 2994000000, "method": "pit", "serialize": "lfence", "overhead": 33},
+        {"t": "mem", "usable": 133169152, "largest": 132120576},
+        {"t": "config", "cfg": {"suite": "quick", "paging": "off", "runs": 5}},
+    ]
+    for b in range(benches):
+        for done in range(2):
+            body.append({"t": "progress", "bench": f"bench{b}", "done": done, "total": 2})
+            body.append({"t": "result", "bench": f"bench{b}", "case": f"case{done}",
+                         "params": {"size": 4096 << done}, "unit": "cycles", "n": 64,
+                         "min": 100 + done, "med": 110 + done, "max": 190 + done, "mean": 120 + done})
+    body += extra or []
+    recs = [dict(r, seq=i) for i, r in enumerate(body)]
+    recs.append({"t": "done", "seq": len(recs), "status": status, "records": len(recs),
+                 "passed": 0, "failed": 0})
+    return b"SeaBIOS noise\r\n\x1b[2J" + b"".join(frame(r) for r in recs)
+
+
+def tool(cleanroom_tool: Path, *args: str, env: dict[str, str] | None = None,
+         timeout: float = 60) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, str(cleanroom_tool), *args], capture_output=True, text=True,
+                          env=dict(os.environ, **(env or {})), timeout=timeout, stdin=subprocess.DEVNULL)
+
+
+# --- parse ------------------------------------------------------------------
+
+def test_parse_good_log_writes_results(tmp_path: Path, cleanroom_tool: Path) -> None:
+    log = tmp_path / "serial.log"
+    log.write_bytes(make_log())
+    p = tool(cleanroom_tool, "parse", str(log))
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert p.stdout.splitlines()[0] == "records: 14 good, 0 corrupt, 0 missing, complete: yes"
+    doc = json.loads((tmp_path / "results.json").read_text())
+    assert doc["complete"] is True and doc["status"] == "ok"
+    assert doc["corrupt"] == 0 and doc["missing"] == []
+    assert [r["seq"] for r in doc["records"]] == list(range(14))
+    rows = list(csv.DictReader((tmp_path / "results.csv").open()))
+    assert len(rows) == 4
+    assert rows[1] == {"bench": "bench0", "case": "case1", "param_size": "8192", "unit": "cycles",
+                       "n": "64", "min": "101", "med": "111", "max": "191", "mean": "121"}
+
+
+def test_parse_damaged_log_still_writes_good_records(tmp_path: Path, cleanroom_tool: Path) -> None:
+    lines = make_log().split(b"\r\n")
+    lines[2] = lines[2].replace(b'"family":23', b'"family":24')  # CRC now wrong
+    del lines[9]
+    log = tmp_path / "serial.log"
+    log.write_bytes(b"\r\n".join(lines))
+    out = tmp_path / "out"
+    p = tool(cleanroom_tool, "parse", str(log), "--out", str(out))
+    assert p.returncode == 4
+    first = p.stdout.splitlines()[0]
+    assert first == "records: 12 good, 1 corrupt, 2 missing, complete: no"
+    doc = json.loads((out / "results.json").read_text())
+    assert doc["corrupt"] == 1 and len(doc["missing"]) == 2
+    assert len(doc["records"]) == 12 and doc["complete"] is False
+    assert not (tmp_path / "results.json").exists()
+
+
+@pytest.mark.parametrize("status,code", [("ok", 0), ("fail", 1), ("config", 2), ("fault", 3)])
+def test_parse_exit_status_follows_done(tmp_path: Path, cleanroom_tool: Path, status: str, code: int) -> None:
+    log = tmp_path / "serial.log"
+    log.write_bytes(make_log(status))
+    assert tool(cleanroom_tool, "parse", str(log)).returncode == code
+
+
+def test_parse_incomplete_log_fails(tmp_path: Path, cleanroom_tool: Path) -> None:
+    log = tmp_path / "serial.log"
+    log.write_bytes(make_log().rsplit(b"@cr1", 1)[0])  # done lost
+    p = tool(cleanroom_tool, "parse", str(log))
+    assert p.returncode == 4
+    assert "complete: no" in p.stdout and (tmp_path / "results.csv").is_file()
+
+
+def test_parse_missing_file(tmp_path: Path, cleanroom_tool: Path) -> None:
+    p = tool(cleanroom_tool, "parse", str(tmp_path / "nope.log"))
+    assert p.returncode == 5 and "cannot read" in p.stderr
+
+
+def test_usage_error_exit_status(cleanroom_tool: Path) -> None:
+    assert tool(cleanroom_tool, "run", "--emulator", "vmware").returncode == 5
+    assert tool(cleanroom_tool).returncode == 5
+
+
+# --- run with a fake emulator ----------------------------------------------
+
+@pytest.fixture
+def fake(tmp_path: Path, fixtures_dir: Path) -> dict[str, Any]:
+    """A fake kernel file, a log to play, and the environment for the fake."""
+    kernel = tmp_path / "cleanroom.elf"
+    kernel.write_bytes(b"\x7fELF fake")
+    log = tmp_path / "play.log"
+    log.write_bytes(make_log())
+    info = tmp_path / "info.json"
+    results = tmp_path / "results"
+    env = {"FAKE_LOG": str(log), "FAKE_INFO": str(info), "CLEANROOM_RESULTS": str(results)}
+    return {"kernel": kernel, "log": log, "info": info, "env": env, "results": results,
+            "binary": str(fixtures_dir / "fake_emulator.py")}
+
+
+def run_fake(cleanroom_tool: Path, fake: dict[str, Any], *args: str, **env: str) -> subprocess.CompletedProcess[str]:
+    return tool(cleanroom_tool, "run", "--kernel", str(fake["kernel"]), "--emulator-binary", fake["binary"],
+                *args, env=dict(fake["env"], **env))
+
+
+def pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    # A zombie is dead too; it is reaped by its parent (already gone).
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().split()[2] != "Z"
+    except OSError:
+        return False
+
+
+def test_run_qemu_command_line_and_results(tmp_path: Path, cleanroom_tool: Path, fake: dict[str, Any]) -> None:
+    out = tmp_path / "out"
+    p = run_fake(cleanroom_tool, fake, "--cmdline", "suite=selftest", "--out", str(out),
+                 "--cpu", "486", "--memory", "16", "--qemu-arg=-s")
+    assert p.returncode == 0, p.stdout + p.stderr
+    argv = json.loads(fake["info"].read_text())["argv"]
+    assert argv == ["-kernel", str(fake["kernel"]), "-append", "suite=selftest exit=auto",
+                    "-display", "none", "-serial", "stdio", "-monitor", "none", "-no-reboot",
+                    "-device", "isa-debug-exit,iobase=0xf4,iosize=0x04", "-m", "16", "-cpu", "486", "-s"]
+    assert (out / "serial.log").read_bytes() == fake["log"].read_bytes()
+    doc = json.loads((out / "results.json").read_text())
+    assert doc["complete"] and doc["status"] == "ok"
+    run = doc["run"]
+    assert run["emulator"] == "qemu" and run["kernel_cmdline"] == "suite=selftest exit=auto"
+    assert run["command"][1:] == argv and run["timed_out"] is False and run["exit_code"] == 0
+    assert isinstance(run["wall_seconds"], float) and run["timeout"] == 120
+    assert "records: 14 good, 0 corrupt, 0 missing, complete: yes" in p.stdout
+    assert not fake["results"].exists()  # --out given: results/ untouched
+
+
+def test_run_icount_keeps_exit_token(cleanroom_tool: Path, fake: dict[str, Any], tmp_path: Path) -> None:
+    p = run_fake(cleanroom_tool, fake, "--emulator", "qemu-icount", "--cmdline", "suite=quick exit=halt",
+                 "--out", str(tmp_path / "o"))
+    assert p.returncode == 0, p.stderr
+    argv = json.loads(fake["info"].read_text())["argv"]
+    assert argv[argv.index("-append") + 1] == "suite=quick exit=halt"
+    assert argv[-2:] == ["-icount", "shift=0"] and "-m" in argv and argv[argv.index("-m") + 1] == "128"
+
+
+def test_run_stops_soon_after_done(cleanroom_tool: Path, fake: dict[str, Any], tmp_path: Path) -> None:
+    start = time.monotonic()
+    p = run_fake(cleanroom_tool, fake, "--out", str(tmp_path / "o"), "--timeout", "60", FAKE_HANG="50")
+    took = time.monotonic() - start
+    assert p.returncode == 0, p.stderr
+    assert took < 20  # far below both the hang (50 s) and the timeout (60 s)
+    run = json.loads((tmp_path / "o" / "results.json").read_text())["run"]
+    assert run["stopped_after_done"] is True and run["timed_out"] is False
+    assert not pid_alive(json.loads(fake["info"].read_text())["pid"])
+
+
+def test_run_timeout_keeps_what_arrived(cleanroom_tool: Path, fake: dict[str, Any], tmp_path: Path) -> None:
+    out = tmp_path / "o"
+    p = run_fake(cleanroom_tool, fake, "--out", str(out), "--timeout", "2", FAKE_LINES="10", FAKE_HANG="60")
+    assert p.returncode == 4
+    assert "timed out after 2 s; 9 records received" in p.stderr
+    doc = json.loads((out / "results.json").read_text())
+    assert len(doc["records"]) == 9 and doc["complete"] is False
+    assert doc["run"]["timed_out"] is True
+    assert (out / "serial.log").read_bytes() == b"\r\n".join(fake["log"].read_bytes().split(b"\r\n")[:10]) + b"\r\n"
+    assert not pid_alive(json.loads(fake["info"].read_text())["pid"])
+
+
+def test_run_emulator_dies_early(cleanroom_tool: Path, fake: dict[str, Any], tmp_path: Path) -> None:
+    p = run_fake(cleanroom_tool, fake, "--out", str(tmp_path / "o"), FAKE_LINES="4", FAKE_EXIT="7")
+    assert p.returncode == 4
+    assert "emulator exited with status 7 before a done record" in p.stderr
+
+
+@pytest.mark.parametrize("status,code", [("fail", 1), ("config", 2), ("fault", 3)])
+def test_run_exit_status_follows_done(cleanroom_tool: Path, fake: dict[str, Any], tmp_path: Path,
+                                      status: str, code: int) -> None:
+    fake["log"].write_bytes(make_log(status))
+    assert run_fake(cleanroom_tool, fake, "--out", str(tmp_path / "o")).returncode == code
+
+
+def test_run_progress_lines_and_quiet(cleanroom_tool: Path, fake: dict[str, Any], tmp_path: Path) -> None:
+    p = run_fake(cleanroom_tool, fake, "--out", str(tmp_path / "a"))
+    assert [line for line in p.stderr.splitlines() if line.startswith("progress:")] == [
+        "progress: bench0 (2 cases)", "progress: bench1 (2 cases)"]
+    p = run_fake(cleanroom_tool, fake, "--out", str(tmp_path / "b"), "--quiet")
+    assert p.returncode == 0 and "progress" not in p.stderr
+
+
+def test_progress_bar_on_a_terminal() -> None:
+    class Tty(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    stream = Tty()
+    progress = Progress.for_stream(stream, quiet=False)
+    assert progress.mode == "bar"
+    progress.record({"t": "progress", "seq": 5, "bench": "switch", "done": 1, "total": 4})
+    progress.record({"t": "progress", "seq": 6, "bench": "switch", "done": 3, "total": 4})
+    progress.finish()
+    text = stream.getvalue()
+    assert "\r[" in text and " 75% switch 3/4" in text and text.endswith("\n")
+    assert Progress.for_stream(io.StringIO(), quiet=False).mode == "lines"
+
+
+def test_run_default_dir_and_latest_symlink(cleanroom_tool: Path, fake: dict[str, Any]) -> None:
+    p1 = run_fake(cleanroom_tool, fake)
+    p2 = run_fake(cleanroom_tool, fake, "--emulator", "qemu-icount")
+    assert p1.returncode == 0 and p2.returncode == 0
+    dirs = sorted(d.name for d in fake["results"].iterdir() if d.name != "latest")
+    assert len(dirs) == 2
+    assert any(d.endswith("-qemu") for d in dirs) and any(d.endswith("-qemu-icount") for d in dirs)
+    latest = fake["results"] / "latest"
+    assert latest.is_symlink() and not os.path.isabs(os.readlink(latest))
+    assert latest.resolve().name.endswith("-qemu-icount")
+    assert json.loads((latest / "results.json").read_text())["run"]["emulator"] == "qemu-icount"
+
+
+def test_run_missing_kernel_names_make(cleanroom_tool: Path, fake: dict[str, Any], tmp_path: Path) -> None:
+    p = tool(cleanroom_tool, "run", "--kernel", str(tmp_path / "none.elf"), env=fake["env"])
+    assert p.returncode == 5 and "`make`" in p.stderr
+    p = tool(cleanroom_tool, "run", "--emulator", "iso", "--iso", str(tmp_path / "none.iso"), env=fake["env"])
+    assert p.returncode == 5 and "`make iso`" in p.stderr
+    assert not fake["results"].exists()
+
+
+def test_run_missing_emulator_names_package(cleanroom_tool: Path, fake: dict[str, Any], tmp_path: Path) -> None:
+    empty = tmp_path / "empty-bin"
+    empty.mkdir()
+    p = tool(cleanroom_tool, "run", "--kernel", str(fake["kernel"]), env=dict(fake["env"], PATH=str(empty)))
+    assert p.returncode == 5
+    assert "qemu-system-i386 not found" in p.stderr and "qemu-system-x86" in p.stderr
+    assert "tools/setup.sh" in p.stderr
+
+
+def test_run_bochs_reads_serial_file_under_a_pty(cleanroom_tool: Path, fake: dict[str, Any], tmp_path: Path) -> None:
+    if subprocess.run(["sh", "-c", "command -v grub-mkrescue"], capture_output=True).returncode:
+        pytest.skip("grub-mkrescue not installed (tools/setup.sh installs it)")
+    out = tmp_path / "o"
+    p = run_fake(cleanroom_tool, fake, "--emulator", "bochs", "--cmdline", "suite=selftest",
+                 "--out", str(out), FAKE_DELAY="0.01")
+    assert p.returncode == 0, p.stdout + p.stderr
+    info = json.loads(fake["info"].read_text())
+    assert info["tty"] is True and info["term"]
+    assert info["argv"][0] == "-q" and info["argv"][1] == "-f" and info["argv"][3] == "-rc"
+    assert (out / "serial.log").read_bytes() == fake["log"].read_bytes()
+    doc = json.loads((out / "results.json").read_text())
+    assert doc["run"]["kernel_cmdline"] == "suite=selftest exit=auto" and doc["complete"]
+
+
+# --- report -------------------------------------------------------------------
+
+EXTRA: list[dict[str, Any]] = [
+    {"t": "test", "name": "crc32_vectors", "ok": True, "detail": ""},
+    {"t": "test", "name": "page_fault_guard", "ok": False, "detail": "no #PF at 0x1000"},
+    {"t": "skip", "what": "bench:rdtscp_pair", "why": "cpu lacks rdtscp"},
+    {"t": "error", "code": "mem_small", "msg": "only 15 MiB usable"},
+    {"t": "fault", "vector": 14, "name": "page_fault", "eip": 0x101234, "err": 2, "cr2": 0xdead0000,
+     "bench": "touch"},
+]
+
+
+def test_report_sections(tmp_path: Path, cleanroom_tool: Path) -> None:
+    log = tmp_path / "serial.log"
+    log.write_bytes(make_log("fail", EXTRA))
+    p = tool(cleanroom_tool, "report", str(log))
+    assert p.returncode == 0, p.stderr
+    text = p.stdout
+    assert "AuthenticAMD \"AMD EPYC test\"" in text and "family 23 model 49 stepping 0" in text
+    assert "tsc rdtscp sse2" in text and "L1d 32 KiB 8-way 64 B lines; L2 512 KiB" in text
+    assert "TCGTCGTCGTCG" in text
+    assert "2.994 GHz (2994000000 Hz, method pit), serialise lfence, overhead 33 cycles" in text
+    assert "usable 127 MiB" in text and "cmdline     suite=quick exit=auto" in text
+    assert "suite=quick paging=off runs=5" in text
+    lines = text.splitlines()
+    header = next(i for i, line in enumerate(lines) if line.split()[:3] == ["bench", "case", "params"])
+    rows = [line.split() for line in lines[header + 2: header + 6]]
+    assert rows[3] == ["bench1", "case1", "size=8192", "64", "101", "111", "191", "121"]
+    # Numeric columns are right-aligned: the min column ends where its header ends.
+    assert lines[header].index("min") + 3 == lines[header + 2].index("100") + 3
+    assert "self-tests: 1 passed, 1 failed" in text
+    assert "page_fault_guard  FAIL  no #PF at 0x1000" in text
+    assert "cpu lacks rdtscp" in text and "only 15 MiB usable" in text
+    assert "0x00101234" in text and "0xdead0000" in text
+    assert lines[-1].startswith("done: status fail")
+
+
+def test_report_accepts_dir_json_and_log(tmp_path: Path, cleanroom_tool: Path) -> None:
+    log = tmp_path / "serial.log"
+    log.write_bytes(make_log())
+    from_log = tool(cleanroom_tool, "report", str(tmp_path)).stdout  # dir with only serial.log
+    assert tool(cleanroom_tool, "parse", str(log)).returncode == 0
+    from_dir = tool(cleanroom_tool, "report", str(tmp_path)).stdout
+    from_json = tool(cleanroom_tool, "report", str(tmp_path / "results.json")).stdout
+    body = lambda s: s.split("\n", 1)[1]  # noqa: E731 - first line names the path
+    assert body(from_dir) == body(from_json) == body(from_log)
+    assert "bench0" in from_dir
+    p = tool(cleanroom_tool, "report", str(tmp_path / "nothing"))
+    assert p.returncode == 5
+
+
+def test_report_recorded_qemu_run(fixtures_dir: Path, cleanroom_tool: Path) -> None:
+    """A real quick-suite run recorded from QEMU (tests/fixtures/qemu-quick.log)."""
+    log = fixtures_dir / "qemu-quick.log"
+    if not log.is_file():
+        pytest.skip("tests/fixtures/qemu-quick.log not recorded yet")
+    from cleanroom_host.protocol import parse_log
+    res = parse_log(log.read_bytes())
+    assert res.complete and res.status == "ok" and not res.damaged
+    p = tool(cleanroom_tool, "report", str(log))
+    assert p.returncode == 0
+    text = p.stdout
+    cpu = res.first("cpu")
+    assert cpu is not None and str(cpu["vendor"]) in text
+    hello = res.first("hello")
+    assert hello is not None and hello["cmdline"] in text
+    results = res.of_type("result")
+    assert results, "a quick run measures something"
+    assert f"results ({len(results)}," in text
+    for r in results:
+        assert f"{r['bench']}" in text
+    assert text.splitlines()[-1].startswith("done: status ok")

@@ -1,0 +1,168 @@
+"""Command line: cleanroom parse | run | capture | report."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+from typing import NoReturn, Sequence, TextIO
+
+from . import emulators, report, results, runner
+from .progress import Progress
+from .protocol import parse_log
+
+
+# Where runs go without --out (default: results/ in the repository).
+RESULTS_ENV = "CLEANROOM_RESULTS"
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse, but a usage error exits with the tool's set-up status."""
+
+    def error(self, message: str) -> NoReturn:
+        self.print_usage(sys.stderr)
+        self.exit(results.EXIT_SETUP, f"{self.prog}: error: {message}\n")
+
+
+def build_parser() -> Parser:
+    root = runner.repo_root()
+    p = Parser(prog="cleanroom", description="Host tool of the cleanroom measurement kernel.",
+               epilog=results.EXIT_HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    ps = sub.add_parser("parse", help="check a serial log and write results.json/csv",
+                        epilog=results.EXIT_HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ps.add_argument("log", type=Path, help="serial log (raw bytes as received)")
+    ps.add_argument("--out", type=Path, help="directory for results.json/csv (default: the log's)")
+
+    pr = sub.add_parser(
+        "run", help="boot the kernel in an emulator and capture its records",
+        epilog=(f"emulators:\n"
+                f"  qemu         qemu-system-i386 -kernel KERNEL -append CMDLINE (TCG)\n"
+                f"  qemu-icount  the same with -icount shift=0 (TSC counts instructions; runs repeat exactly)\n"
+                f"  iso          qemu-system-i386 -cdrom ISO: GRUB under SeaBIOS\n"
+                f"  uefi         qemu-system-x86_64 -bios {emulators.OVMF} -cdrom ISO: GRUB under OVMF\n"
+                f"  bochs        Bochs booting the ISO (term display under a pseudo-terminal)\n"
+                f"ISO boots with --cmdline use a temporary ISO made with grub-mkrescue; without it,\n"
+                f"the built ISO and its default entry. exit=auto is added when CMDLINE has no exit=.\n"
+                f"Default timeouts: " + ", ".join(f"{k} {v:g} s" for k, v in emulators.DEFAULT_TIMEOUT.items())
+                + f".\nWithout --out, results go to results/<UTC time>-<emulator>/ (results/ or\n"
+                f"${RESULTS_ENV}) and results/latest points at them.\n\n" + results.EXIT_HELP),
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    pr.add_argument("--emulator", choices=emulators.EMULATORS, default="qemu", help="default: qemu")
+    pr.add_argument("--cmdline", help='kernel command line, e.g. "suite=selftest"')
+    pr.add_argument("--out", type=Path, help="results directory")
+    pr.add_argument("--timeout", type=float, help="seconds before the emulator is killed")
+    pr.add_argument("--kernel", type=Path, default=root / "build" / "cleanroom.elf",
+                    help="kernel ELF (default: build/cleanroom.elf, made by `make`)")
+    pr.add_argument("--iso", type=Path, default=root / "build" / "cleanroom.iso",
+                    help="ISO for iso/uefi/bochs without --cmdline (default: build/cleanroom.iso, `make iso`)")
+    pr.add_argument("--cpu", help="QEMU -cpu MODEL (e.g. 486, pentium); for bochs, cpu: model=MODEL")
+    pr.add_argument("--memory", type=int, default=emulators.DEFAULT_MEMORY_MB, metavar="MB",
+                    help=f"guest memory in MiB (default {emulators.DEFAULT_MEMORY_MB})")
+    pr.add_argument("--qemu-arg", action="append", default=[], metavar="ARG",
+                    help="extra QEMU argument, repeatable (write --qemu-arg=-flag for a leading dash)")
+    pr.add_argument("--emulator-binary", metavar="PATH",
+                    help="program to run instead of the emulator (e.g. a wrapper or a test fake)")
+    pr.add_argument("--quiet", action="store_true", help="no progress output")
+
+    pc = sub.add_parser("capture", help="read records from a real serial port",
+                        epilog=results.EXIT_HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
+    pc.add_argument("--port", required=True, help="serial device, e.g. /dev/ttyUSB0")
+    pc.add_argument("--baud", type=int, default=115200, help="default 115200")
+    pc.add_argument("--out", type=Path, help="results directory (default results/<UTC time>-serial/)")
+    pc.add_argument("--timeout", type=float, default=600.0, help="seconds to wait (default 600)")
+    pc.add_argument("--quiet", action="store_true", help="no progress output")
+
+    pp = sub.add_parser("report", help="print machine, results, self-tests and status")
+    pp.add_argument("path", type=Path, help="results directory, results.json or serial.log")
+    return p
+
+
+def cmd_parse(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    try:
+        data = args.log.read_bytes()
+    except OSError as exc:
+        err.write(f"cleanroom parse: cannot read {args.log}: {exc.strerror or exc}\n")
+        return results.EXIT_SETUP
+    res = parse_log(data)
+    out_dir = args.out if args.out is not None else args.log.parent
+    # Re-parsing a run's own log keeps what the run recorded about itself.
+    run = results.previous_run(out_dir)
+    json_path, csv_path = results.write_results(out_dir, res, str(args.log), run)
+    out.write(res.summary_line() + "\n")
+    for line in res.detail_lines():
+        out.write(line + "\n")
+    out.write(f"wrote {json_path} and {csv_path}\n")
+    return results.exit_status(res)
+
+
+def _out_dir(args: argparse.Namespace, label: str) -> tuple[Path, bool]:
+    if args.out is not None:
+        return args.out, False
+    base = os.environ.get(RESULTS_ENV)
+    return runner.default_out_dir(Path(base) if base else runner.repo_root() / "results", label), True
+
+
+def cmd_run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    spec = emulators.RunSpec(
+        emulator=args.emulator, kernel=args.kernel, iso=args.iso, cmdline=args.cmdline,
+        cpu=args.cpu, memory=args.memory, qemu_args=list(args.qemu_arg), binary=args.emulator_binary)
+    timeout = args.timeout if args.timeout is not None else emulators.DEFAULT_TIMEOUT[args.emulator]
+    out_dir, is_default = _out_dir(args, args.emulator)
+    progress = Progress.for_stream(err, args.quiet)
+
+    def started(path: Path) -> None:
+        if is_default:
+            runner.point_latest(path)
+
+    try:
+        outcome = runner.run_emulator(spec, out_dir, timeout, progress, on_start=started)
+    except emulators.SetupError as exc:
+        err.write(f"cleanroom run: {exc}\n")
+        return results.EXIT_SETUP
+    runner.print_outcome(outcome, out, err)
+    return results.exit_status(outcome.result, outcome.timed_out)
+
+
+def cmd_capture(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    out_dir, is_default = _out_dir(args, "serial")
+    progress = Progress.for_stream(err, args.quiet)
+
+    def announce(text: str) -> None:
+        if not args.quiet:
+            err.write(text + "\n")
+            err.flush()
+
+    try:
+        outcome = runner.capture_port(args.port, args.baud, out_dir, args.timeout, progress, announce)
+    except emulators.SetupError as exc:
+        err.write(f"cleanroom capture: {exc}\n")
+        return results.EXIT_SETUP
+    if is_default:
+        runner.point_latest(out_dir)
+    runner.print_outcome(outcome, out, err)
+    return results.exit_status(outcome.result, outcome.timed_out)
+
+
+def cmd_report(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    try:
+        rs = results.load(args.path)
+    except (OSError, ValueError) as exc:
+        err.write(f"cleanroom report: {exc}\n")
+        return results.EXIT_SETUP
+    out.write(report.render(rs))
+    return 0
+
+
+def main(argv: Sequence[str] | None = None, out: TextIO | None = None, err: TextIO | None = None) -> int:
+    out = out or sys.stdout
+    err = err or sys.stderr
+    args = build_parser().parse_args(argv)
+    handler = {"parse": cmd_parse, "run": cmd_run, "capture": cmd_capture, "report": cmd_report}[args.command]
+    try:
+        return handler(args, out, err)
+    except KeyboardInterrupt:
+        err.write("interrupted\n")
+        return 130

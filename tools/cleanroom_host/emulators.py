@@ -1,0 +1,236 @@
+"""How each emulator is started: command lines, temporary ISOs, bochsrc."""
+
+from __future__ import annotations
+
+import shlex
+import shutil
+import signal
+import subprocess
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+EMULATORS = ("qemu", "qemu-icount", "iso", "uefi", "bochs")
+ISO_EMULATORS = ("iso", "uefi", "bochs")
+QEMU_EMULATORS = ("qemu", "qemu-icount", "iso", "uefi")
+
+OVMF = Path("/usr/share/ovmf/OVMF.fd")
+BOCHS_BIOS = Path("/usr/share/bochs/BIOS-bochs-latest")
+BOCHS_VGABIOS = Path("/usr/share/vgabios/vgabios.bin")
+# Emulated instructions per second: Bochs' virtual clock (and so the PIT the
+# kernel calibrates its TSC against) runs at this rate, not at host time.
+BOCHS_IPS = 50_000_000
+
+DEFAULT_MEMORY_MB = 128
+DEFAULT_TIMEOUT = {"qemu": 120.0, "qemu-icount": 120.0, "iso": 120.0, "uefi": 180.0, "bochs": 600.0}
+
+# Debian packages that provide each program or file (tools/setup.sh installs them).
+PACKAGES = {
+    "qemu-system-i386": "qemu-system-x86",
+    "qemu-system-x86_64": "qemu-system-x86",
+    "bochs": "bochs bochsbios vgabios bochs-term",
+    "grub-mkrescue": "grub-common grub-pc-bin grub-efi-ia32-bin grub-efi-amd64-bin xorriso mtools",
+    str(OVMF): "ovmf",
+    str(BOCHS_BIOS): "bochsbios",
+    str(BOCHS_VGABIOS): "vgabios",
+}
+
+
+class SetupError(Exception):
+    """Something the run needs is missing; the message says how to get it."""
+
+
+@dataclass
+class RunSpec:
+    """What the user asked for."""
+
+    emulator: str
+    kernel: Path
+    iso: Path
+    cmdline: str | None = None
+    cpu: str | None = None
+    memory: int = DEFAULT_MEMORY_MB
+    qemu_args: list[str] = field(default_factory=list)
+    binary: str | None = None  # replaces the emulator program (tests use a fake)
+
+
+@dataclass
+class Launch:
+    """How to start one run."""
+
+    argv: list[str]
+    kernel_cmdline: str | None  # None: the ISO's own default menu entry
+    serial_file: Path | None = None  # None: the serial port is the process's stdout
+    needs_pty: bool = False  # Bochs' term display needs a terminal
+    env: dict[str, str] = field(default_factory=dict)  # added to the environment
+    stop_signal: int = signal.SIGTERM  # how to end it early (then SIGKILL)
+    keep: list[Path] = field(default_factory=list)  # files to copy into the results
+    emulator_log: Path | None = None  # the emulator's own log file, if any
+
+    def display(self) -> str:
+        return shlex.join(self.argv)
+
+
+def with_exit(cmdline: str | None) -> str:
+    """Append exit=auto unless the command line already picks an exit."""
+    tokens = (cmdline or "").split()
+    if not any(t.startswith("exit=") for t in tokens):
+        tokens.append("exit=auto")
+    return " ".join(tokens)
+
+
+def _need_program(name: str) -> str:
+    path = shutil.which(name)
+    if path is None:
+        pkg = PACKAGES.get(name, name)
+        raise SetupError(f"{name} not found: install the Debian package(s) {pkg} "
+                         f"(tools/setup.sh installs them)")
+    return path
+
+
+def _need_file(path: Path, what: str, build: str | None = None) -> None:
+    if path.is_file():
+        return
+    if build is not None:
+        raise SetupError(f"{what} {path} not found: build it with `{build}`")
+    pkg = PACKAGES.get(str(path))
+    hint = f": install the Debian package {pkg} (tools/setup.sh installs it)" if pkg else ""
+    raise SetupError(f"{what} {path} not found{hint}")
+
+
+def _program(spec: RunSpec, default: str) -> str:
+    if spec.binary:
+        if shutil.which(spec.binary) is None:
+            raise SetupError(f"emulator binary {spec.binary} not found")
+        return spec.binary
+    _need_program(default)
+    return default
+
+
+def _grub_quote(token: str) -> str:
+    """Quote one command-line token for grub.cfg (GRUB removes the quotes)."""
+    safe = all(c.isalnum() or c in "=,._-+:/@%" for c in token)
+    return token if safe and token else "'" + token.replace("'", "'\\''") + "'"
+
+
+def grub_cfg(cmdline: str) -> str:
+    args = " ".join(_grub_quote(t) for t in cmdline.split())
+    return ("set timeout=0\n"
+            "set default=0\n"
+            "menuentry \"cleanroom\" {\n"
+            f"    multiboot /boot/cleanroom.elf {args}\n"
+            "    boot\n"
+            "}\n")
+
+
+def make_iso(kernel: Path, cmdline: str, workdir: Path) -> Path:
+    """Build a GRUB rescue ISO whose only entry boots kernel with cmdline."""
+    _need_file(kernel, "kernel", "make")
+    _need_program("grub-mkrescue")
+    root = workdir / "isodir"
+    (root / "boot" / "grub").mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(kernel, root / "boot" / "cleanroom.elf")
+    (root / "boot" / "grub" / "grub.cfg").write_text(grub_cfg(cmdline), encoding="ascii")
+    iso = workdir / "cleanroom.iso"
+    proc = subprocess.run(["grub-mkrescue", "-o", str(iso), str(root)],
+                          stdin=subprocess.DEVNULL, capture_output=True, timeout=300)
+    if proc.returncode != 0 or not iso.is_file():
+        err = proc.stderr.decode("utf-8", "replace").strip()
+        raise SetupError(f"grub-mkrescue failed (exit {proc.returncode}):\n{err}\n"
+                         f"it needs grub-pc-bin, grub-efi-ia32-bin, grub-efi-amd64-bin, "
+                         f"xorriso and mtools (tools/setup.sh installs them)")
+    return iso
+
+
+def bochsrc(iso: Path, serial: Path, log: Path, memory: int, cpu: str | None) -> str:
+    cpu_line = "cpu: count=1, ips=%d, reset_on_triple_fault=0" % BOCHS_IPS
+    if cpu:
+        cpu_line = f"cpu: model={cpu}, count=1, ips={BOCHS_IPS}, reset_on_triple_fault=0"
+    return "\n".join([
+        f"megs: {memory}",
+        f"romimage: file={BOCHS_BIOS}",
+        f"vgaromimage: file={BOCHS_VGABIOS}",
+        "ata0: enabled=1, ioaddr1=0x1f0, ioaddr2=0x3f0, irq=14",
+        f"ata0-master: type=cdrom, path={iso}, status=inserted",
+        "boot: cdrom",
+        f"com1: enabled=1, mode=file, dev={serial}",
+        "display_library: term",
+        "mouse: enabled=0",
+        cpu_line,
+        # A fixed start time and no host-time sync: runs repeat exactly.
+        "clock: sync=none, time0=946684800",
+        f"log: {log}",
+        "panic: action=fatal",
+        "error: action=report",
+        "info: action=report",
+        "debug: action=ignore",
+        "",
+    ])
+
+
+# Debugger commands: continue; should the simulation ever stop back in the
+# debugger (it does at the end of a run), quit instead of reading the tty.
+BOCHS_RC = "c\nquit\n"
+
+
+def _qemu_common(spec: RunSpec) -> list[str]:
+    argv = ["-display", "none", "-serial", "stdio", "-monitor", "none", "-no-reboot",
+            "-device", "isa-debug-exit,iobase=0xf4,iosize=0x04", "-m", str(spec.memory)]
+    if spec.cpu:
+        argv += ["-cpu", spec.cpu]
+    return argv + list(spec.qemu_args)
+
+
+def prepare(spec: RunSpec, workdir: Path) -> Launch:
+    """Check what the run needs, build any temporary ISO, return the launch."""
+    emu = spec.emulator
+    # The emulator runs in workdir: every path it is given must be absolute.
+    spec = replace(spec, kernel=spec.kernel.absolute(), iso=spec.iso.absolute())
+    if emu not in EMULATORS:
+        raise SetupError(f"unknown emulator {emu!r}; choose one of {', '.join(EMULATORS)}")
+    if spec.qemu_args and emu not in QEMU_EMULATORS:
+        raise SetupError(f"--qemu-arg does not apply to {emu}")
+
+    if emu in ("qemu", "qemu-icount"):
+        prog = _program(spec, "qemu-system-i386")
+        _need_file(spec.kernel, "kernel", "make")
+        cmdline = with_exit(spec.cmdline)
+        argv = [prog, "-kernel", str(spec.kernel), "-append", cmdline] + _qemu_common(spec)
+        if emu == "qemu-icount":
+            argv += ["-icount", "shift=0"]
+        return Launch(argv, cmdline)
+
+    # ISO boots: the built ISO as is, or a temporary one carrying --cmdline.
+    iso_cmdline: str | None = None
+    keep: list[Path] = []
+    if spec.cmdline is None:
+        _need_file(spec.iso, "ISO", "make iso")
+        iso = spec.iso
+    else:
+        iso_cmdline = with_exit(spec.cmdline)
+        iso = make_iso(spec.kernel, iso_cmdline, workdir)
+        keep.append(workdir / "isodir" / "boot" / "grub" / "grub.cfg")
+
+    if emu == "iso":
+        prog = _program(spec, "qemu-system-i386")
+        return Launch([prog, "-cdrom", str(iso), "-boot", "d"] + _qemu_common(spec), iso_cmdline, keep=keep)
+    if emu == "uefi":
+        prog = _program(spec, "qemu-system-x86_64")
+        _need_file(OVMF, "OVMF firmware")
+        return Launch([prog, "-bios", str(OVMF), "-cdrom", str(iso)] + _qemu_common(spec), iso_cmdline,
+                      keep=keep)
+
+    # bochs
+    prog = _program(spec, "bochs")
+    if not spec.binary:
+        _need_file(BOCHS_BIOS, "Bochs BIOS")
+        _need_file(BOCHS_VGABIOS, "VGA BIOS")
+    serial = workdir / "bochs-serial.out"
+    rc = workdir / "bochsrc"
+    rcfile = workdir / "bochs.rc"
+    rc.write_text(bochsrc(iso, serial, workdir / "bochs.log", spec.memory, spec.cpu), encoding="ascii")
+    rcfile.write_text(BOCHS_RC, encoding="ascii")
+    serial.write_bytes(b"")
+    # Bochs ignores SIGTERM while it runs; its serial file is already written.
+    return Launch([prog, "-q", "-f", str(rc), "-rc", str(rcfile)], iso_cmdline,
+                  serial_file=serial, needs_pty=True, env={"TERM": "vt100"},
+                  stop_signal=signal.SIGKILL, keep=keep + [rc], emulator_log=workdir / "bochs.log")

@@ -1,0 +1,299 @@
+"""Protocol v1 records: framing, CRC-32 check and log parsing.
+
+A record line is ``@cr1 <json> ~<crc>`` (see docs/PROTOCOL.md). The log is
+read as bytes; any other text around records is ignored. A frame whose CRC
+or JSON is bad is counted as corrupt and never guessed at; every good record
+is kept, duplicates are dropped, reordered records are put back in seq order.
+"""
+
+from __future__ import annotations
+
+import bisect
+import json
+import re
+import zlib
+from dataclasses import dataclass, field
+from typing import Any, Iterator
+
+PROTO_VERSION = 1
+MARKER = b"@cr1 "
+CRC_SEP = b" ~"
+EOL = b"\r\n"
+
+RECORD_TYPES = (
+    "hello", "cpu", "tsc", "mem", "config", "progress", "result", "test",
+    "skip", "error", "fault", "done",
+)
+STATUSES = ("ok", "fail", "config", "fault")
+
+# " ~" followed by exactly 8 lowercase hex digits (not part of a longer run).
+_CRC_RE = re.compile(rb" ~([0-9a-f]{8})(?![0-9a-f])")
+
+Record = dict[str, Any]
+
+MAX_MISSING_LISTED = 1_000_000
+
+
+def crc32(data: bytes) -> int:
+    """CRC-32 (IEEE 802.3) as zlib computes it."""
+    return zlib.crc32(data) & 0xFFFFFFFF
+
+
+def encode_record(obj: Record, eol: bytes = EOL) -> bytes:
+    """Frame one record exactly as the kernel does (used by tests and fakes)."""
+    payload = json.dumps(obj, separators=(",", ":"), ensure_ascii=True).encode("ascii")
+    return MARKER + payload + CRC_SEP + b"%08x" % crc32(payload) + eol
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"non-standard JSON constant {name}")
+
+
+@dataclass
+class Frame:
+    """One marker occurrence in the log and what became of it."""
+
+    line: int  # 1-based line number in the log
+    record: Record | None  # the decoded record, or None when corrupt
+    raw: bytes  # the JSON bytes (good) or the frame text (corrupt), capped
+    reason: str = ""  # why it is corrupt
+
+
+def decode_frame(segment: bytes) -> tuple[Record | None, bytes, str]:
+    """Decode the text that follows a marker, up to the end of its line.
+
+    Returns (record, json_bytes, "") or (None, segment, reason). Text after
+    the CRC on the same line is ignored; the CRC covers only the JSON.
+    """
+    matches = list(_CRC_RE.finditer(segment))
+    if not matches:
+        return None, segment, "no CRC"
+    # Prefer the last candidate: JSON strings may themselves contain " ~".
+    for m in reversed(matches):
+        payload = segment[: m.start()]
+        if crc32(payload) == int(m.group(1), 16):
+            break
+    else:
+        return None, segment, "CRC mismatch"
+    try:
+        obj = json.loads(payload.decode("ascii"), parse_constant=_reject_constant)
+    except (UnicodeDecodeError, ValueError) as exc:
+        return None, payload, f"bad JSON: {exc}"
+    if not isinstance(obj, dict):
+        return None, payload, "JSON is not an object"
+    seq = obj.get("seq")
+    if not isinstance(obj.get("t"), str) or not isinstance(seq, int) or isinstance(seq, bool) or seq < 0:
+        return None, payload, "missing or bad t/seq"
+    return obj, payload, ""
+
+
+def scan_line(line: bytes, lineno: int) -> Iterator[Frame]:
+    """Yield a Frame for each marker found anywhere in one line."""
+    start = line.find(MARKER)
+    while start >= 0:
+        body = start + len(MARKER)
+        nxt = line.find(MARKER, body)
+        segment = line[body: nxt if nxt >= 0 else len(line)].rstrip(b"\r\n\t ")
+        record, raw, reason = decode_frame(segment)
+        # Good frames keep their whole JSON (duplicates are compared on it).
+        yield Frame(lineno, record, raw if record is not None else raw[:200], reason)
+        start = nxt
+
+
+def split_lines(data: bytes) -> Iterator[tuple[int, bytes]]:
+    """Yield (line number, line) for each line; the last may lack its EOL."""
+    lineno = 0
+    pos = 0
+    n = len(data)
+    while pos < n:
+        end = data.find(b"\n", pos)
+        if end < 0:
+            end = n
+        lineno += 1
+        yield lineno, data[pos:end]
+        pos = end + 1
+
+
+def scan(data: bytes) -> Iterator[Frame]:
+    """Yield every frame of a whole log, in arrival order."""
+    for lineno, line in split_lines(data):
+        yield from scan_line(line, lineno)
+
+
+@dataclass
+class ParseResult:
+    """What a log held: good records in seq order plus the damage found."""
+
+    records: list[Record] = field(default_factory=list)
+    corrupt: int = 0
+    corrupt_lines: list[int] = field(default_factory=list)
+    missing: list[int] = field(default_factory=list)
+    duplicates: int = 0
+    reordered: int = 0
+    conflicts: list[Record] = field(default_factory=list)
+    done: Record | None = None
+    complete: bool = False
+    problems: list[str] = field(default_factory=list)
+
+    @property
+    def status(self) -> str | None:
+        if self.done is None:
+            return None
+        status = self.done.get("status")
+        return status if isinstance(status, str) else None
+
+    @property
+    def damaged(self) -> bool:
+        return bool(self.corrupt or self.missing or self.conflicts)
+
+    def of_type(self, t: str) -> list[Record]:
+        return [r for r in self.records if r.get("t") == t]
+
+    def first(self, t: str) -> Record | None:
+        for r in self.records:
+            if r.get("t") == t:
+                return r
+        return None
+
+    def summary_line(self) -> str:
+        return (f"records: {len(self.records)} good, {self.corrupt} corrupt, "
+                f"{len(self.missing)} missing, complete: {'yes' if self.complete else 'no'}")
+
+    def detail_lines(self) -> list[str]:
+        """Lines that explain the summary; empty for a clean, complete log."""
+        out: list[str] = []
+        if self.corrupt:
+            lines = ", ".join(str(n) for n in self.corrupt_lines[:20])
+            more = " ..." if len(self.corrupt_lines) > 20 else ""
+            out.append(f"corrupt records on lines: {lines}{more}")
+        if self.missing:
+            out.append(f"missing seq: {format_ranges(self.missing)}")
+        if self.duplicates:
+            out.append(f"duplicates dropped: {self.duplicates}")
+        if self.reordered:
+            out.append(f"reordered: {self.reordered} records put back in seq order")
+        if self.conflicts:
+            seqs = ", ".join(str(r.get("seq")) for r in self.conflicts[:20])
+            out.append(f"conflicting records (same seq, different content) not kept: seq {seqs}")
+        out.extend(self.problems)
+        if self.done is not None:
+            d = self.done
+            out.append(f"done: status {d.get('status')}, passed {d.get('passed')}, "
+                       f"failed {d.get('failed')}, records {d.get('records')}")
+        return out
+
+
+def format_ranges(numbers: list[int]) -> str:
+    """[1,2,3,7,9,10] -> '1-3, 7, 9-10'."""
+    parts: list[str] = []
+    i = 0
+    while i < len(numbers):
+        j = i
+        while j + 1 < len(numbers) and numbers[j + 1] == numbers[j] + 1:
+            j += 1
+        parts.append(str(numbers[i]) if i == j else f"{numbers[i]}-{numbers[j]}")
+        i = j + 1
+    return ", ".join(parts)
+
+
+def _longest_increasing(values: list[int]) -> int:
+    """Length of the longest increasing subsequence: the records that arrived
+    in order; the rest are the ones that were moved."""
+    tails: list[int] = []
+    for v in values:
+        i = bisect.bisect_left(tails, v)
+        if i == len(tails):
+            tails.append(v)
+        else:
+            tails[i] = v
+    return len(tails)
+
+
+def assemble(frames: Iterator[Frame]) -> ParseResult:
+    """Turn frames in arrival order into a ParseResult."""
+    res = ParseResult()
+    by_seq: dict[int, tuple[Record, bytes]] = {}
+    arrival: list[int] = []
+    max_seen = -1
+    for fr in frames:
+        if fr.record is None:
+            res.corrupt += 1
+            res.corrupt_lines.append(fr.line)
+            continue
+        seq = fr.record["seq"]
+        if seq in by_seq:
+            if by_seq[seq][1] == fr.raw:
+                res.duplicates += 1
+            else:
+                res.conflicts.append(fr.record)
+            continue
+        arrival.append(seq)
+        max_seen = max(max_seen, seq)
+        by_seq[seq] = (fr.record, fr.raw)
+    res.reordered = len(arrival) - _longest_increasing(arrival)
+
+    res.records = [by_seq[s][0] for s in sorted(by_seq)]
+    dones = [r for r in res.records if r.get("t") == "done"]
+    res.done = dones[-1] if dones else None
+    last = max_seen
+    limit = min(last + 1, len(by_seq) + MAX_MISSING_LISTED)
+    res.missing = [s for s in range(limit) if s not in by_seq]
+    if limit <= last:
+        res.problems.append(f"seq jumps to {last}: missing list cut at {limit}")
+
+    if res.done is None:
+        res.problems.append("no done record: the run did not finish (or its end was lost)")
+        return res
+    done_seq = res.done["seq"]
+    before = sum(1 for s in by_seq if s < done_seq)
+    claimed = res.done.get("records")
+    if len(dones) > 1:
+        res.problems.append(f"{len(dones)} done records; using the last (seq {done_seq})")
+    if claimed != done_seq:
+        res.problems.append(f"done says records={claimed} but it has seq {done_seq}")
+    if before != done_seq:
+        res.problems.append(f"done at seq {done_seq} but only {before} records before it arrived")
+    if last > done_seq:
+        res.problems.append(f"records after done (up to seq {last})")
+    res.complete = (claimed == done_seq and before == done_seq
+                    and res.status in STATUSES and not res.conflicts)
+    return res
+
+
+def parse_log(data: bytes) -> ParseResult:
+    """Parse a whole serial log (bytes exactly as received)."""
+    return assemble(scan(data))
+
+
+class StreamScanner:
+    """Incremental scanner for live capture: feed bytes, get complete frames.
+
+    Only whole lines are scanned; the unfinished tail is kept (bounded, so a
+    endless line of garbage cannot grow memory without limit).
+    """
+
+    MAX_PENDING = 1 << 20
+
+    def __init__(self) -> None:
+        self._pending = b""
+        self._lineno = 0
+
+    def feed(self, data: bytes) -> list[Frame]:
+        buf = self._pending + data
+        frames: list[Frame] = []
+        start = 0
+        while True:
+            end = buf.find(b"\n", start)
+            if end < 0:
+                break
+            self._lineno += 1
+            frames.extend(scan_line(buf[start:end], self._lineno))
+            start = end + 1
+        self._pending = buf[start:]
+        if len(self._pending) > self.MAX_PENDING:
+            # Keep only a tail that may still hold a marker's beginning.
+            cut = self._pending.rfind(MARKER)
+            self._pending = self._pending[cut:] if cut >= 0 else self._pending[-len(MARKER):]
+            if len(self._pending) > self.MAX_PENDING:
+                self._pending = b""
+        return frames

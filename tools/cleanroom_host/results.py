@@ -1,0 +1,178 @@
+"""results.json / results.csv: writing them, and loading a result set back."""
+
+from __future__ import annotations
+
+import csv
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from .protocol import ParseResult, Record, parse_log
+
+RESULTS_JSON = "results.json"
+RESULTS_CSV = "results.csv"
+SERIAL_LOG = "serial.log"
+FORMAT_NAME = "cleanroom-results"
+FORMAT_VERSION = 1
+
+CSV_LEAD = ["bench", "case"]
+CSV_STATS = ["unit", "n", "min", "med", "max", "mean"]
+# Fields of a result record that never become CSV columns.
+_NOT_COLUMNS = {"t", "seq", "bench", "case", "params", "samples", *CSV_STATS}
+
+
+def to_json_doc(res: ParseResult, source: str, run: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The results.json document for one parsed log."""
+    doc: dict[str, Any] = {
+        "format": FORMAT_NAME,
+        "version": FORMAT_VERSION,
+        "source": source,
+        "complete": res.complete,
+        "status": res.status,
+        "corrupt": res.corrupt,
+        "corrupt_lines": res.corrupt_lines,
+        "missing": res.missing,
+        "duplicates": res.duplicates,
+        "reordered": res.reordered,
+        "conflicts": res.conflicts,
+        "problems": res.problems,
+        "records": res.records,
+    }
+    if run is not None:
+        doc["run"] = run
+    return doc
+
+
+def _cell(value: Any) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, str):
+        return value
+    return json.dumps(value, separators=(",", ":"))
+
+
+def csv_rows(records: list[Record]) -> tuple[list[str], list[list[str]]]:
+    """Header and rows: one row per result record, params flattened."""
+    results = [r for r in records if r.get("t") == "result"]
+    param_keys: list[str] = []
+    extra_keys: list[str] = []
+    for r in results:
+        params = r.get("params")
+        if isinstance(params, dict):
+            for k in params:
+                if k not in param_keys:
+                    param_keys.append(k)
+        for k, v in r.items():
+            if k not in _NOT_COLUMNS and k not in extra_keys and not isinstance(v, (list, dict)):
+                extra_keys.append(k)
+    header = CSV_LEAD + [f"param_{k}" for k in param_keys] + CSV_STATS + extra_keys
+    rows: list[list[str]] = []
+    for r in results:
+        raw = r.get("params")
+        flat: dict[str, Any] = raw if isinstance(raw, dict) else {}
+        row = [_cell(r.get(k)) for k in CSV_LEAD]
+        row += [_cell(flat.get(k)) for k in param_keys]
+        row += [_cell(r.get(k)) for k in CSV_STATS]
+        row += [_cell(r.get(k)) for k in extra_keys]
+        rows.append(row)
+    return header, rows
+
+
+def write_results(out_dir: Path, res: ParseResult, source: str,
+                  run: dict[str, Any] | None = None) -> tuple[Path, Path]:
+    """Write results.json and results.csv into out_dir; return their paths."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    json_path = out_dir / RESULTS_JSON
+    csv_path = out_dir / RESULTS_CSV
+    doc = to_json_doc(res, source, run)
+    tmp = json_path.with_suffix(".json.tmp")
+    tmp.write_text(json.dumps(doc, indent=1) + "\n", encoding="ascii")
+    tmp.replace(json_path)
+    header, rows = csv_rows(res.records)
+    with csv_path.open("w", newline="", encoding="ascii", errors="backslashreplace") as f:
+        w = csv.writer(f)
+        w.writerow(header)
+        w.writerows(rows)
+    return json_path, csv_path
+
+
+def previous_run(out_dir: Path) -> dict[str, Any] | None:
+    """The `run` object of an existing results.json in out_dir, if any."""
+    try:
+        doc = json.loads((out_dir / RESULTS_JSON).read_text(encoding="ascii"))
+    except (OSError, ValueError):
+        return None
+    run = doc.get("run") if isinstance(doc, dict) else None
+    return run if isinstance(run, dict) else None
+
+
+@dataclass
+class ResultSet:
+    """A result set as the report sees it."""
+
+    path: Path  # what was loaded
+    doc: dict[str, Any]
+
+    @property
+    def records(self) -> list[Record]:
+        recs = self.doc.get("records")
+        return recs if isinstance(recs, list) else []
+
+    def of_type(self, t: str) -> list[Record]:
+        return [r for r in self.records if isinstance(r, dict) and r.get("t") == t]
+
+    def first(self, t: str) -> Record | None:
+        found = self.of_type(t)
+        return found[0] if found else None
+
+
+def load(path: Path) -> ResultSet:
+    """Load a results.json, a serial log, or a directory holding either."""
+    if path.is_dir():
+        if (path / RESULTS_JSON).is_file():
+            path = path / RESULTS_JSON
+        elif (path / SERIAL_LOG).is_file():
+            path = path / SERIAL_LOG
+        else:
+            raise FileNotFoundError(f"{path} holds neither {RESULTS_JSON} nor {SERIAL_LOG}")
+    if not path.is_file():
+        raise FileNotFoundError(f"{path}: no such file")
+    data = path.read_bytes()
+    if path.suffix == ".json":
+        try:
+            doc = json.loads(data)
+        except ValueError as exc:
+            raise ValueError(f"{path}: not a results.json ({exc})") from exc
+        if not isinstance(doc, dict) or not isinstance(doc.get("records"), list):
+            raise ValueError(f"{path}: not a results.json (no records list)")
+        return ResultSet(path, doc)
+    return ResultSet(path, to_json_doc(parse_log(data), str(path)))
+
+
+# Exit status of `parse`, `run` and `capture` (documented in --help).
+EXIT_OK = 0        # complete, done.status ok, nothing corrupt or missing
+EXIT_FAIL = 1      # done.status fail: a self-test or check failed
+EXIT_CONFIG = 2    # done.status config: the kernel rejected the command line
+EXIT_FAULT = 3     # done.status fault: an unexpected CPU exception
+EXIT_DAMAGED = 4   # incomplete, timed out, corrupt or missing records
+EXIT_SETUP = 5     # could not run: missing kernel, ISO, emulator, port, bad arguments
+
+EXIT_HELP = """exit status:
+  0  complete, done status ok, nothing corrupt or missing
+  1  done status fail (a self-test or check failed)
+  2  done status config (the kernel rejected the command line)
+  3  done status fault (an unexpected CPU exception)
+  4  incomplete, timed out, corrupt or missing records (status ok or none)
+  5  could not run: kernel/ISO/emulator/port missing, bad arguments"""
+
+_STATUS_EXIT = {"fail": EXIT_FAIL, "config": EXIT_CONFIG, "fault": EXIT_FAULT}
+
+
+def exit_status(res: ParseResult, timed_out: bool = False) -> int:
+    """The kernel's own verdict first; then whether the record set is whole."""
+    if res.status in _STATUS_EXIT:
+        return _STATUS_EXIT[res.status]
+    if timed_out or not res.complete or res.damaged or res.status != "ok":
+        return EXIT_DAMAGED
+    return EXIT_OK

@@ -1,0 +1,343 @@
+"""Running an emulator (or reading a serial port) and capturing its records."""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import pty
+import queue
+import re
+import shutil
+import signal
+import struct
+import subprocess
+import tempfile
+import termios
+import threading
+import time
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import IO, Any, BinaryIO, Callable, TextIO
+
+from . import emulators
+from .progress import Progress
+from .protocol import ParseResult, StreamScanner, parse_log
+from .results import SERIAL_LOG, write_results
+
+# After a good `done` record, give the emulator this long to exit by itself.
+DONE_GRACE_S = 1.0
+POLL_S = 0.05
+EMULATOR_LOG = "emulator.log"
+TAIL_KEEP = 64 * 1024
+
+
+class Session:
+    """Collects serial bytes: saves them exactly, scans them for progress."""
+
+    def __init__(self, log: BinaryIO, progress: Progress, clock: Callable[[], float] = time.monotonic) -> None:
+        self.log = log
+        self.progress = progress
+        self.scanner = StreamScanner()
+        self.clock = clock
+        self.good = 0
+        self.corrupt = 0
+        self.done_at: float | None = None
+        self.bytes = 0
+
+    def feed(self, data: bytes) -> None:
+        if not data:
+            return
+        self.bytes += len(data)
+        self.log.write(data)
+        self.log.flush()
+        for frame in self.scanner.feed(data):
+            if frame.record is None:
+                self.corrupt += 1
+                continue
+            self.good += 1
+            self.progress.record(frame.record)
+            if frame.record.get("t") == "done" and self.done_at is None:
+                self.done_at = self.clock()
+
+    def done_for(self) -> float:
+        """Seconds since a good `done` arrived (0 if none has)."""
+        return 0.0 if self.done_at is None else self.clock() - self.done_at
+
+
+@dataclass
+class Outcome:
+    """What a run or capture produced."""
+
+    out_dir: Path
+    result: ParseResult
+    run: dict[str, Any]
+    timed_out: bool
+    messages: list[str] = field(default_factory=list)
+
+
+def repo_root() -> Path:
+    return Path(__file__).resolve().parents[2]
+
+
+def default_out_dir(results_dir: Path, label: str, now: datetime | None = None) -> Path:
+    """results/<UTC YYYYmmdd-HHMMSS>-<label>, made unique with a suffix."""
+    stamp = (now or datetime.now(timezone.utc)).strftime("%Y%m%d-%H%M%S")
+    base = results_dir / f"{stamp}-{label}"
+    path, n = base, 2
+    while path.exists():
+        path = base.with_name(f"{base.name}-{n}")
+        n += 1
+    return path
+
+
+def point_latest(out_dir: Path) -> None:
+    """Make results/latest a relative symlink to out_dir (atomically)."""
+    latest = out_dir.parent / "latest"
+    tmp = out_dir.parent / f".latest.{os.getpid()}"
+    if tmp.is_symlink() or tmp.exists():
+        tmp.unlink()
+    os.symlink(out_dir.name, tmp)
+    os.replace(tmp, latest)
+
+
+def _reader(stream: IO[bytes], q: "queue.Queue[tuple[str, bytes]]", tag: str) -> None:
+    """Forward a pipe's bytes to the queue until EOF (then an empty chunk)."""
+    fd = stream.fileno()
+    while True:
+        try:
+            data = os.read(fd, 65536)
+        except OSError:
+            data = b""
+        q.put((tag, data))
+        if not data:
+            return
+
+
+def _pty_reader(fd: int, keep: bytearray) -> None:
+    """Drain Bochs' terminal so it never blocks writing its display."""
+    while True:
+        try:
+            data = os.read(fd, 65536)
+        except OSError:
+            return
+        if not data:
+            return
+        keep.extend(data)
+        del keep[:-TAIL_KEEP]
+
+
+def _kill_group(proc: "subprocess.Popen[bytes]", first: int = signal.SIGTERM) -> None:
+    """Stop the emulator and anything it started (its own process group)."""
+    for sig, wait in ((first, 1.0), (signal.SIGKILL, 5.0)):
+        try:
+            os.killpg(proc.pid, sig)
+        except ProcessLookupError:
+            return
+        try:
+            proc.wait(timeout=wait)
+            return
+        except subprocess.TimeoutExpired:
+            continue
+
+
+_ESCAPES = re.compile(rb"\x1b(\[[0-?]*[ -/]*[@-~]|[()][0-9A-Za-z]|.)|[\x00-\x08\x0b-\x1f\x7f]")
+
+
+def terminal_text(data: bytes) -> str:
+    """Readable text from a terminal stream: escapes and control bytes removed."""
+    text = _ESCAPES.sub(b"", data.replace(b"\r\n", b"\n")).decode("utf-8", "replace")
+    return "\n".join(line.rstrip() for line in text.splitlines() if line.strip())
+
+
+def _start(launch: emulators.Launch, cwd: str, chunks: "queue.Queue[tuple[str, bytes]]",
+           emu_out: bytearray) -> tuple["subprocess.Popen[bytes]", list[threading.Thread], int]:
+    """Start the emulator with its readers; returns (process, threads, pty master or -1)."""
+    env = dict(os.environ, **launch.env)
+    try:
+        if launch.needs_pty:
+            master, slave = pty.openpty()
+            fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 25, 80, 0, 0))
+            try:
+                proc = subprocess.Popen(launch.argv, stdin=slave, stdout=slave, stderr=slave,
+                                        start_new_session=True, env=env, cwd=cwd)
+            except OSError:
+                os.close(master)
+                raise
+            finally:
+                os.close(slave)
+            threads = [threading.Thread(target=_pty_reader, args=(master, emu_out), daemon=True)]
+        else:
+            master = -1
+            proc = subprocess.Popen(launch.argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                    stderr=subprocess.PIPE, start_new_session=True, env=env, cwd=cwd)
+            assert proc.stdout is not None and proc.stderr is not None
+            threads = [threading.Thread(target=_reader, args=(proc.stdout, chunks, "out"), daemon=True),
+                       threading.Thread(target=_reader, args=(proc.stderr, chunks, "err"), daemon=True)]
+    except OSError as exc:
+        raise emulators.SetupError(f"cannot start {launch.argv[0]}: {exc}") from exc
+    for t in threads:
+        t.start()
+    return proc, threads, master
+
+
+def run_emulator(spec: emulators.RunSpec, out_dir: Path, timeout: float,
+                 progress: Progress, on_start: Callable[[Path], None] | None = None) -> Outcome:
+    """Boot the kernel, capture serial output into out_dir, parse it.
+
+    Raises emulators.SetupError before anything starts if something is missing.
+    """
+    with tempfile.TemporaryDirectory(prefix="cleanroom-") as tmp:
+        launch = emulators.prepare(spec, Path(tmp))
+        out_dir.mkdir(parents=True, exist_ok=True)
+        for name in launch.keep:  # bochsrc, grub.cfg: how this run was made
+            shutil.copyfile(name, out_dir / name.name)
+        if on_start is not None:
+            on_start(out_dir)
+        chunks: "queue.Queue[tuple[str, bytes]]" = queue.Queue()
+        emu_out = bytearray()
+        start = time.monotonic()
+        proc, threads, master = _start(launch, tmp, chunks, emu_out)
+
+        timed_out = stopped_early = interrupted = False
+        serial_fh = launch.serial_file.open("rb") if launch.serial_file else None
+        with (out_dir / SERIAL_LOG).open("wb") as log:
+            session = Session(log, progress)
+
+            def pump(wait: float) -> None:
+                try:
+                    tag, data = chunks.get(timeout=wait)
+                    while True:
+                        if tag == "out":
+                            session.feed(data)
+                        else:
+                            emu_out.extend(data)
+                            del emu_out[:-TAIL_KEEP * 16]
+                        tag, data = chunks.get_nowait()
+                except queue.Empty:
+                    pass
+                if serial_fh is not None:
+                    session.feed(serial_fh.read())
+
+            try:
+                while proc.poll() is None:
+                    pump(POLL_S)
+                    if session.done_at is not None:  # finished: not a hang
+                        if session.done_for() >= DONE_GRACE_S:
+                            stopped_early = proc.poll() is None
+                            break
+                    elif time.monotonic() - start >= timeout:
+                        timed_out = True
+                        break
+            except KeyboardInterrupt:
+                interrupted = True
+            finally:
+                if proc.poll() is None:
+                    _kill_group(proc, launch.stop_signal)
+            for t in threads:
+                t.join(timeout=2.0)
+            pump(0)
+            if serial_fh is not None:
+                serial_fh.close()
+        wall = time.monotonic() - start
+        if master >= 0:
+            os.close(master)
+        progress.finish()
+        emu_text = terminal_text(bytes(emu_out)) if launch.needs_pty else bytes(emu_out).decode("utf-8", "replace")
+        if emu_text.strip():
+            (out_dir / EMULATOR_LOG).write_text(emu_text + "\n", encoding="utf-8")
+        if launch.emulator_log is not None and launch.emulator_log.is_file():
+            (out_dir / launch.emulator_log.name).write_bytes(launch.emulator_log.read_bytes()[-4 * 1024 * 1024:])
+
+    result = parse_log((out_dir / SERIAL_LOG).read_bytes())
+    run = {
+        "emulator": spec.emulator,
+        "command": launch.argv,
+        "command_line": launch.display(),
+        "kernel_cmdline": launch.kernel_cmdline,
+        "timeout": timeout,
+        "wall_seconds": round(wall, 3),
+        "exit_code": proc.returncode,
+        "timed_out": timed_out,
+        "interrupted": interrupted,
+        "stopped_after_done": stopped_early,
+    }
+    messages: list[str] = []
+    if timed_out:
+        messages.append(f"timed out after {timeout:g} s; {session.good} records received")
+    elif interrupted:
+        messages.append(f"interrupted; {session.good} records received")
+    elif result.done is None:
+        tail = "\n".join(emu_text.strip().splitlines()[-15:])
+        msg = f"emulator exited with status {proc.returncode} before a done record"
+        if tail:
+            msg += f"; it said:\n{tail}"
+        messages.append(msg)
+    write_results(out_dir, result, SERIAL_LOG, run)
+    return Outcome(out_dir, result, run, timed_out or interrupted, messages)
+
+
+def capture_port(port: str, baud: int, out_dir: Path, timeout: float, progress: Progress,
+                 announce: Callable[[str], None]) -> Outcome:
+    """Read a serial port until a done record (plus a grace period) or timeout."""
+    try:
+        import serial  # pyserial
+    except ImportError as exc:
+        raise emulators.SetupError("pyserial is not installed: run tools/setup.sh "
+                                   "(it installs tools/requirements.txt into .venv)") from exc
+    try:
+        ser = serial.Serial(port, baudrate=baud, timeout=POLL_S)
+    except (serial.SerialException, OSError, ValueError) as exc:
+        raise emulators.SetupError(f"cannot open {port}: {exc}") from exc
+    out_dir.mkdir(parents=True, exist_ok=True)
+    start = time.monotonic()
+    timed_out = False
+    closed: str | None = None
+    with ser, (out_dir / SERIAL_LOG).open("wb") as log:
+        session = Session(log, progress)
+        announce(f"capturing from {port} at {baud} baud (timeout {timeout:g} s)")
+        while True:
+            try:
+                data = ser.read(max(1, ser.in_waiting))
+            except (serial.SerialException, OSError) as exc:
+                closed = str(exc)
+                break
+            session.feed(data)
+            if session.done_at is not None:
+                if session.done_for() >= DONE_GRACE_S:
+                    break
+            elif time.monotonic() - start >= timeout:
+                timed_out = True
+                break
+    progress.finish()
+    wall = time.monotonic() - start
+    result = parse_log((out_dir / SERIAL_LOG).read_bytes())
+    run = {
+        "emulator": "serial",
+        "port": port,
+        "baud": baud,
+        "timeout": timeout,
+        "wall_seconds": round(wall, 3),
+        "timed_out": timed_out,
+    }
+    messages: list[str] = []
+    if timed_out:
+        messages.append(f"timed out after {timeout:g} s; {session.good} records received")
+    elif closed is not None and result.done is None:
+        messages.append(f"{port} closed before a done record: {closed}")
+    write_results(out_dir, result, SERIAL_LOG, run)
+    return Outcome(out_dir, result, run, timed_out, messages)
+
+
+def print_outcome(outcome: Outcome, out: TextIO, err: TextIO) -> None:
+    """The summary a user reads after run/capture."""
+    for msg in outcome.messages:
+        err.write(msg + "\n")
+    res = outcome.result
+    out.write(res.summary_line() + "\n")
+    for line in res.detail_lines():
+        out.write(line + "\n")
+    run = outcome.run
+    out.write(f"run: {run['emulator']} in {run['wall_seconds']:.1f} s"
+              + (f", emulator exit code {run['exit_code']}" if "exit_code" in run else "")
+              + f"; results in {outcome.out_dir}\n")

@@ -1,0 +1,98 @@
+#!/bin/sh
+# Idempotent set-up: Debian packages, then .venv with tools/requirements.txt.
+# Fast (well under 2 s) and one line of output when everything is in place;
+# otherwise one line per step it takes, and the full log of a step that fails.
+set -eu
+
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+VENV="$ROOT/.venv"
+REQ="$ROOT/tools/requirements.txt"
+STAMP="$VENV/.cleanroom-requirements.sha256"
+
+# Build: nasm, cross gcc/binutils. ISO: grub-mkrescue and the GRUB platforms
+# it packs, xorriso, mtools. Emulators: QEMU, OVMF, Bochs with its BIOSes and
+# term display. Host tool: python3 with venv.
+PACKAGES="nasm gcc-i686-linux-gnu binutils-i686-linux-gnu
+grub-common grub-pc-bin grub-efi-ia32-bin grub-efi-amd64-bin xorriso mtools
+qemu-system-x86 ovmf bochs bochsbios vgabios bochs-term
+python3 python3-venv"
+
+say() { printf 'setup: %s\n' "$*"; }
+die() { printf 'setup: error: %s\n' "$*" >&2; exit 1; }
+
+LOG=$(mktemp "${TMPDIR:-/tmp}/cleanroom-setup.XXXXXX")
+trap 'rm -f "$LOG"' EXIT
+
+# Run a step quietly; on failure show what it printed.
+quiet() {
+    if ! "$@" >"$LOG" 2>&1; then
+        cat "$LOG" >&2
+        die "failed: $*"
+    fi
+}
+
+missing_packages() {
+    # One dpkg call for the common case where everything is installed.
+    # shellcheck disable=SC2086
+    if dpkg -s $PACKAGES >/dev/null 2>&1; then
+        return 0
+    fi
+    for p in $PACKAGES; do
+        dpkg -s "$p" 2>/dev/null | grep -q '^Status: install ok installed' || printf '%s ' "$p"
+    done
+}
+
+as_root() {
+    if [ "$(id -u)" -eq 0 ]; then
+        "$@"
+    elif command -v sudo >/dev/null 2>&1; then
+        sudo "$@"
+    else
+        return 127
+    fi
+}
+
+install_packages() {
+    pkgs=$1
+    if [ "$(id -u)" -ne 0 ] && ! command -v sudo >/dev/null 2>&1; then
+        die "missing Debian packages: $pkgs
+       install them as root: apt-get install $pkgs"
+    fi
+    say "installing Debian packages: $pkgs"
+    quiet as_root apt-get update
+    # shellcheck disable=SC2086
+    quiet as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $pkgs
+}
+
+if ! command -v dpkg >/dev/null 2>&1; then
+    die "dpkg not found: this set-up step supports Debian and Ubuntu only; install by hand:
+       $(echo $PACKAGES)"
+fi
+
+MISSING=$(echo $(missing_packages))
+if [ -n "$MISSING" ]; then
+    install_packages "$MISSING"
+    STILL=$(echo $(missing_packages))
+    [ -z "$STILL" ] || die "still missing after apt-get install: $STILL"
+fi
+
+# .venv: make it (once), then install requirements when their hash changed.
+if [ ! -x "$VENV/bin/python" ] || ! "$VENV/bin/python" -c '' >/dev/null 2>&1; then
+    say "creating $VENV"
+    rm -rf "$VENV"
+    if ! python3 -m venv "$VENV" >"$LOG" 2>&1; then
+        rm -rf "$VENV"
+        install_packages "python3-venv"
+        quiet python3 -m venv "$VENV"
+    fi
+fi
+
+WANT=$(sha256sum "$REQ" | cut -d' ' -f1)
+HAVE=$(cat "$STAMP" 2>/dev/null || true)
+if [ "$WANT" != "$HAVE" ]; then
+    say "installing tools/requirements.txt into .venv"
+    quiet "$VENV/bin/python" -m pip install --disable-pip-version-check -q -r "$REQ"
+    echo "$WANT" >"$STAMP"
+fi
+
+say "ok (Debian packages and .venv in place)"
