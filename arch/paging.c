@@ -123,6 +123,8 @@ void paging_set_flags(uint32_t va, uint32_t flags)
         invlpg(va);
 }
 
+uint32_t paging_kernel_flags(void) { return PTE_P | PTE_W | (global_ok ? PTE_G : 0); }
+
 uint32_t paging_get_flags(uint32_t va)
 {
     uint32_t *pte = pte_of(va);

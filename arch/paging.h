@@ -27,6 +27,8 @@ enum page_size paging_current_size(void);
  * flags are PTE_* bits; the physical address stays the identity. */
 void paging_set_flags(uint32_t va, uint32_t flags);
 uint32_t paging_get_flags(uint32_t va);
+/* The flags of an ordinary identity-mapped kernel page (present, writable, global). */
+uint32_t paging_kernel_flags(void);
 /* Bytes the page tables took. */
 uint32_t paging_table_bytes(void);
 bool paging_global_pages(void);

@@ -91,6 +91,7 @@ static inline uint32_t inl(uint16_t port) { uint32_t v; __asm__ volatile("inl %1
 
 /* --- TLB, interrupts, halting -------------------------------------------- */
 static inline void invlpg(uintptr_t va) { __asm__ volatile("invlpg (%0)" :: "r"(va) : "memory"); }
+static inline void clts(void) { __asm__ volatile("clts" ::: "memory"); }
 static inline void cli(void) { __asm__ volatile("cli" ::: "memory"); }
 static inline void hlt(void) { __asm__ volatile("hlt" ::: "memory"); }
 static inline void cpu_pause(void) { __asm__ volatile("pause" ::: "memory"); }
@@ -146,6 +147,39 @@ static inline void load_ds(uint16_t sel) { __asm__ volatile("movw %0, %%ds" :: "
 static inline void rep_stosd(void *dst, uint32_t value, uint32_t dwords)
 {
     __asm__ volatile("rep stosl" : "+D"(dst), "+c"(dwords) : "a"(value) : "memory");
+}
+
+/* One 32-bit store per iteration: in asm so the compiler can neither drop
+ * nor vectorise it (the paper's "refill the buffer with zeroes"). */
+static inline void store_loop_dwords(void *dst, uint32_t dwords)
+{
+    if (!dwords)
+        return;
+    __asm__ volatile("1:\n\t"
+                     "movl $0, (%0)\n\t"
+                     "addl $4, %0\n\t"
+                     "decl %1\n\t"
+                     "jnz 1b"
+                     : "+r"(dst), "+r"(dwords)::"memory", "cc");
+}
+
+/* 16-byte SSE stores of zero; dst 16-byte aligned; needs SSE and CR4.OSFXSR. */
+#ifdef __SSE__
+#define XMM0_CLOBBER , "xmm0"
+#else
+#define XMM0_CLOBBER /* the kernel's C never uses SSE registers */
+#endif
+static inline void sse_store_blocks(void *dst, uint32_t blocks)
+{
+    if (!blocks)
+        return;
+    __asm__ volatile("xorps %%xmm0, %%xmm0\n"
+                     "1:\n\t"
+                     "movaps %%xmm0, (%0)\n\t"
+                     "addl $16, %0\n\t"
+                     "decl %1\n\t"
+                     "jnz 1b"
+                     : "+r"(dst), "+r"(blocks)::"memory", "cc" XMM0_CLOBBER);
 }
 
 #endif

@@ -15,7 +15,7 @@ enum console_mode { CONSOLE_SERIAL, CONSOLE_VGA, CONSOLE_BOTH };
 enum paging_mode { PAGING_OFF, PAGING_ON, PAGING_BOTH };
 enum page_size { PAGESIZE_4K, PAGESIZE_4M };
 enum fill_kind { FILL_LOOP, FILL_STOS, FILL_SSE };
-enum provoke { PROVOKE_NONE, PROVOKE_DE, PROVOKE_UD, PROVOKE_PF, PROVOKE_GP, PROVOKE_STACK };
+enum provoke { PROVOKE_NONE, PROVOKE_DE, PROVOKE_UD, PROVOKE_PF, PROVOKE_GP, PROVOKE_STACK, PROVOKE_FIBER };
 
 enum config_key {
     KEY_SUITE,
@@ -32,6 +32,7 @@ enum config_key {
     KEY_FILL,
     KEY_RAW,
     KEY_PROVOKE,
+    KEY_SWITCH,
     KEY_COUNT
 };
 
@@ -48,7 +49,7 @@ enum key_kind {
 #define CFG_MAX_BENCHES 32
 
 struct config {
-    uint32_t suite, exit, console, paging, pagesize, fill, raw, provoke;
+    uint32_t suite, exit, console, paging, pagesize, fill, raw, provoke, switch_kind;
     uint32_t runs, warmup, reps;
     uint64_t maxsize;
     uint64_t sizes[CFG_MAX_SIZES];

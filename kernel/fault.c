@@ -23,9 +23,9 @@ struct expectation {
 };
 static struct expectation *armed;
 static int fault_depth;
-static void (*annotator)(uint32_t cr2, uint32_t esp);
+static void (*annotator)(uint32_t vector, uint32_t cr2, uint32_t esp);
 
-void fault_set_annotator(void (*annotate)(uint32_t cr2, uint32_t esp)) { annotator = annotate; }
+void fault_set_annotator(void (*annotate)(uint32_t vector, uint32_t cr2, uint32_t esp)) { annotator = annotate; }
 
 void fault_set_running(const char *bench, const char *what)
 {
@@ -40,6 +40,8 @@ bool fault_expect(uint32_t vector_mask, void (*fn)(void *), void *arg, struct fa
     armed = &e;
     int faulted = catch_call(fn, arg, &e.frame);
     armed = outer;
+    if (faulted)
+        clts(); /* back from the double-fault task: a task switch sets CR0.TS */
     return faulted != 0;
 }
 
@@ -65,11 +67,12 @@ static void report_and_end(struct trapframe *tf, uint32_t esp)
     rec_u64("cs", tf->cs);
     rec_u64("eflags", tf->eflags);
     rec_u64("esp", esp);
-    if (cr2 >> 12 == (uint32_t)boot_stack_guard >> 12) {
+    bool memory_fault = tf->vector == EXC_PF || tf->vector == EXC_DF; /* else cr2 is stale */
+    if (memory_fault && cr2 >> 12 == (uint32_t)boot_stack_guard >> 12) {
         rec_str("fiber", "kernel");
         rec_str("cause", "stack overflow into the boot stack's guard page");
     } else if (annotator) {
-        annotator(cr2, esp);
+        annotator(tf->vector, cr2, esp);
     }
     rec_end();
     console_say(VGA_RED, "FAULT: %s (vector %u) at eip 0x%x err 0x%x cr2 0x%x in %s", exc_name(tf->vector),
@@ -109,6 +112,7 @@ static void double_fault_task(void)
             t->edi = e->frame.edi;
             t->ebp = e->frame.ebp;
             t->eflags = 0x2;
+            t->cr3 = read_cr3(); /* a task switch never saves CR3: give it ours */
             t->cs = SEL_KCODE;
             t->ss = t->ds = t->es = t->fs = t->gs = SEL_KDATA;
             task_return();

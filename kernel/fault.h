@@ -27,7 +27,8 @@ bool fault_expect(uint32_t vector_mask, void (*fn)(void *), void *arg, struct fa
 /* What is running, named in fault records (NULL: nothing). */
 void fault_set_running(const char *bench, const char *what);
 /* Adds fields to every fault record (e.g. the fiber runtime names the fiber
- * whose guard page cr2 hit). Called with the record open. */
-void fault_set_annotator(void (*annotate)(uint32_t cr2, uint32_t esp));
+ * whose guard page cr2 hit). Called with the record open; cr2 only means
+ * something for EXC_PF and EXC_DF. */
+void fault_set_annotator(void (*annotate)(uint32_t vector, uint32_t cr2, uint32_t esp));
 
 #endif

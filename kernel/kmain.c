@@ -43,6 +43,7 @@ static void load_config(void)
     console_set_mode(cfg.given[KEY_CONSOLE] ? (enum console_mode)cfg.console : CONSOLE_BOTH);
     if (errors)
         finish_run(RUN_CONFIG);
+    suite_defaults(&cfg);
 }
 
 static void require_tsc(void)

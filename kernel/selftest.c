@@ -19,10 +19,9 @@
 #include "kernel/serial.h"
 #include "kernel/string.h"
 #include "kernel/wire.h"
+#include "runtime/fiber_selftest.h"
 
-#define DETAIL_MAX 200
-
-typedef bool (*test_fn)(char *detail);
+#define DETAIL_MAX SELFTEST_DETAIL_MAX
 
 extern char _kernel_start[], _kernel_end[];
 
@@ -405,7 +404,7 @@ static bool test_console(char *d)
 
 static const struct {
     const char *name;
-    test_fn fn;
+    selftest_fn fn;
 } tests[] = {
     { "crc32", test_crc32 },
     { "record_writer", test_record_writer },
@@ -427,6 +426,13 @@ static const struct {
     { "pf_null_page", test_null_page },
     { "wp_readonly", test_wp },
     { "console", test_console },
+    { "fiber_switch_pushad", fiber_test_switch_pushad },
+    { "fiber_switch_callee", fiber_test_switch_callee },
+    { "fiber_switch_fxsave", fiber_test_switch_fxsave },
+    { "fiber_run_queue", fiber_test_run_queue },
+    { "fiber_join", fiber_test_join },
+    { "fiber_pair", fiber_test_pair },
+    { "fiber_guard_page", fiber_test_guard_page },
 };
 
 void selftest_run(void)

@@ -9,6 +9,7 @@
 #include "kernel/record.h"
 #include "kernel/selftest.h"
 #include "kernel/wire.h"
+#include "runtime/fiber_selftest.h"
 
 static bool selected(const struct config *cfg, uint32_t index)
 {
@@ -66,6 +67,20 @@ static void run_benches(const struct config *cfg, bool paging_on)
     }
 }
 
+void suite_defaults(struct config *cfg)
+{
+    if (cfg->suite != SUITE_QUICK && cfg->suite != SUITE_PAPER)
+        return;
+    if (!cfg->given[KEY_PAGING])
+        cfg->paging = PAGING_BOTH;
+    if (!cfg->given[KEY_MAXSIZE])
+        cfg->maxsize = cfg->suite == SUITE_QUICK ? 4u << 20 : 24u << 20;
+    if (!cfg->given[KEY_RUNS])
+        cfg->runs = 3;
+    if (!cfg->given[KEY_WARMUP])
+        cfg->warmup = 1;
+}
+
 /* Recurses until the stack runs into its guard page. */
 static __attribute__((noinline)) uint32_t recurse(volatile uint32_t depth)
 {
@@ -99,6 +114,9 @@ static void provoke_fault(enum provoke what)
     case PROVOKE_STACK:
         paging_enable(PAGESIZE_4K);
         recurse(0);
+        break;
+    case PROVOKE_FIBER:
+        fiber_overflow_unexpected();
         break;
     default:
         break;

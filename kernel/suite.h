@@ -5,6 +5,10 @@
 
 #include "kernel/config.h"
 
+/* Fills in what the suite implies for keys the command line did not give:
+ *   quick: paging=both maxsize=4M runs=3 warmup=1 (workset reps scaled per size)
+ *   paper: paging=both maxsize=24M runs=3 warmup=1 (workset reps=100000) */
+void suite_defaults(struct config *cfg);
 __attribute__((noreturn)) void suite_run(const struct config *cfg);
 
 #endif

@@ -1,0 +1,266 @@
+#include "runtime/fiber_selftest.h"
+
+#include "arch/cpu.h"
+#include "arch/idt.h"
+#include "arch/paging.h"
+#include "kernel/fault.h"
+#include "kernel/fmt.h"
+#include "kernel/memory.h"
+#include "kernel/selftest.h"
+#include "runtime/fiber.h"
+#include "runtime/pair.h"
+
+#define D SELFTEST_DETAIL_MAX
+
+/* --- each switch keeps what it promises ------------------------------------ */
+
+struct clobber_arg {
+    switch_fn sw;
+    uint32_t *word;
+    uint32_t what;
+};
+
+static void clobber_fiber(void *arg)
+{
+    struct clobber_arg *c = arg;
+    switch_clobber(c->sw, c->word, c->what);
+}
+
+static bool check_switch(enum switch_kind kind, uint32_t what, char *d)
+{
+    const char *why = switch_unavailable(kind);
+    if (why) {
+        fmt(d, D, "not available: %s", why);
+        return true;
+    }
+    struct region_mark mark;
+    memory_mark(&mark);
+    struct fiber_stack st;
+    if (!fiber_stack_alloc(&st, FIBER_STACK_DEFAULT, "clobber")) {
+        fmt(d, D, "no memory for a stack");
+        return false;
+    }
+    uint32_t word;
+    switch_fn sw = switch_routine(kind);
+    struct clobber_arg c = { sw, &word, what };
+    word = switch_initial_frame(kind, fiber_stack_top(&st), clobber_fiber, &c);
+    uint32_t lost = switch_check(sw, &word, what);
+    fiber_stack_free(&st);
+    memory_release(&mark);
+    fmt(d, D, "%s: away to a fiber that trashes registers%s and back: lost mask 0x%x", switch_name(kind),
+        what & SWITCH_CHECK_SSE ? ", x87 and xmm1" : what & SWITCH_CHECK_FPU ? " and x87" : "", lost);
+    return lost == 0;
+}
+
+bool fiber_test_switch_pushad(char *d) { return check_switch(SWITCH_PUSHAD, 0, d); }
+bool fiber_test_switch_callee(char *d) { return check_switch(SWITCH_CALLEE, 0, d); }
+
+bool fiber_test_switch_fxsave(char *d)
+{
+    uint32_t what = (cpu_has(FEAT_FPU) ? SWITCH_CHECK_FPU : 0) | (cpu_has(FEAT_SSE) ? SWITCH_CHECK_SSE : 0);
+    return check_switch(SWITCH_FXSAVE, what, d);
+}
+
+/* --- the run queue --------------------------------------------------------- */
+
+#define RQ_FIBERS 5
+#define RQ_ROUNDS 3
+
+struct rq_log {
+    uint32_t order[RQ_FIBERS * RQ_ROUNDS];
+    uint32_t n;
+};
+static struct rq_log rq_log;
+static uint32_t rq_ids[RQ_FIBERS];
+
+static void rq_fiber(void *arg)
+{
+    uint32_t id = *(uint32_t *)arg;
+    for (int r = 0; r < RQ_ROUNDS; r++) {
+        if (rq_log.n < RQ_FIBERS * RQ_ROUNDS)
+            rq_log.order[rq_log.n++] = id;
+        fiber_yield();
+    }
+}
+
+bool fiber_test_run_queue(char *d)
+{
+    struct region_mark mark;
+    memory_mark(&mark);
+    struct fiber f[RQ_FIBERS];
+    rq_log.n = 0;
+    sched_init(SWITCH_CALLEE);
+    bool ok = true;
+    for (uint32_t i = 0; i < RQ_FIBERS && ok; i++) {
+        rq_ids[i] = i;
+        ok = fiber_create(&f[i], "rq", rq_fiber, &rq_ids[i], 0) && f[i].state == FIBER_NEW;
+    }
+    if (ok)
+        sched_run();
+    for (uint32_t i = 0; i < rq_log.n && ok; i++)
+        ok = rq_log.order[i] == i % RQ_FIBERS;
+    for (uint32_t i = 0; i < RQ_FIBERS; i++) {
+        ok = ok && f[i].state == FIBER_DEAD;
+        fiber_release(&f[i]);
+    }
+    ok = ok && rq_log.n == RQ_FIBERS * RQ_ROUNDS && fiber_current()->state == FIBER_RUNNING;
+    fmt(d, D, "%d fibers x %d yields ran round-robin in order (%u entries), all dead, %u switches", RQ_FIBERS,
+        RQ_ROUNDS, rq_log.n, sched_switches());
+    memory_release(&mark);
+    return ok;
+}
+
+struct join_state {
+    struct fiber *target;
+    uint32_t steps;       /* target's progress when the joiner woke */
+    uint32_t target_steps;
+    enum fiber_state seen_waiting;
+};
+static struct join_state js;
+
+static void join_target(void *arg)
+{
+    (void)arg;
+    for (int i = 0; i < 4; i++) {
+        js.target_steps++;
+        fiber_yield();
+    }
+}
+
+static void join_waiter(void *arg)
+{
+    (void)arg;
+    fiber_join(js.target);
+    js.steps = js.target_steps;
+}
+
+static void join_observer(void *arg)
+{
+    struct fiber *waiter = arg;
+    fiber_yield(); /* the waiter has blocked by now */
+    js.seen_waiting = waiter->state;
+}
+
+bool fiber_test_join(char *d)
+{
+    struct region_mark mark;
+    memory_mark(&mark);
+    struct fiber target, waiter, observer;
+    js = (struct join_state){ 0 };
+    js.target = &target;
+    sched_init(SWITCH_PUSHAD);
+    bool ok = fiber_create(&target, "target", join_target, 0, 0) &&
+              fiber_create(&waiter, "waiter", join_waiter, 0, 0) &&
+              fiber_create(&observer, "observer", join_observer, &waiter, 0);
+    if (ok)
+        sched_run();
+    ok = ok && js.steps == 4 && js.seen_waiting == FIBER_WAITING && target.state == FIBER_DEAD &&
+         waiter.state == FIBER_DEAD;
+    fmt(d, D, "joiner was %s while the target ran, woke after its %u steps (want 4)",
+        fiber_state_name(js.seen_waiting), js.steps);
+    fiber_release(&target);
+    fiber_release(&waiter);
+    fiber_release(&observer);
+    memory_release(&mark);
+    return ok;
+}
+
+/* --- the paper's two-fiber environment -------------------------------------- */
+
+struct pair_log {
+    uint32_t calls[2];
+    uint32_t sequence_ok;
+    int last;
+};
+
+static void pair_work(void *ctx, int which)
+{
+    struct pair_log *l = ctx;
+    if (l->last == which)
+        l->sequence_ok = 0; /* the two must alternate */
+    l->last = which;
+    l->calls[which]++;
+}
+
+bool fiber_test_pair(char *d)
+{
+    struct region_mark mark;
+    memory_mark(&mark);
+    bool ok = true;
+    for (int k = 0; k < SWITCH_COUNT && ok; k++) {
+        if (switch_unavailable((enum switch_kind)k))
+            continue;
+        struct pair_log log = { { 0, 0 }, 1, 1 };
+        struct fiber_pair p;
+        ok = pair_init(&p, (enum switch_kind)k, 1000, pair_work, &log);
+        for (int run = 0; run < 2 && ok; run++) { /* the same pair runs twice */
+            log = (struct pair_log){ { 0, 0 }, 1, 1 };
+            pair_prepare(&p);
+            pair_run(&p);
+            ok = log.calls[0] == 1000 && log.calls[1] == 1000 && log.sequence_ok;
+        }
+        if (!ok)
+            fmt(d, D, "%s: %u + %u work calls, alternating %s", switch_name((enum switch_kind)k), log.calls[0],
+                log.calls[1], log.sequence_ok ? "yes" : "no");
+        pair_free(&p);
+    }
+    if (ok)
+        fmt(d, D, "each switch kind: two fibers alternate 1000 + 1000 times, twice, and return");
+    memory_release(&mark);
+    return ok;
+}
+
+/* --- a stack overflow is caught in the guard page --------------------------- */
+
+static __attribute__((noinline)) uint32_t deep(volatile uint32_t n)
+{
+    volatile uint32_t frame[32];
+    if (n > 1000000)
+        return 0;
+    frame[n & 31] = n;
+    return deep(n + 1) + frame[n & 31];
+}
+
+static void overflow_fiber(void *arg)
+{
+    (void)arg;
+    deep(0);
+}
+
+static struct fiber guard_victim;
+
+static void run_overflowing_fiber(void *arg)
+{
+    (void)arg;
+    sched_init(SWITCH_CALLEE);
+    if (fiber_create(&guard_victim, "overflow", overflow_fiber, 0, 4096))
+        sched_run();
+}
+
+void fiber_overflow_unexpected(void)
+{
+    paging_enable(PAGESIZE_4K);
+    run_overflowing_fiber(0);
+}
+
+bool fiber_test_guard_page(char *d)
+{
+    if (!paging_supports(PAGESIZE_4K)) {
+        fmt(d, D, "paging unavailable: no guard pages");
+        return false;
+    }
+    struct region_mark mark;
+    memory_mark(&mark);
+    struct fault_info fi = { 0, 0, 0, 0 };
+    paging_enable(PAGESIZE_4K);
+    bool caught = fault_expect(FAULT_VEC(EXC_DF) | FAULT_VEC(EXC_PF), run_overflowing_fiber, 0, &fi);
+    paging_disable();
+    const struct fiber_stack *s = fiber_stack_guarding(fi.cr2);
+    bool named = s && s == &guard_victim.stack && s->owner && s->owner[0] == 'o';
+    fmt(d, D, "4 KiB stack overflowed: %s (vector %u), cr2 0x%x in the guard page of fiber '%s'",
+        caught ? exc_name(fi.vector) : "not caught", fi.vector, fi.cr2, s ? s->owner : "?");
+    fiber_release(&guard_victim);
+    sched_init(SWITCH_CALLEE); /* the abandoned fiber's scheduler state */
+    memory_release(&mark);
+    return caught && named;
+}
