@@ -60,18 +60,24 @@ toolchain:
 	@command -v $(NASM) >/dev/null 2>&1 || { \
 	  echo "error: nasm not found: install the Debian package nasm (or run tools/setup.sh)" >&2; exit 1; }
 
+# V=1 shows the full commands.
+Q := $(if $(V),,@)
+
 $(KERNEL): $(OBJS) linker.ld | toolchain
-	$(LD) $(LDFLAGS) -o $@ $(OBJS)
+	@echo "  LD      $@"
+	$(Q)$(LD) $(LDFLAGS) -o $@ $(OBJS)
 	@if command -v grub-file >/dev/null 2>&1; then \
 	  grub-file --is-x86-multiboot $@ || { echo "error: $@ is not multiboot v1" >&2; exit 1; }; fi
 
 $(BUILD)/obj/%.o: %.c | toolchain
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -MMD -MP -c $< -o $@
+	@echo "  CC      $<"
+	$(Q)$(CC) $(CFLAGS) -MMD -MP -c $< -o $@
 
 $(BUILD)/obj/%.o: %.asm | toolchain
 	@mkdir -p $(dir $@)
-	$(NASM) $(NASMFLAGS) -MD $(@:.o=.d) -I. $< -o $@
+	@echo "  NASM    $<"
+	$(Q)$(NASM) $(NASMFLAGS) -MD $(@:.o=.d) -I. $< -o $@
 
 -include $(DEPS)
 
@@ -80,16 +86,18 @@ iso: $(ISO)
 $(ISO): $(KERNEL) iso/grub.cfg
 	@command -v grub-mkrescue >/dev/null 2>&1 || { \
 	  echo "error: grub-mkrescue not found: install grub-common grub-pc-bin grub-efi-ia32-bin grub-efi-amd64-bin xorriso mtools (or run tools/setup.sh)" >&2; exit 1; }
-	rm -rf $(BUILD)/isodir && mkdir -p $(BUILD)/isodir/boot/grub
-	cp $(KERNEL) $(BUILD)/isodir/boot/cleanroom.elf
-	cp iso/grub.cfg $(BUILD)/isodir/boot/grub/grub.cfg
-	grub-mkrescue -o $@ $(BUILD)/isodir 2>$(BUILD)/grub-mkrescue.log || { cat $(BUILD)/grub-mkrescue.log >&2; exit 1; }
+	@echo "  ISO     $@"
+	$(Q)rm -rf $(BUILD)/isodir && mkdir -p $(BUILD)/isodir/boot/grub
+	$(Q)cp $(KERNEL) $(BUILD)/isodir/boot/cleanroom.elf
+	$(Q)cp iso/grub.cfg $(BUILD)/isodir/boot/grub/grub.cfg
+	$(Q)grub-mkrescue -o $@ $(BUILD)/isodir 2>$(BUILD)/grub-mkrescue.log || { cat $(BUILD)/grub-mkrescue.log >&2; exit 1; }
 
 units: $(UNIT_BINS)
 
 $(BUILD)/units/%: tests/unit/%.c tests/unit/unit.h $(PORTABLE_SRCS) | toolchain
 	@mkdir -p $(dir $@)
-	$(CC) $(UNIT_CFLAGS) -o $@ $< $(PORTABLE_SRCS)
+	@echo "  UNIT    $@"
+	$(Q)$(CC) $(UNIT_CFLAGS) -o $@ $< $(PORTABLE_SRCS)
 
 setup:
 	@tools/setup.sh

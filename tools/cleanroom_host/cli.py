@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 from typing import NoReturn, Sequence, TextIO
 
-from . import emulators, report, results, runner
+from . import benchreport, emulators, report, results, runner
 from .progress import Progress
 from .protocol import parse_log
 
@@ -75,8 +75,18 @@ def build_parser() -> Parser:
     pc.add_argument("--timeout", type=float, default=600.0, help="seconds to wait (default 600)")
     pc.add_argument("--quiet", action="store_true", help="no progress output")
 
-    pp = sub.add_parser("report", help="print machine, results, self-tests and status")
+    pp = sub.add_parser(
+        "report", help="print machine, results, self-tests, derived workset figures; write derived.csv and plots",
+        epilog=("With workset results, the quantities of Klimiankou 2018, Figures 3-8, are derived per\n"
+                "paging mode and size from the medians (bands from min/max) and written to\n"
+                "OUT/derived.csv, with the figures as OUT/plots/*.png (docs/REPORT.md):\n"
+                + benchreport.quantity_help()),
+        formatter_class=argparse.RawDescriptionHelpFormatter)
     pp.add_argument("path", type=Path, help="results directory, results.json or serial.log")
+    pp.add_argument("--out", type=Path,
+                    help="where derived.csv and plots/ go (default: the results directory: PATH, or the "
+                         "directory of the file PATH names)")
+    pp.add_argument("--no-plots", action="store_true", help="text and derived.csv only (no matplotlib)")
     return p
 
 
@@ -153,6 +163,15 @@ def cmd_report(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         err.write(f"cleanroom report: {exc}\n")
         return results.EXIT_SETUP
     out.write(report.render(rs))
+    out_dir = args.out if args.out is not None else (args.path if args.path.is_dir() else args.path.parent)
+    try:
+        written = report.write_outputs(rs, out_dir, plots=not args.no_plots)
+    except OSError as exc:
+        err.write(f"cleanroom report: cannot write into {out_dir}: {exc.strerror or exc}\n")
+        return results.EXIT_SETUP
+    if written:
+        out.write(f"wrote {len(written)} files into {out_dir}: "
+                  + ", ".join(str(p.relative_to(out_dir)) for p in written) + "\n")
     return 0
 
 

@@ -1,68 +1,19 @@
-"""Text report of a result set; figure functions plug in through FIGURES."""
+"""Text report of a result set; derived.csv and the figures (plots.py) beside it."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any, Callable
 
+from . import benchreport
 from .protocol import format_ranges
 from .results import ResultSet
+from .text import compact, format_params, human_bytes, human_hz, table
+
+__all__ = ["compact", "format_params", "human_bytes", "human_hz", "table", "render", "write_outputs"]
 
 Section = Callable[[ResultSet], list[str]]
-# A figure function draws one plot from a result set into a directory and
-# returns the file it wrote, or None when the set lacks its data. Plots come
-# with later work; each will be one function added to this tuple.
-Figure = Callable[[ResultSet, Path], "Path | None"]
-FIGURES: tuple[tuple[str, Figure], ...] = ()
-
-
-def human_bytes(n: Any) -> str:
-    if not isinstance(n, int) or isinstance(n, bool):
-        return str(n)
-    for unit, size in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
-        if n >= size:
-            value = n / size
-            return f"{value:.0f} {unit}" if value == int(value) else f"{value:.1f} {unit}"
-    return f"{n} B"
-
-
-def human_hz(hz: Any) -> str:
-    if not isinstance(hz, int) or isinstance(hz, bool) or hz <= 0:
-        return "unknown"
-    if hz >= 1_000_000_000:
-        return f"{hz / 1e9:.3f} GHz"
-    return f"{hz / 1e6:.3f} MHz"
-
-
-def compact(value: Any) -> str:
-    """A value as short text: strings bare, everything else as JSON."""
-    if value is None:
-        return "-"
-    if isinstance(value, str):
-        return value
-    return json.dumps(value, separators=(",", ":"))
-
-
-def format_params(params: Any) -> str:
-    if not isinstance(params, dict) or not params:
-        return "-"
-    return " ".join(f"{k}={compact(v)}" for k, v in params.items())
-
-
-def table(headers: list[str], rows: list[list[str]], numeric: set[int] | None = None) -> list[str]:
-    """Aligned columns; columns in `numeric` are right-aligned."""
-    numeric = numeric or set()
-    widths = [len(h) for h in headers]
-    for row in rows:
-        for i, cell in enumerate(row):
-            widths[i] = max(widths[i], len(cell))
-
-    def fmt(cells: list[str]) -> str:
-        parts = [c.rjust(widths[i]) if i in numeric else c.ljust(widths[i]) for i, c in enumerate(cells)]
-        return "  " + "  ".join(parts).rstrip()
-
-    return [fmt(headers), fmt(["-" * w for w in widths])] + [fmt(r) for r in rows]
+PLOTS_DIR = "plots"
 
 
 def _cache_text(c: Any) -> str:
@@ -202,7 +153,9 @@ def section_done(rs: ResultSet) -> list[str]:
 
 SECTIONS: tuple[Section, ...] = (
     section_run, section_machine, section_results, section_tests,
-    section_skips, section_errors, section_faults, section_done,
+    section_skips, section_errors, section_faults,
+    benchreport.section_ctxsw, benchreport.section_workset, benchreport.section_platform,
+    section_done,
 )
 
 
@@ -211,11 +164,16 @@ def render(rs: ResultSet) -> str:
     return "\n\n".join("\n".join(b) for b in blocks if b) + "\n"
 
 
-def write_figures(rs: ResultSet, out_dir: Path) -> list[Path]:
-    """Draw every figure whose data the result set holds."""
+def write_outputs(rs: ResultSet, out_dir: Path, plots: bool = True) -> list[Path]:
+    """derived.csv and the figures, for whatever workset/ctxsw data the set holds."""
+    from .derive import derive
+
     written: list[Path] = []
-    for _name, figure in FIGURES:
-        path = figure(rs, out_dir)
-        if path is not None:
-            written.append(path)
+    _series, rows = derive(rs.records)
+    if rows:
+        written.append(benchreport.write_derived(rows, out_dir / benchreport.DERIVED_CSV))
+    if plots:
+        from . import plots as plotting  # matplotlib loads only here
+
+        written += plotting.write_all(rs.records, out_dir / PLOTS_DIR)
     return written
