@@ -1,9 +1,9 @@
 /* bench ctxsw: cycles per fiber switch.
  *
  * pushad, callee, fxsave: the paper's two-fiber ping-pong (runtime/pair.h)
- * with an empty work function; from each sample the same pair loop run in
- * one fiber with an empty function in place of the switch is subtracted,
- * so what remains is the switch itself.
+ * with an empty work function, minus the same work serialised without
+ * fibers (pair_run_serial): what remains is the switch, its call included.
+ * It is, by construction, workset's multi - single at size 0 per switch.
  * rr: N fibers round-robin through the run queue (runtime/fiber.h), each
  * yielding `reps` times: the switch plus the scheduler, with N stacks
  * touched in turn. */
@@ -42,24 +42,16 @@ static uint64_t baseline(uint32_t iterations)
 
 static uint64_t minus(uint64_t a, uint64_t b) { return a > b ? a - b : 0; }
 
-static uint64_t time_pair(struct fiber_pair *p)
+static uint64_t run_pair(void *arg)
 {
+    struct fiber_pair *p = arg;
     pair_prepare(p);
     uint64_t t0 = tsc_begin();
     pair_run(p);
-    return tsc_end() - t0;
-}
-
-struct pingpong {
-    struct fiber_pair real;
-    struct fiber_pair stand_in; /* the same loop, 2*reps times in one fiber, no switching */
-};
-
-static uint64_t run_pair(void *arg)
-{
-    struct pingpong *pp = arg;
-    uint64_t t = time_pair(&pp->real);
-    return minus(t, time_pair(&pp->stand_in));
+    uint64_t t1 = tsc_end();
+    pair_run_serial(p);
+    uint64_t t2 = tsc_end();
+    return minus(t1 - t0, t2 - t1);
 }
 
 struct rr {
@@ -122,22 +114,19 @@ static void run(struct bench_ctx *ctx)
         }
         struct region_mark mark;
         memory_mark(&mark);
-        struct pingpong pp;
-        if (!pair_init(&pp.real, (enum switch_kind)k, reps, no_work, 0) ||
-            !pair_init(&pp.stand_in, SWITCH_CALLEE, 2 * reps, no_work, 0)) {
-            bench_skip(ctx, name, "no memory for the fiber stacks");
+        struct fiber_pair pair;
+        if (!pair_init(&pair, (enum switch_kind)k, reps, no_work, 0)) {
+            bench_skip(ctx, name, "no memory for two fiber stacks");
             memory_release(&mark);
             continue;
         }
-        pp.stand_in.sw = no_switch;
         struct bench_case c = { .name = name, .per = 2 * (uint64_t)reps };
         c.params[c.nparams++] = (struct bench_param)PARAM_STR("switch", name);
         c.params[c.nparams++] = (struct bench_param)PARAM_NUM("reps", reps);
         if (k == SWITCH_FXSAVE)
             c.params[c.nparams++] = (struct bench_param)PARAM_STR("save", switch_fpu_method());
-        bench_measure(ctx, &c, run_pair, &pp);
-        pair_free(&pp.stand_in);
-        pair_free(&pp.real);
+        bench_measure(ctx, &c, run_pair, &pair);
+        pair_free(&pair);
         memory_release(&mark);
     }
 

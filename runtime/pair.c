@@ -53,6 +53,14 @@ void pair_prepare(struct fiber_pair *p)
     p->main_word = p->sp[0];
 }
 
+void pair_run_serial(struct fiber_pair *p)
+{
+    for (uint32_t i = 0; i < p->reps; i++)
+        p->work(p->ctx, 0);
+    for (uint32_t i = 0; i < p->reps; i++)
+        p->work(p->ctx, 1);
+}
+
 void pair_run(struct fiber_pair *p)
 {
     switch_callee(&p->main_word);

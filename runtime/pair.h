@@ -16,11 +16,8 @@ struct fiber_pair {
     uint32_t reps;
     void (*work)(void *ctx, int which); /* which: 0 = first fiber, 1 = second */
     void *ctx;
-    /* The routine the fibers switch with. A benchmark may replace it with
-     * a stand-in that does not switch (fiber 0 then runs all its reps
-     * alone): the loop's own cost, to subtract. */
-    switch_fn sw;
     /* internal */
+    switch_fn sw;
     struct fiber_stack stacks[2];
     uint32_t sp[2];
     uint32_t word, main_word;
@@ -30,6 +27,10 @@ struct fiber_pair {
 bool pair_init(struct fiber_pair *p, enum switch_kind kind, uint32_t reps, void (*work)(void *, int), void *ctx);
 /* Builds fresh initial frames: call before every pair_run, outside the timed region. */
 void pair_prepare(struct fiber_pair *p);
+/* The same work serialised in the caller, no fibers: work(ctx, 0) reps
+ * times, then work(ctx, 1) reps times (the paper's single-threaded case).
+ * pair_run minus this is what concurrency costs. */
+void pair_run_serial(struct fiber_pair *p);
 void pair_run(struct fiber_pair *p);
 void pair_free(struct fiber_pair *p);
 
