@@ -1,5 +1,6 @@
 #include "arch/idt.h"
 
+#include "arch/exc_names.h"
 #include "arch/mmu.h"
 #include "arch/x86.h"
 
@@ -35,18 +36,9 @@ void exc_register(uint32_t vector, const char *name, exc_handler_fn handler)
 
 void idt_init(void)
 {
-    static const char *const sdm_names[EXC_COUNT] = {
-        "divide_error", "debug", "nmi", "breakpoint", "overflow", "bound_range",
-        "invalid_opcode", "device_not_available", "double_fault", "coprocessor_segment_overrun",
-        "invalid_tss", "segment_not_present", "stack_fault", "general_protection", "page_fault",
-        "reserved_15", "x87_fpu_error", "alignment_check", "machine_check", "simd_fp_exception",
-        "virtualization", "control_protection", "reserved_22", "reserved_23", "reserved_24",
-        "reserved_25", "reserved_26", "reserved_27", "hypervisor_injection", "vmm_communication",
-        "security", "reserved_31",
-    };
     for (uint32_t v = 0; v < EXC_COUNT; v++) {
         set_gate(v, isr_stub_table[v]);
-        exc_register(v, sdm_names[v], 0);
+        exc_register(v, exc_sdm_name(v), 0);
     }
     struct table_pointer p = { sizeof idt - 1, (uint32_t)idt };
     lidt(&p);

@@ -70,6 +70,15 @@ bool paging_init(uint32_t map_top)
 
 bool paging_supports(enum page_size ps) { return ps == PAGESIZE_4K ? dir_4k != 0 : dir_4m != 0; }
 bool paging_enabled(void) { return enabled; }
+
+const char *paging_unavailable(enum page_size ps)
+{
+    if (paging_supports(ps))
+        return 0;
+    if (ps == PAGESIZE_4M && !cpu_has(FEAT_PSE))
+        return "4 MiB pages need PSE, which this CPU lacks";
+    return "not enough memory for the page tables";
+}
 enum page_size paging_current_size(void) { return current; }
 uint32_t paging_table_bytes(void) { return table_bytes; }
 bool paging_global_pages(void) { return global_ok; }

@@ -19,6 +19,8 @@
  * the page tables do not fit in memory. */
 bool paging_init(uint32_t map_top);
 bool paging_supports(enum page_size ps);
+/* NULL when paging with these pages can be switched on, else why not. */
+const char *paging_unavailable(enum page_size ps);
 void paging_enable(enum page_size ps);
 void paging_disable(void);
 bool paging_enabled(void);

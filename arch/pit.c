@@ -13,6 +13,8 @@
  * few million port reads for it, so 50 million is a broken PIT. */
 #define POLL_LIMIT 50000000u
 
+const char *pit_method(void) { return "pit"; }
+
 bool pit_tsc_ticks(uint32_t ms, uint64_t *ticks)
 {
     if (ms == 0 || ms > 54)

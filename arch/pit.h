@@ -11,5 +11,8 @@
 /* Counts the TSC over `ms` milliseconds of PIT time (at most 54). Returns
  * false if the PIT never signalled the end (no PIT, or a broken one). */
 bool pit_tsc_ticks(uint32_t ms, uint64_t *ticks);
+/* The name of this time base in the tsc record ("pit"; the hosted build
+ * substitutes a clock of the host OS). */
+const char *pit_method(void);
 
 #endif

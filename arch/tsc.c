@@ -57,7 +57,7 @@ static void frequency(void)
             best = ticks;
     if (best != ~(uint64_t)0) {
         info.hz = best * 20;
-        info.method = "pit";
+        info.method = pit_method();
     }
 }
 

@@ -37,6 +37,7 @@ void exit_detect(const char *loader_name)
 }
 
 enum platform exit_platform(void) { return platform; }
+const char *exit_environment(void) { return "bare"; }
 
 const char *exit_platform_name(void)
 {

@@ -16,6 +16,8 @@ enum platform { PLATFORM_HARDWARE, PLATFORM_QEMU, PLATFORM_BOCHS };
 /* Detects the platform (call once CPU identification is done). */
 void exit_detect(const char *loader_name);
 enum platform exit_platform(void);
+/* "bare" for the kernel, "hosted" for the Linux build (hello.platform). */
+const char *exit_environment(void);
 const char *exit_platform_name(void);
 /* The exit method exit=auto resolved to ("qemu", "bochs" or "halt"). */
 void exit_set_mode(enum exit_mode mode);

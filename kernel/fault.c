@@ -5,16 +5,8 @@
 #include "arch/mmu.h"
 #include "arch/idt.h"
 #include "arch/x86.h"
-#include "kernel/console.h"
 #include "kernel/finish.h"
-#include "kernel/record.h"
 #include "kernel/serial.h"
-#include "kernel/wire.h"
-
-extern char boot_stack_guard[];
-
-static const char *running_bench;
-static const char *running_what;
 
 struct expectation {
     uint32_t mask;
@@ -23,16 +15,6 @@ struct expectation {
 };
 static struct expectation *armed;
 static int fault_depth;
-static void (*annotator)(uint32_t vector, uint32_t cr2, uint32_t esp);
-
-void fault_set_annotator(void (*annotate)(uint32_t vector, uint32_t cr2, uint32_t esp)) { annotator = annotate; }
-
-void fault_set_running(const char *bench, const char *what)
-{
-    running_bench = bench;
-    running_what = what;
-}
-
 bool fault_expect(uint32_t vector_mask, void (*fn)(void *), void *arg, struct fault_info *info)
 {
     struct expectation e = { vector_mask, { 0 }, info };
@@ -48,36 +30,14 @@ bool fault_expect(uint32_t vector_mask, void (*fn)(void *), void *arg, struct fa
 /* esp: the interrupted stack pointer. */
 static void report_and_end(struct trapframe *tf, uint32_t esp)
 {
-    uint32_t cr2 = read_cr2();
     if (++fault_depth > 1) {
         /* A fault while reporting a fault: say the least possible, stop. */
         static const char msg[] = "\r\ncleanroom: fault while reporting a fault, halting\r\n";
         serial_write(msg, sizeof msg - 1);
         finish_exit_only(RUN_FAULT);
     }
-    rec_abort();
-    rec_begin(REC_FAULT);
-    rec_u64("vector", tf->vector);
-    rec_str("name", exc_name(tf->vector));
-    rec_u64("eip", tf->eip);
-    rec_u64("err", tf->err);
-    rec_u64("cr2", cr2);
-    rec_str("bench", running_bench);
-    rec_str("what", running_what);
-    rec_u64("cs", tf->cs);
-    rec_u64("eflags", tf->eflags);
-    rec_u64("esp", esp);
-    bool memory_fault = tf->vector == EXC_PF || tf->vector == EXC_DF; /* else cr2 is stale */
-    if (memory_fault && cr2 >> 12 == (uint32_t)boot_stack_guard >> 12) {
-        rec_str("fiber", "kernel");
-        rec_str("cause", "stack overflow into the boot stack's guard page");
-    } else if (annotator) {
-        annotator(tf->vector, cr2, esp);
-    }
-    rec_end();
-    console_say(VGA_RED, "FAULT: %s (vector %u) at eip 0x%x err 0x%x cr2 0x%x in %s", exc_name(tf->vector),
-                tf->vector, tf->eip, tf->err, cr2, running_bench ? running_bench : "(kernel)");
-    finish_run(RUN_FAULT);
+    struct fault_report r = { tf->vector, exc_name(tf->vector), tf->eip, tf->err, read_cr2(), tf->cs, tf->eflags, esp };
+    fault_report_and_end(&r);
 }
 
 static void on_exception(struct trapframe *tf)

@@ -16,6 +16,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "kernel/fault_record.h"
+
 #define FAULT_VEC(v) (1u << (v))
 
 struct fault_info {
@@ -24,11 +26,6 @@ struct fault_info {
 
 void fault_init(void);
 bool fault_expect(uint32_t vector_mask, void (*fn)(void *), void *arg, struct fault_info *info);
-/* What is running, named in fault records (NULL: nothing). */
-void fault_set_running(const char *bench, const char *what);
-/* Adds fields to every fault record (e.g. the fiber runtime names the fiber
- * whose guard page cr2 hit). Called with the record open; cr2 only means
- * something for EXC_PF and EXC_DF. */
-void fault_set_annotator(void (*annotate)(uint32_t vector, uint32_t cr2, uint32_t esp));
+
 
 #endif

@@ -6,14 +6,12 @@
 #include "arch/machine.h"
 #include "arch/paging.h"
 #include "arch/tsc.h"
-#include "bench/registry.h"
-#include "kernel/cmdline.h"
 #include "kernel/console.h"
 #include "kernel/exit.h"
 #include "kernel/fault.h"
-#include "kernel/finish.h"
 #include "kernel/memory.h"
 #include "kernel/record.h"
+#include "kernel/startup.h"
 #include "kernel/suite.h"
 #include "kernel/sysinfo.h"
 #include "kernel/version.h"
@@ -22,41 +20,6 @@
 static struct rec_writer records;
 static struct config cfg;
 static uint32_t boot_cr0;
-
-static void report_cmdline_error(void *ctx, const char *token, const char *msg, const char *accepted)
-{
-    (void)ctx;
-    rec_begin(REC_ERROR);
-    rec_str("code", "cmdline");
-    rec_str("msg", msg);
-    rec_str("token", token);
-    rec_str("accepted", accepted);
-    rec_end();
-    console_say(VGA_RED, "cmdline: %s: '%s' (accepted: %s)", msg, token, accepted);
-}
-
-/* Parse and validate before anything is measured; a bad line ends the run. */
-static void load_config(void)
-{
-    int errors = cmdline_parse(boot_info()->cmdline, &cfg, bench_name_list(), report_cmdline_error, 0);
-    exit_set_mode(cfg.given[KEY_EXIT] ? (enum exit_mode)cfg.exit : EXIT_AUTO);
-    console_set_mode(cfg.given[KEY_CONSOLE] ? (enum console_mode)cfg.console : CONSOLE_BOTH);
-    if (errors)
-        finish_run(RUN_CONFIG);
-    suite_defaults(&cfg);
-}
-
-static void require_tsc(void)
-{
-    if (tsc_init())
-        return;
-    rec_begin(REC_ERROR);
-    rec_str("code", "no_tsc");
-    rec_str("msg", "this CPU has no time stamp counter (CPUID.1:EDX.TSC = 0): nothing can be timed");
-    rec_end();
-    console_say(VGA_RED, "no time stamp counter: nothing can be timed");
-    finish_run(RUN_FAIL);
-}
 
 static void setup_paging(void)
 {
@@ -83,10 +46,10 @@ void kmain(uint32_t magic, const struct multiboot_info *mbi)
     exit_detect(boot_info()->loader); /* QEMU, Bochs or real hardware */
     console_banner_serial("cleanroom " CLEANROOM_VERSION ": records follow (protocol v1)");
     sysinfo_hello();
-    load_config();                  /* bad cmdline: error records, done(config) */
+    startup_config(&cfg);           /* bad cmdline: error records, done(config) */
     machine_fpu_init();
     sysinfo_cpu(boot_cr0);
-    require_tsc();                  /* no TSC: error record, done(fail) */
+    startup_require_tsc();          /* no TSC: error record, done(fail) */
     sysinfo_tsc();
     setup_paging();                 /* identity maps built, paging still off */
     sysinfo_mem();

@@ -9,7 +9,7 @@
 #include "kernel/record.h"
 #include "kernel/selftest.h"
 #include "kernel/wire.h"
-#include "runtime/fiber_selftest.h"
+#include "runtime/overflow.h"
 
 static bool selected(const struct config *cfg, uint32_t index)
 {
@@ -44,9 +44,9 @@ static void run_benches(const struct config *cfg, bool paging_on)
         const struct bench *b = bench_registry[i];
         if (!selected(cfg, i))
             continue;
-        if (paging_on && !paging_supports(ps)) {
-            skip_bench(b, ps == PAGESIZE_4M ? "paging on with 4m pages: the CPU lacks PSE"
-                                            : "paging on: no memory for the page tables");
+        const char *no_paging = paging_on ? paging_unavailable(ps) : 0;
+        if (no_paging) {
+            skip_bench(b, no_paging);
             continue;
         }
         const char *why = b->unavailable ? b->unavailable(cfg) : 0;
@@ -116,7 +116,8 @@ static void provoke_fault(enum provoke what)
         recurse(0);
         break;
     case PROVOKE_FIBER:
-        fiber_overflow_unexpected();
+        paging_enable(PAGESIZE_4K); /* the guard page exists with paging on */
+        fiber_overflow_run();
         break;
     default:
         break;

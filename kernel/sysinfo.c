@@ -19,7 +19,7 @@ void sysinfo_hello(void)
     rec_u64("proto", WIRE_PROTO_VERSION);
     rec_str("kernel", CLEANROOM_VERSION);
     rec_str("cmdline", b->cmdline);
-    rec_str("platform", "bare");
+    rec_str("platform", exit_environment());
     rec_str("loader", b->loader);
     rec_bool("multiboot", b->valid_magic);
     rec_bool("vga", vga_present());

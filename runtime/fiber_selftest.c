@@ -8,6 +8,7 @@
 #include "kernel/memory.h"
 #include "kernel/selftest.h"
 #include "runtime/fiber.h"
+#include "runtime/overflow.h"
 #include "runtime/pair.h"
 
 #define D SELFTEST_DETAIL_MAX
@@ -212,35 +213,10 @@ bool fiber_test_pair(char *d)
 
 /* --- a stack overflow is caught in the guard page --------------------------- */
 
-static __attribute__((noinline)) uint32_t deep(volatile uint32_t n)
-{
-    volatile uint32_t frame[32];
-    if (n > 1000000)
-        return 0;
-    frame[n & 31] = n;
-    return deep(n + 1) + frame[n & 31];
-}
-
-static void overflow_fiber(void *arg)
-{
-    (void)arg;
-    deep(0);
-}
-
-static struct fiber guard_victim;
-
 static void run_overflowing_fiber(void *arg)
 {
     (void)arg;
-    sched_init(SWITCH_CALLEE);
-    if (fiber_create(&guard_victim, "overflow", overflow_fiber, 0, 4096))
-        sched_run();
-}
-
-void fiber_overflow_unexpected(void)
-{
-    paging_enable(PAGESIZE_4K);
-    run_overflowing_fiber(0);
+    fiber_overflow_run();
 }
 
 bool fiber_test_guard_page(char *d)
@@ -256,11 +232,10 @@ bool fiber_test_guard_page(char *d)
     bool caught = fault_expect(FAULT_VEC(EXC_DF) | FAULT_VEC(EXC_PF), run_overflowing_fiber, 0, &fi);
     paging_disable();
     const struct fiber_stack *s = fiber_stack_guarding(fi.cr2);
-    bool named = s && s == &guard_victim.stack && s->owner && s->owner[0] == 'o';
+    bool named = s && s->owner && s->owner[0] == 'o';
     fmt(d, D, "4 KiB stack overflowed: %s (vector %u), cr2 0x%x in the guard page of fiber '%s'",
         caught ? exc_name(fi.vector) : "not caught", fi.vector, fi.cr2, s ? s->owner : "?");
-    fiber_release(&guard_victim);
-    sched_init(SWITCH_CALLEE); /* the abandoned fiber's scheduler state */
+    fiber_overflow_cleanup();
     memory_release(&mark);
     return caught && named;
 }

@@ -11,7 +11,5 @@ bool fiber_test_run_queue(char *detail);
 bool fiber_test_join(char *detail);
 bool fiber_test_pair(char *detail);
 bool fiber_test_guard_page(char *detail);
-/* provoke=fiber: a fiber named "overflow" runs off its 4 KiB stack, unexpected. */
-void fiber_overflow_unexpected(void);
 
 #endif

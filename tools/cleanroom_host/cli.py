@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 from typing import NoReturn, Sequence, TextIO
 
-from . import benchreport, emulators, report, results, runner
+from . import benchreport, compare, emulators, estimate, report, results, runner
 from .progress import Progress
 from .protocol import parse_log
 
@@ -44,10 +44,18 @@ def build_parser() -> Parser:
                 f"  iso          qemu-system-i386 -cdrom ISO: GRUB under SeaBIOS\n"
                 f"  uefi         qemu-system-x86_64 -bios {emulators.OVMF} -cdrom ISO: GRUB under OVMF\n"
                 f"  bochs        Bochs booting the ISO (term display under a pseudo-terminal)\n"
+                f"  hosted       build/hosted/cleanroom-hosted (`make hosted`), a Linux build of the\n"
+                f"               benchmarks, pinned with taskset -c to one CPU; CMDLINE tokens become its argv\n"
                 f"ISO boots with --cmdline use a temporary ISO made with grub-mkrescue; without it,\n"
                 f"the built ISO and its default entry. exit=auto is added when CMDLINE has no exit=.\n"
                 f"Default timeouts: " + ", ".join(f"{k} {v:g} s" for k, v in emulators.DEFAULT_TIMEOUT.items())
-                + f".\nWithout --out, results go to results/<UTC time>-<emulator>/ (results/ or\n"
+                + f".\n\nDuration estimate: before a run that measures workset or ctxsw in an emulator, the\n"
+                f"tool estimates its duration as boot + bytes zeroed / throughput + refills x refill\n"
+                f"cost + switches x switch cost (constants measured per emulator; docs/REPORT.md).\n"
+                f"Over {estimate.LIMIT_S / 60:.0f} min it refuses to start (exit 5) unless --yes is given; without\n"
+                f"--timeout, the timeout then becomes 3 x the estimate + 60 s. suite=paper\n"
+                f"(reps=100000, sizes 0..24M, paging both, runs 3) takes days in QEMU.\n"
+                f"\nWithout --out, results go to results/<UTC time>-<emulator>/ (results/ or\n"
                 f"${RESULTS_ENV}) and results/latest points at them.\n\n" + results.EXIT_HELP),
         formatter_class=argparse.RawDescriptionHelpFormatter)
     pr.add_argument("--emulator", choices=emulators.EMULATORS, default="qemu", help="default: qemu")
@@ -58,8 +66,15 @@ def build_parser() -> Parser:
                     help="kernel ELF (default: build/cleanroom.elf, made by `make`)")
     pr.add_argument("--iso", type=Path, default=root / "build" / "cleanroom.iso",
                     help="ISO for iso/uefi/bochs without --cmdline (default: build/cleanroom.iso, `make iso`)")
+    pr.add_argument("--hosted", type=Path, default=root / "build" / "hosted" / "cleanroom-hosted",
+                    help="the hosted build (default: build/hosted/cleanroom-hosted, `make hosted`)")
+    pr.add_argument("--host-cpu", type=int, metavar="N",
+                    help="hosted: the CPU to pin it to (default: the last CPU this process may use)")
+    pr.add_argument("--yes", "-y", action="store_true",
+                    help="start even when the duration estimate exceeds "
+                         f"{estimate.LIMIT_S / 60:.0f} minutes")
     pr.add_argument("--cpu", help="QEMU -cpu MODEL (e.g. 486, pentium); for bochs, cpu: model=MODEL")
-    pr.add_argument("--memory", type=int, default=emulators.DEFAULT_MEMORY_MB, metavar="MB",
+    pr.add_argument("--memory", type=int, metavar="MB",
                     help=f"guest memory in MiB (default {emulators.DEFAULT_MEMORY_MB})")
     pr.add_argument("--qemu-arg", action="append", default=[], metavar="ARG",
                     help="extra QEMU argument, repeatable (write --qemu-arg=-flag for a leading dash)")
@@ -87,7 +102,41 @@ def build_parser() -> Parser:
                     help="where derived.csv and plots/ go (default: the results directory: PATH, or the "
                          "directory of the file PATH names)")
     pp.add_argument("--no-plots", action="store_true", help="text and derived.csv only (no matplotlib)")
+
+    pm = sub.add_parser(
+        "compare", help="two result sets side by side: medians and ratios B/A of the same cases",
+        epilog=("Cases match on bench, case and params (paging and pagesize included). The table\n"
+                "shows both medians and B med / A med; cases only one side has are listed after it.\n"
+                "compare.csv (one row per case: n, med, min, max of each side, ratio, in = both|a|b)\n"
+                "goes to --out, by default B's results directory (B, or the directory of the file B names)."),
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    pm.add_argument("a", type=Path, metavar="A", help="baseline: results directory, results.json or serial.log")
+    pm.add_argument("b", type=Path, metavar="B", help="the other result set")
+    pm.add_argument("--out", type=Path, help="directory for compare.csv (default: B's results directory)")
     return p
+
+
+def _results_dir(path: Path) -> Path:
+    return path if path.is_dir() else path.parent
+
+
+def cmd_compare(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    try:
+        a, b = results.load(args.a), results.load(args.b)
+    except (OSError, ValueError) as exc:
+        err.write(f"cleanroom compare: {exc}\n")
+        return results.EXIT_SETUP
+    pairs = compare.pair_up(a, b)
+    for line in compare.render(a, b, pairs):
+        out.write(line + "\n")
+    out_dir = args.out if args.out is not None else _results_dir(args.b)
+    try:
+        path = compare.write_csv(pairs, out_dir / compare.COMPARE_CSV)
+    except OSError as exc:
+        err.write(f"cleanroom compare: cannot write into {out_dir}: {exc.strerror or exc}\n")
+        return results.EXIT_SETUP
+    out.write(f"wrote {path}\n")
+    return 0
 
 
 def cmd_parse(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
@@ -115,11 +164,45 @@ def _out_dir(args: argparse.Namespace, label: str) -> tuple[Path, bool]:
     return runner.default_out_dir(Path(base) if base else runner.repo_root() / "results", label), True
 
 
+def _check_duration(args: argparse.Namespace, memory: int, err: TextIO) -> tuple[bool, float | None]:
+    """Print the duration estimate; (may start, timeout to use instead of the default)."""
+    try:
+        est = estimate.estimate(estimate.plan(args.cmdline), args.emulator, memory)
+    except estimate.CmdlineError:
+        return True, None  # the kernel will reject the command line itself
+    if est is None:
+        return True, None
+    long = est.seconds > estimate.LIMIT_S
+    if long or est.seconds >= 30:
+        if long or not args.quiet:
+            err.write(est.text(args.emulator) + "\n")
+    if long and not args.yes:
+        err.write(f"cleanroom run: not started: the estimate exceeds {estimate.LIMIT_S / 60:.0f} minutes; "
+                  f"add --yes to run it anyway, or lower reps=, sizes=/maxsize= or runs=\n")
+        return False, None
+    default = emulators.DEFAULT_TIMEOUT[args.emulator]
+    wanted = estimate.timeout_for(est, default)
+    if args.timeout is None and wanted > default:
+        if not args.quiet:
+            err.write(f"timeout raised to {wanted:.0f} s for this run (use --timeout to choose)\n")
+        return True, wanted
+    return True, None
+
+
 def cmd_run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    if args.emulator == "hosted" and args.memory is not None:
+        err.write("cleanroom run: --memory does not apply to hosted\n")
+        return results.EXIT_SETUP
+    memory = args.memory if args.memory is not None else emulators.DEFAULT_MEMORY_MB
     spec = emulators.RunSpec(
         emulator=args.emulator, kernel=args.kernel, iso=args.iso, cmdline=args.cmdline,
-        cpu=args.cpu, memory=args.memory, qemu_args=list(args.qemu_arg), binary=args.emulator_binary)
+        cpu=args.cpu, memory=memory, qemu_args=list(args.qemu_arg), binary=args.emulator_binary,
+        hosted=args.hosted, host_cpu=args.host_cpu)
+    may_start, long_timeout = _check_duration(args, memory, err)
+    if not may_start:
+        return results.EXIT_SETUP
     timeout = args.timeout if args.timeout is not None else emulators.DEFAULT_TIMEOUT[args.emulator]
+    timeout = long_timeout or timeout
     out_dir, is_default = _out_dir(args, args.emulator)
     progress = Progress.for_stream(err, args.quiet)
 
@@ -163,7 +246,7 @@ def cmd_report(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         err.write(f"cleanroom report: {exc}\n")
         return results.EXIT_SETUP
     out.write(report.render(rs))
-    out_dir = args.out if args.out is not None else (args.path if args.path.is_dir() else args.path.parent)
+    out_dir = args.out if args.out is not None else _results_dir(args.path)
     try:
         written = report.write_outputs(rs, out_dir, plots=not args.no_plots)
     except OSError as exc:
@@ -179,7 +262,8 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None, err: Text
     out = out or sys.stdout
     err = err or sys.stderr
     args = build_parser().parse_args(argv)
-    handler = {"parse": cmd_parse, "run": cmd_run, "capture": cmd_capture, "report": cmd_report}[args.command]
+    handler = {"parse": cmd_parse, "run": cmd_run, "capture": cmd_capture, "report": cmd_report,
+               "compare": cmd_compare}[args.command]
     try:
         return handler(args, out, err)
     except KeyboardInterrupt:

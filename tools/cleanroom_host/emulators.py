@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import shlex
 import shutil
 import signal
@@ -9,7 +10,7 @@ import subprocess
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-EMULATORS = ("qemu", "qemu-icount", "iso", "uefi", "bochs")
+EMULATORS = ("qemu", "qemu-icount", "iso", "uefi", "bochs", "hosted")
 ISO_EMULATORS = ("iso", "uefi", "bochs")
 QEMU_EMULATORS = ("qemu", "qemu-icount", "iso", "uefi")
 
@@ -21,12 +22,14 @@ BOCHS_VGABIOS = Path("/usr/share/vgabios/vgabios.bin")
 BOCHS_IPS = 50_000_000
 
 DEFAULT_MEMORY_MB = 128
-DEFAULT_TIMEOUT = {"qemu": 120.0, "qemu-icount": 120.0, "iso": 120.0, "uefi": 180.0, "bochs": 600.0}
+DEFAULT_TIMEOUT = {"qemu": 120.0, "qemu-icount": 120.0, "iso": 120.0, "uefi": 180.0, "bochs": 600.0,
+                   "hosted": 600.0}
 
 # Debian packages that provide each program or file (tools/setup.sh installs them).
 PACKAGES = {
     "qemu-system-i386": "qemu-system-x86",
     "qemu-system-x86_64": "qemu-system-x86",
+    "taskset": "util-linux",
     "bochs": "bochs bochsbios vgabios bochs-term",
     "grub-mkrescue": "grub-common grub-pc-bin grub-efi-ia32-bin grub-efi-amd64-bin xorriso mtools",
     str(OVMF): "ovmf",
@@ -51,6 +54,8 @@ class RunSpec:
     memory: int = DEFAULT_MEMORY_MB
     qemu_args: list[str] = field(default_factory=list)
     binary: str | None = None  # replaces the emulator program (tests use a fake)
+    hosted: Path = Path("build/hosted/cleanroom-hosted")  # the Linux build (`make hosted`)
+    host_cpu: int | None = None  # hosted: the CPU to pin it to (None: the last one allowed)
 
 
 @dataclass
@@ -65,6 +70,7 @@ class Launch:
     stop_signal: int = signal.SIGTERM  # how to end it early (then SIGKILL)
     keep: list[Path] = field(default_factory=list)  # files to copy into the results
     emulator_log: Path | None = None  # the emulator's own log file, if any
+    info: dict[str, object] = field(default_factory=dict)  # recorded in results.json's run
 
     def display(self) -> str:
         return shlex.join(self.argv)
@@ -180,6 +186,29 @@ def _qemu_common(spec: RunSpec) -> list[str]:
     return argv + list(spec.qemu_args)
 
 
+def last_cpu() -> int:
+    """The highest-numbered CPU this process may run on."""
+    return max(os.sched_getaffinity(0))
+
+
+def prepare_hosted(spec: RunSpec) -> Launch:
+    """The Linux build, pinned to one CPU with taskset; tokens become argv."""
+    if spec.cpu is not None:
+        raise SetupError("--cpu does not apply to hosted (it runs on the host's CPU)")
+    allowed = sorted(os.sched_getaffinity(0))
+    cpu = spec.host_cpu if spec.host_cpu is not None else allowed[-1]
+    if cpu not in allowed:
+        raise SetupError(f"--host-cpu {cpu}: not a CPU this process may use ({', '.join(map(str, allowed))})")
+    taskset = _need_program("taskset")
+    if spec.binary:
+        prog = _program(spec, spec.binary)
+    else:
+        _need_file(spec.hosted, "hosted build", "make hosted")
+        prog = str(spec.hosted)
+    tokens = (spec.cmdline or "").split()
+    return Launch([taskset, "-c", str(cpu), prog, *tokens], " ".join(tokens), info={"host_cpu": cpu})
+
+
 def prepare(spec: RunSpec, workdir: Path) -> Launch:
     """Check what the run needs, build any temporary ISO, return the launch."""
     emu = spec.emulator
@@ -189,6 +218,8 @@ def prepare(spec: RunSpec, workdir: Path) -> Launch:
         raise SetupError(f"unknown emulator {emu!r}; choose one of {', '.join(EMULATORS)}")
     if spec.qemu_args and emu not in QEMU_EMULATORS:
         raise SetupError(f"--qemu-arg does not apply to {emu}")
+    if emu == "hosted":
+        return prepare_hosted(replace(spec, hosted=spec.hosted.absolute()))
 
     if emu in ("qemu", "qemu-icount"):
         prog = _program(spec, "qemu-system-i386")

@@ -261,6 +261,7 @@ def run_emulator(spec: emulators.RunSpec, out_dir: Path, timeout: float,
         "timed_out": timed_out,
         "interrupted": interrupted,
         "stopped_after_done": stopped_early,
+        **launch.info,
     }
     messages: list[str] = []
     if timed_out:

@@ -1,0 +1,50 @@
+#include "kernel/fault_record.h"
+
+#include <stdbool.h>
+
+#include "arch/idt.h"
+#include "kernel/console.h"
+#include "kernel/finish.h"
+#include "kernel/record.h"
+#include "kernel/wire.h"
+
+extern char boot_stack_guard[];
+
+static const char *running_bench;
+static const char *running_what;
+static void (*annotator)(uint32_t vector, uint32_t cr2, uint32_t esp);
+
+void fault_set_running(const char *bench, const char *what)
+{
+    running_bench = bench;
+    running_what = what;
+}
+
+void fault_set_annotator(void (*annotate)(uint32_t vector, uint32_t cr2, uint32_t esp)) { annotator = annotate; }
+
+void fault_report_and_end(const struct fault_report *r)
+{
+    rec_abort();
+    rec_begin(REC_FAULT);
+    rec_u64("vector", r->vector);
+    rec_str("name", r->name);
+    rec_u64("eip", r->eip);
+    rec_u64("err", r->err);
+    rec_u64("cr2", r->cr2);
+    rec_str("bench", running_bench);
+    rec_str("what", running_what);
+    rec_u64("cs", r->cs);
+    rec_u64("eflags", r->eflags);
+    rec_u64("esp", r->esp);
+    bool memory_fault = r->vector == EXC_PF || r->vector == EXC_DF; /* else cr2 is stale */
+    if (memory_fault && r->cr2 >> 12 == (uint32_t)boot_stack_guard >> 12) {
+        rec_str("fiber", "kernel");
+        rec_str("cause", "stack overflow into the boot stack's guard page");
+    } else if (annotator) {
+        annotator(r->vector, r->cr2, r->esp);
+    }
+    rec_end();
+    console_say(VGA_RED, "FAULT: %s (vector %u) at eip 0x%x err 0x%x cr2 0x%x in %s", r->name, r->vector, r->eip,
+                r->err, r->cr2, running_bench ? running_bench : "(kernel)");
+    finish_run(RUN_FAULT);
+}

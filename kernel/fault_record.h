@@ -1,0 +1,24 @@
+/* The `fault` record, written in one place for the kernel's exception
+ * handlers (kernel/fault.c) and the hosted build's signal handlers. */
+#ifndef KERNEL_FAULT_RECORD_H
+#define KERNEL_FAULT_RECORD_H
+
+#include <stdint.h>
+
+struct fault_report {
+    uint32_t vector; /* CPU exception vector (arch/idt.h) */
+    const char *name;
+    uint32_t eip, err, cr2, cs, eflags, esp;
+};
+
+/* What is running, named in fault records (NULL: nothing). */
+void fault_set_running(const char *bench, const char *what);
+/* Adds fields to every fault record (e.g. the fiber runtime names the fiber
+ * whose guard page cr2 hit). Called with the record open; cr2 only means
+ * something for page faults and double faults. */
+void fault_set_annotator(void (*annotate)(uint32_t vector, uint32_t cr2, uint32_t esp));
+/* Emits the record (closing any record a fault interrupted), says it on
+ * screen, and ends the run with status `fault`. */
+__attribute__((noreturn)) void fault_report_and_end(const struct fault_report *r);
+
+#endif

@@ -1,0 +1,46 @@
+#include "kernel/startup.h"
+
+#include "arch/tsc.h"
+#include "bench/registry.h"
+#include "kernel/cmdline.h"
+#include "kernel/console.h"
+#include "kernel/exit.h"
+#include "kernel/finish.h"
+#include "kernel/memory.h"
+#include "kernel/record.h"
+#include "kernel/suite.h"
+#include "kernel/wire.h"
+
+static void report_cmdline_error(void *ctx, const char *token, const char *msg, const char *accepted)
+{
+    (void)ctx;
+    rec_begin(REC_ERROR);
+    rec_str("code", "cmdline");
+    rec_str("msg", msg);
+    rec_str("token", token);
+    rec_str("accepted", accepted);
+    rec_end();
+    console_say(VGA_RED, "cmdline: %s: '%s' (accepted: %s)", msg, token, accepted);
+}
+
+void startup_config(struct config *cfg)
+{
+    int errors = cmdline_parse(boot_info()->cmdline, cfg, bench_name_list(), report_cmdline_error, 0);
+    exit_set_mode(cfg->given[KEY_EXIT] ? (enum exit_mode)cfg->exit : EXIT_AUTO);
+    console_set_mode(cfg->given[KEY_CONSOLE] ? (enum console_mode)cfg->console : CONSOLE_BOTH);
+    if (errors)
+        finish_run(RUN_CONFIG);
+    suite_defaults(cfg);
+}
+
+void startup_require_tsc(void)
+{
+    if (tsc_init())
+        return;
+    rec_begin(REC_ERROR);
+    rec_str("code", "no_tsc");
+    rec_str("msg", "this CPU has no time stamp counter (CPUID.1:EDX.TSC = 0): nothing can be timed");
+    rec_end();
+    console_say(VGA_RED, "no time stamp counter: nothing can be timed");
+    finish_run(RUN_FAIL);
+}

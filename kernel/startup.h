@@ -1,0 +1,15 @@
+/* The start of a run that the bare-metal kernel (kernel/kmain.c) and the
+ * hosted build (hosted/main.c) share: the command line checked before
+ * anything is measured, and the TSC required. */
+#ifndef KERNEL_STARTUP_H
+#define KERNEL_STARTUP_H
+
+#include "kernel/config.h"
+
+/* Parses boot_info()->cmdline into cfg, applies exit= and console= and the
+ * suite's defaults. A bad line: error records, then done(config). */
+void startup_config(struct config *cfg);
+/* No TSC: an error record, then done(fail). */
+void startup_require_tsc(void);
+
+#endif

@@ -1,0 +1,181 @@
+"""How long a workset/ctxsw run will take in an emulator: a rough model.
+
+    seconds = boot + bytes / bytes_per_s + refills * refill_s + switches * switch_s
+
+bytes, refills and switches are counted from the command line with the
+kernel's own defaults (bench/workset.c, bench/ctxsw.c, kernel/suite.c):
+  workset, per size S with R = reps(S), passes = 2 for paging=both, else 1:
+    bytes    = 2 scenarios x 2 buffers x R x S x (runs + warmup) x passes
+    refills  = 2 scenarios x 2 buffers x R     x (runs + warmup) x passes
+    switches = 2 x R (multi only)              x (runs + warmup) x passes
+  ctxsw with R reps: 22 R switch-sized steps per run (3 ping-pong variants of
+    2R switches plus an equal stand-in loop, 5 round robins of about R switches
+    plus their baseline) and 5 R for the round robins' sizing pass.
+Sizes whose two buffers do not fit in guest memory are skipped, as the kernel
+skips them. The per-emulator constants were measured here (docs/REPORT.md).
+The model is approximate: within a factor of about 2 on another host.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+KIB = 1024
+MIB = 1024 * KIB
+GIB = 1024 * MIB
+
+
+@dataclass(frozen=True)
+class Speed:
+    """Measured costs of one emulator on the reference host."""
+
+    bytes_per_s: float  # rep stosd zeroing throughput, 1 MiB buffers, paging off and on
+    refill_s: float  # fixed cost of one refill call (size 0)
+    switch_s: float  # one fiber switch
+    boot_s: float  # boot to done with nothing measured
+
+
+# Measured 2026-11-22 on a 2-CPU AMD EPYC VM, QEMU 7.2.22 (Debian), Bochs 2.7
+# (Debian), with `cleanroom run` of: bench=workset sizes=1M reps=1000 (Bochs:
+# 50) runs=2 warmup=0 paging=both for bytes/s; sizes=0 reps=2000000 (Bochs:
+# 200000) for the refill and switch costs (split by the cycles of single vs
+# multi); sizes=0 reps=1 runs=1 for the boot. See docs/REPORT.md.
+SPEEDS: dict[str, Speed] = {
+    "qemu": Speed(3.7e9, 22e-9, 22e-9, 0.3),
+    "qemu-icount": Speed(1.0e9, 37e-9, 8e-9, 2.0),
+    "iso": Speed(3.7e9, 21e-9, 22e-9, 0.6),
+    "uefi": Speed(3.6e9, 19e-9, 19e-9, 3.6),
+    "bochs": Speed(2.1e8, 455e-9, 94e-9, 1.4),
+}
+LIMIT_S = 600.0  # longer estimates need --yes
+
+# The kernel's defaults (kernel/config.c, kernel/suite.c, bench/*.c).
+SUITE_BENCHES = {"selftest": (), "quick": ("tsc", "ctxsw", "workset"), "paper": ("tsc", "ctxsw", "workset"),
+                 "all": ("tsc", "ctxsw", "workset")}
+SWEEP_SUITES = ("quick", "paper")  # suites with their own runs/warmup/paging/maxsize defaults
+PAPER_REPS = 100_000
+QUICK_BYTES = 8 * MIB
+QUICK_MAX_REPS = 10_000
+CTXSW_REPS = 10_000
+
+
+class CmdlineError(ValueError):
+    """A token the model cannot read (the kernel would reject it too)."""
+
+
+def parse_size(text: str) -> int:
+    mult = {"K": KIB, "M": MIB, "G": GIB}.get(text[-1:].upper(), 1)
+    digits = text[:-1] if mult > 1 else text
+    if not digits.isdigit():
+        raise CmdlineError(f"not a size: {text!r}")
+    return int(digits) * mult
+
+
+def default_sizes(maxsize: int) -> list[int]:
+    """0, then 2^k and 3*2^(k-1): 1, 2, 3, 4, 6, 8, 12, ... up to maxsize."""
+    out = [0]
+    p = 1
+    while p <= maxsize:
+        out.append(p)
+        if p >= 2 and p + p // 2 <= maxsize:
+            out.append(p + p // 2)
+        p <<= 1
+    return out
+
+
+@dataclass
+class Plan:
+    """What a command line makes the kernel measure (as far as the model goes)."""
+
+    suite: str
+    benches: tuple[str, ...]
+    runs: int
+    warmup: int
+    passes: int
+    sizes: list[int]
+    reps: int | None  # reps= if given
+
+    def workset_reps(self, size: int) -> int:
+        if self.reps is not None:
+            return self.reps
+        if self.suite == "paper":
+            return PAPER_REPS
+        return max(1, min(QUICK_MAX_REPS, QUICK_BYTES // max(size, 1)))
+
+    def ctxsw_reps(self) -> int:
+        return self.reps if self.reps is not None else PAPER_REPS if self.suite == "paper" else CTXSW_REPS
+
+
+def plan(cmdline: str | None) -> Plan:
+    kv: dict[str, str] = {}
+    for token in (cmdline or "").split():
+        key, sep, value = token.partition("=")
+        if sep:
+            kv[key] = value
+    suite = kv.get("suite", "quick")
+    sweep = suite in SWEEP_SUITES
+    benches = tuple(b for b in kv["bench"].split(",") if b) if kv.get("bench") else SUITE_BENCHES.get(suite, ())
+    try:
+        runs = int(kv.get("runs", 3 if sweep else 11))
+        warmup = int(kv.get("warmup", 1 if sweep else 2))
+        reps = int(kv["reps"]) if "reps" in kv else None
+    except ValueError as exc:
+        raise CmdlineError(str(exc)) from exc
+    paging = kv.get("paging", "both" if sweep else "off")
+    maxsize = parse_size(kv["maxsize"]) if "maxsize" in kv else (4 * MIB if suite == "quick" else 24 * MIB)
+    sizes = [parse_size(s) for s in kv["sizes"].split(",") if s] if "sizes" in kv else default_sizes(maxsize)
+    return Plan(suite, benches, runs, warmup, 2 if paging == "both" else 1, sizes, reps)
+
+
+@dataclass
+class Estimate:
+    seconds: float
+    bytes: int
+    refills: int
+    switches: int
+    skipped_sizes: int
+
+    def text(self, emulator: str) -> str:
+        return (f"estimated duration under {emulator}: {duration_text(self.seconds)} "
+                f"({self.bytes / 1e9:,.1f} GB zeroed, {self.refills:,} buffer refills, "
+                f"{self.switches:,} fiber switches; a rough model, see docs/REPORT.md)")
+
+
+def duration_text(s: float) -> str:
+    if s < 120:
+        return f"~{s:.0f} s"
+    if s < 2 * 3600:
+        return f"~{s / 60:.0f} min"
+    if s < 3 * 86400:
+        return f"~{s / 3600:.1f} h"
+    return f"~{s / 86400:.1f} days"
+
+
+def estimate(p: Plan, emulator: str, memory_mb: int) -> Estimate | None:
+    """None when the emulator has no measured speed or nothing slow runs."""
+    speed = SPEEDS.get(emulator)
+    if speed is None or not ({"workset", "ctxsw"} & set(p.benches)):
+        return None
+    rounds = (p.runs + p.warmup) * p.passes
+    nbytes = refills = switches = skipped = 0
+    if "workset" in p.benches:
+        room = memory_mb * MIB - 4 * MIB  # kernel, page tables, stacks: roughly
+        for size in p.sizes:
+            if 2 * size > room:
+                skipped += 1
+                continue
+            r = p.workset_reps(size)
+            nbytes += 4 * r * size * rounds
+            refills += 4 * r * rounds
+            switches += 2 * r * rounds
+    if "ctxsw" in p.benches:
+        r = p.ctxsw_reps()
+        switches += 22 * r * rounds + 5 * r * p.passes
+    seconds = (speed.boot_s + nbytes / speed.bytes_per_s + refills * speed.refill_s
+               + switches * speed.switch_s)
+    return Estimate(seconds, nbytes, refills, switches, skipped)
+
+
+def timeout_for(est: Estimate, default: float) -> float:
+    """A timeout that lets an estimated run finish: 3x the estimate + 60 s, at least the default."""
+    return max(default, 3 * est.seconds + 60)

@@ -1,0 +1,72 @@
+"""Plain-text helpers shared by the report, the derived tables and compare."""
+
+from __future__ import annotations
+
+import json
+import math
+from typing import Any
+
+
+def human_bytes(n: Any) -> str:
+    if not isinstance(n, int) or isinstance(n, bool):
+        return str(n)
+    for unit, size in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if n >= size:
+            value = n / size
+            return f"{value:.0f} {unit}" if value == int(value) else f"{value:.1f} {unit}"
+    return f"{n} B"
+
+
+def human_hz(hz: Any) -> str:
+    if not isinstance(hz, int) or isinstance(hz, bool) or hz <= 0:
+        return "unknown"
+    if hz >= 1_000_000_000:
+        return f"{hz / 1e9:.3f} GHz"
+    return f"{hz / 1e6:.3f} MHz"
+
+
+def compact(value: Any) -> str:
+    """A value as short text: strings bare, everything else as JSON."""
+    if value is None:
+        return "-"
+    if isinstance(value, str):
+        return value
+    return json.dumps(value, separators=(",", ":"))
+
+
+def format_params(params: Any) -> str:
+    if not isinstance(params, dict) or not params:
+        return "-"
+    return " ".join(f"{k}={compact(v)}" for k, v in params.items())
+
+
+def table(headers: list[str], rows: list[list[str]], numeric: set[int] | None = None) -> list[str]:
+    """Aligned columns; columns in `numeric` are right-aligned."""
+    numeric = numeric or set()
+    widths = [len(h) for h in headers]
+    for row in rows:
+        for i, cell in enumerate(row):
+            widths[i] = max(widths[i], len(cell))
+
+    def fmt(cells: list[str]) -> str:
+        parts = [c.rjust(widths[i]) if i in numeric else c.ljust(widths[i]) for i, c in enumerate(cells)]
+        return "  " + "  ".join(parts).rstrip()
+
+    return [fmt(headers), fmt(["-" * w for w in widths])] + [fmt(r) for r in rows]
+
+
+def number(v: float, digits: int = 0) -> str:
+    """A float for a table or CSV: empty when NaN, integers without a point."""
+    if math.isnan(v):
+        return ""
+    text = f"{v:.{digits}f}"
+    return text[1:] if text.startswith("-") and float(text) == 0 else text
+
+
+def exact(v: float) -> str:
+    """A float for a CSV cell: empty when NaN, as short as is exact to 1e-4."""
+    if math.isnan(v):
+        return ""
+    if v == int(v):
+        return str(int(v))
+    return f"{v:.4f}".rstrip("0").rstrip(".")
