@@ -3,7 +3,8 @@
 #   make run     set up, build, boot the quick suite under QEMU, print the report
 #   make test    set up, build, run every test (pytest)
 #
-# Other targets: all (kernel ELF), iso, units, qemu, qemu-gdb, bochs, setup, clean.
+# Other targets: all (kernel ELF), iso, hosted (the Linux build), units, qemu,
+# qemu-gdb, bochs, setup, clean.
 
 # --- toolchain -------------------------------------------------------------
 # TOOLPREFIX may be given; else i686-elf- (a bare cross compiler), else
@@ -48,7 +49,20 @@ UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/units/%,$(UNIT_SRCS))
 UNIT_CFLAGS := -std=c11 -O1 -m32 -static -Wall -Wextra -Werror -I. -DCLEANROOM_HOSTED
 
-.PHONY: all iso units run test qemu qemu-gdb bochs setup clean toolchain
+# The hosted build: bench/ and runtime/ as a static 32-bit Linux program
+# (hosted/ supplies the platform); real caches on a development machine.
+HOSTED := $(BUILD)/hosted/cleanroom-hosted
+HOSTED_SHARED := kernel/strutil.c kernel/config.c kernel/crc32.c kernel/record.c kernel/cmdline.c \
+	kernel/fmt.c kernel/regions.c kernel/startup.c kernel/fault_record.c kernel/finish.c kernel/suite.c \
+	kernel/sysinfo.c $(wildcard bench/*.c) arch/cpu.c arch/tsc.c arch/exc_names.c \
+	runtime/switch.c runtime/stack.c runtime/fiber.c runtime/pair.c runtime/overflow.c
+HOSTED_SRCS := $(wildcard hosted/*.c) $(HOSTED_SHARED)
+HOSTED_ASM := runtime/switches.asm
+HOSTED_CFLAGS := -std=c11 -O2 -m32 -march=i686 -msse2 -static -fno-omit-frame-pointer \
+	--param=min-pagesize=0 -Wall -Wextra -Werror -I. -DCLEANROOM_HOSTED
+ALL_HEADERS := $(wildcard */*.h)
+
+.PHONY: all iso units run test qemu qemu-gdb bochs setup clean toolchain hosted
 
 all: $(KERNEL)
 
@@ -92,6 +106,14 @@ $(ISO): $(KERNEL) iso/grub.cfg
 	$(Q)cp iso/grub.cfg $(BUILD)/isodir/boot/grub/grub.cfg
 	$(Q)grub-mkrescue -o $@ $(BUILD)/isodir 2>$(BUILD)/grub-mkrescue.log || { cat $(BUILD)/grub-mkrescue.log >&2; exit 1; }
 
+hosted: $(HOSTED)
+
+$(HOSTED): $(HOSTED_SRCS) $(HOSTED_ASM) $(ALL_HEADERS) | toolchain
+	@mkdir -p $(dir $@)
+	@echo "  HOSTED  $@"
+	$(Q)$(NASM) $(NASMFLAGS) $(HOSTED_ASM) -o $(BUILD)/hosted/switches.o
+	$(Q)$(CC) $(HOSTED_CFLAGS) -o $@ $(HOSTED_SRCS) $(BUILD)/hosted/switches.o
+
 units: $(UNIT_BINS)
 
 $(BUILD)/units/%: tests/unit/%.c tests/unit/unit.h $(PORTABLE_SRCS) | toolchain
@@ -113,7 +135,7 @@ run:
 
 test:
 	@tools/setup.sh
-	@$(MAKE) --no-print-directory all iso units
+	@$(MAKE) --no-print-directory all iso units hosted
 	.venv/bin/python -m pytest tests
 
 QEMU := qemu-system-i386

@@ -70,6 +70,7 @@ bool paging_init(uint32_t map_top)
 
 bool paging_supports(enum page_size ps) { return ps == PAGESIZE_4K ? dir_4k != 0 : dir_4m != 0; }
 bool paging_enabled(void) { return enabled; }
+const char *paging_mode_name(void) { return enabled ? "on" : "off"; }
 
 const char *paging_unavailable(enum page_size ps)
 {

@@ -24,6 +24,9 @@ const char *paging_unavailable(enum page_size ps);
 void paging_enable(enum page_size ps);
 void paging_disable(void);
 bool paging_enabled(void);
+/* What result records say in params.paging: "on", "off" ("host" in the
+ * hosted build, where the host's paging is always on). */
+const char *paging_mode_name(void);
 enum page_size paging_current_size(void);
 /* Entry-level changes in the 4 KiB directory (with invlpg when paging is on):
  * flags are PTE_* bits; the physical address stays the identity. */

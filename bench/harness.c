@@ -62,7 +62,7 @@ static void params(const struct bench_ctx *ctx, const struct bench_case *c)
             rec_u64(c->params[i].key, c->params[i].num);
     }
     if (!has_param(c, "paging"))
-        rec_str("paging", paging_enabled() ? "on" : "off");
+        rec_str("paging", paging_mode_name());
     if (!has_param(c, "pagesize"))
         rec_str("pagesize", config_value_name(ctx->cfg, KEY_PAGESIZE));
     rec_obj_end();

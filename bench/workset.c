@@ -18,9 +18,11 @@
 
 #define PAPER_REPS 100000
 /* Quick suite: reps so that every size writes about QUICK_BYTES per buffer
- * per series (small sizes capped at QUICK_MAX_REPS): each size then costs
- * about the same. */
+ * per series, so each size costs about the same; at least QUICK_MIN_REPS
+ * (a buffer refilled once or twice shows no reuse, hence no cache effect)
+ * and at most QUICK_MAX_REPS (small sizes). */
 #define QUICK_BYTES (8u << 20)
+#define QUICK_MIN_REPS 8
 #define QUICK_MAX_REPS 10000
 #define MAX_DEFAULT_SIZES 64
 
@@ -106,7 +108,7 @@ static uint32_t reps_for(const struct bench_ctx *ctx, uint64_t size)
     if (ctx->cfg->suite == SUITE_PAPER)
         return PAPER_REPS;
     uint64_t r = QUICK_BYTES / (size ? size : 1);
-    return r < 1 ? 1 : r > QUICK_MAX_REPS ? QUICK_MAX_REPS : (uint32_t)r;
+    return r < QUICK_MIN_REPS ? QUICK_MIN_REPS : r > QUICK_MAX_REPS ? QUICK_MAX_REPS : (uint32_t)r;
 }
 
 static const char *unavailable(const struct config *cfg)

@@ -8,6 +8,8 @@
 #include "kernel/finish.h"
 #include "kernel/serial.h"
 
+extern char boot_stack_guard[];
+
 struct expectation {
     uint32_t mask;
     struct catch_frame frame;
@@ -36,7 +38,13 @@ static void report_and_end(struct trapframe *tf, uint32_t esp)
         serial_write(msg, sizeof msg - 1);
         finish_exit_only(RUN_FAULT);
     }
-    struct fault_report r = { tf->vector, exc_name(tf->vector), tf->eip, tf->err, read_cr2(), tf->cs, tf->eflags, esp };
+    struct fault_report r = { tf->vector, exc_name(tf->vector), tf->eip, tf->err, read_cr2(), tf->cs, tf->eflags,
+                              esp, 0, 0 };
+    bool memory_fault = r.vector == EXC_PF || r.vector == EXC_DF; /* else cr2 is stale */
+    if (memory_fault && r.cr2 >> 12 == (uint32_t)boot_stack_guard >> 12) {
+        r.fiber = "kernel";
+        r.cause = "stack overflow into the boot stack's guard page";
+    }
     fault_report_and_end(&r);
 }
 

@@ -1,14 +1,9 @@
 #include "kernel/fault_record.h"
 
-#include <stdbool.h>
-
-#include "arch/idt.h"
 #include "kernel/console.h"
 #include "kernel/finish.h"
 #include "kernel/record.h"
 #include "kernel/wire.h"
-
-extern char boot_stack_guard[];
 
 static const char *running_bench;
 static const char *running_what;
@@ -36,10 +31,9 @@ void fault_report_and_end(const struct fault_report *r)
     rec_u64("cs", r->cs);
     rec_u64("eflags", r->eflags);
     rec_u64("esp", r->esp);
-    bool memory_fault = r->vector == EXC_PF || r->vector == EXC_DF; /* else cr2 is stale */
-    if (memory_fault && r->cr2 >> 12 == (uint32_t)boot_stack_guard >> 12) {
-        rec_str("fiber", "kernel");
-        rec_str("cause", "stack overflow into the boot stack's guard page");
+    if (r->fiber) {
+        rec_str("fiber", r->fiber);
+        rec_str("cause", r->cause);
     } else if (annotator) {
         annotator(r->vector, r->cr2, r->esp);
     }

@@ -1,0 +1,67 @@
+/* The kernel's memory interface over one mmap'd arena: the same region
+ * allocator hands out the same aligned blocks. boot_info() holds argv. */
+#define _GNU_SOURCE
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "hosted/platform.h"
+#include "kernel/memory.h"
+#include "kernel/string.h"
+
+static struct boot_info boot;
+static struct region_set arena;
+static uint64_t arena_size;
+
+void hosted_boot_info(int argc, char **argv)
+{
+    size_t len = 0;
+    for (int i = 0; i < argc; i++) {
+        size_t n = strlen(argv[i]);
+        if (len + n + 2 > sizeof boot.cmdline)
+            break;
+        if (i)
+            boot.cmdline[len++] = ' ';
+        memcpy(boot.cmdline + len, argv[i], n);
+        len += n;
+    }
+    boot.cmdline[len] = 0;
+    str_copy(boot.loader, "linux", sizeof boot.loader);
+    boot.valid_magic = false;
+    boot.mem_source = "mmap";
+}
+
+int hosted_memory_init(uint64_t bytes)
+{
+    regions_init(&arena);
+    if (bytes > 0xc0000000ull)
+        return 0;
+    void *p = mmap(0, (size_t)bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (p == MAP_FAILED)
+        return 0;
+    arena_size = bytes;
+    regions_add(&arena, (uint32_t)p, bytes);
+    return 1;
+}
+
+const struct boot_info *boot_info(void) { return &boot; }
+
+uint64_t memory_usable(void)
+{
+    return (uint64_t)sysconf(_SC_PHYS_PAGES) * (uint64_t)sysconf(_SC_PAGESIZE);
+}
+
+uint64_t memory_largest_free(void) { return regions_largest_free(&arena); }
+uint32_t memory_top(void) { return 0; }
+const struct region_set *memory_regions(void) { return &arena; }
+
+void *memory_alloc(uint32_t size, uint32_t align)
+{
+    uint64_t at;
+    if (!regions_alloc(&arena, size ? size : 1, align ? align : 16, &at))
+        return 0;
+    return (void *)(uint32_t)at;
+}
+
+void memory_mark(struct region_mark *m) { regions_mark(&arena, m); }
+void memory_release(const struct region_mark *m) { regions_release(&arena, m); }
+bool memory_is_free_ram(const void *p, uint32_t len) { return regions_contains(&arena, (uint32_t)p, len); }
