@@ -89,6 +89,22 @@ static inline uint8_t inb(uint16_t port) { uint8_t v; __asm__ volatile("inb %1, 
 static inline uint16_t inw(uint16_t port) { uint16_t v; __asm__ volatile("inw %1, %0" : "=a"(v) : "Nd"(port)); return v; }
 static inline uint32_t inl(uint16_t port) { uint32_t v; __asm__ volatile("inl %1, %0" : "=a"(v) : "Nd"(port)); return v; }
 
+/* --- atomics (lock-prefixed: what a spinlock on a multiprocessor pays) --- */
+static inline uint32_t xchg32(volatile uint32_t *p, uint32_t v)
+{
+    __asm__ volatile("xchgl %0, %1" : "+r"(v), "+m"(*p) :: "memory");
+    return v;
+}
+
+static inline uint32_t xadd32(volatile uint32_t *p, uint32_t v)
+{
+    __asm__ volatile("lock xaddl %0, %1" : "+r"(v), "+m"(*p) :: "memory", "cc");
+    return v;
+}
+
+/* A compiler barrier: keeps loads and stores on their side of it. */
+static inline void compiler_barrier(void) { __asm__ volatile("" ::: "memory"); }
+
 /* --- TLB, interrupts, halting -------------------------------------------- */
 static inline void invlpg(uintptr_t va) { __asm__ volatile("invlpg (%0)" :: "r"(va) : "memory"); }
 static inline void clts(void) { __asm__ volatile("clts" ::: "memory"); }

@@ -20,6 +20,7 @@
 #include "kernel/string.h"
 #include "kernel/wire.h"
 #include "runtime/fiber_selftest.h"
+#include "runtime/sync_selftest.h"
 
 #define DETAIL_MAX SELFTEST_DETAIL_MAX
 
@@ -433,6 +434,12 @@ static const struct {
     { "fiber_join", fiber_test_join },
     { "fiber_pair", fiber_test_pair },
     { "fiber_guard_page", fiber_test_guard_page },
+    { "sync_mutual_exclusion", sync_test_mutual_exclusion },
+    { "sync_fifo", sync_test_fifo },
+    { "sync_condvar", sync_test_condvar },
+    { "sync_barrier", sync_test_barrier },
+    { "sync_semaphore", sync_test_semaphore },
+    { "sync_stack_pool", sync_test_stack_pool },
 };
 
 void selftest_run(void)

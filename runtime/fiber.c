@@ -7,7 +7,7 @@
 struct scheduler {
     struct fiber main;
     struct fiber *current;
-    struct fiber *head, *tail; /* ready queue, FIFO */
+    struct fiber_queue ready;
     enum switch_kind kind;
     switch_fn sw;
     uint32_t switches, next_id, alive;
@@ -49,27 +49,35 @@ void sched_init(enum switch_kind kind)
 struct fiber *fiber_current(void) { return sched.current; }
 uint32_t sched_switches(void) { return sched.switches; }
 
-static void enqueue(struct fiber *f)
+void fq_push(struct fiber_queue *q, struct fiber *f)
 {
     f->next = 0;
-    if (sched.tail)
-        sched.tail->next = f;
+    if (q->tail)
+        q->tail->next = f;
     else
-        sched.head = f;
-    sched.tail = f;
+        q->head = f;
+    q->tail = f;
 }
+
+struct fiber *fq_pop(struct fiber_queue *q)
+{
+    struct fiber *f = q->head;
+    if (!f)
+        return 0;
+    q->head = f->next;
+    if (!q->head)
+        q->tail = 0;
+    f->next = 0;
+    return f;
+}
+
+static void enqueue(struct fiber *f) { fq_push(&sched.ready, f); }
 
 /* The next ready fiber, or main when none is. */
 static struct fiber *dequeue(void)
 {
-    struct fiber *f = sched.head;
-    if (!f)
-        return &sched.main;
-    sched.head = f->next;
-    if (!sched.head)
-        sched.tail = 0;
-    f->next = 0;
-    return f;
+    struct fiber *f = fq_pop(&sched.ready);
+    return f ? f : &sched.main;
 }
 
 /* Runs in the fiber a switch resumed: records where the other one stopped. */
@@ -97,25 +105,38 @@ static void fiber_start(void *arg)
     fiber_exit();
 }
 
-bool fiber_create(struct fiber *f, const char *name, void (*fn)(void *), void *arg, uint32_t stack_size)
+/* Everything but the stack, which f->stack already holds. */
+static void start_fiber(struct fiber *f, const char *name, void (*fn)(void *), void *arg)
 {
-    *f = (struct fiber){ 0 };
-    if (!fiber_stack_alloc(&f->stack, stack_size ? stack_size : FIBER_STACK_DEFAULT, name))
-        return false;
+    f->state = FIBER_NEW;
     f->name = name;
     f->fn = fn;
     f->arg = arg;
     f->id = ++sched.next_id;
-    f->state = FIBER_NEW;
+    f->next = f->joiner = 0;
     f->sp = switch_initial_frame(sched.kind, fiber_stack_top(&f->stack), fiber_start, f);
     sched.alive++;
     enqueue(f);
+}
+
+bool fiber_create(struct fiber *f, const char *name, void (*fn)(void *), void *arg, uint32_t stack_size)
+{
+    /* allocated in place: the guard tracker keeps a pointer to f->stack */
+    if (!fiber_stack_alloc(&f->stack, stack_size ? stack_size : FIBER_STACK_DEFAULT, name))
+        return false;
+    start_fiber(f, name, fn, arg);
     return true;
+}
+
+void fiber_create_on(struct fiber *f, const char *name, void (*fn)(void *), void *arg, const struct fiber_stack *stack)
+{
+    f->stack = *stack;
+    start_fiber(f, name, fn, arg);
 }
 
 void sched_run(void)
 {
-    while (sched.head) {
+    while (!fq_empty(&sched.ready)) {
         sched.main.state = FIBER_READY;
         transfer(dequeue());
     }
@@ -134,6 +155,20 @@ void fiber_block(void)
 {
     sched.current->state = FIBER_WAITING;
     transfer(dequeue());
+}
+
+void fiber_wait_on(struct fiber_queue *q)
+{
+    fq_push(q, sched.current);
+    fiber_block();
+}
+
+bool fiber_wake_one(struct fiber_queue *q)
+{
+    struct fiber *f = fq_pop(q);
+    if (f)
+        fiber_wake(f);
+    return f != 0;
 }
 
 void fiber_wake(struct fiber *f)

@@ -26,11 +26,22 @@ struct fiber {
     struct fiber *joiner;       /* waiting in fiber_join for this one */
 };
 
+/* A FIFO of fibers (the run queue, and every wait queue): a fiber is in at
+ * most one queue at a time, linked through fiber.next. */
+struct fiber_queue {
+    struct fiber *head, *tail;
+};
+void fq_push(struct fiber_queue *q, struct fiber *f);
+struct fiber *fq_pop(struct fiber_queue *q); /* NULL when empty */
+static inline bool fq_empty(const struct fiber_queue *q) { return !q->head; }
+
 /* Resets the scheduler: no fibers, the caller is the main fiber. */
 void sched_init(enum switch_kind kind);
 /* Creates a fiber on its own guarded stack and makes it ready. False when
  * its stack does not fit in memory. */
 bool fiber_create(struct fiber *f, const char *name, void (*fn)(void *), void *arg, uint32_t stack_size);
+/* The same on a stack the caller provides (a pool's, an allocator's). */
+void fiber_create_on(struct fiber *f, const char *name, void (*fn)(void *), void *arg, const struct fiber_stack *stack);
 /* Runs fibers until none is ready; returns in the main fiber. */
 void sched_run(void);
 /* From a fiber: to the back of the run queue, and run the next one. */
@@ -41,6 +52,10 @@ __attribute__((noreturn)) void fiber_exit(void);
 void fiber_join(struct fiber *f);
 /* From a fiber: waiting until fiber_wake (the basis of blocking primitives). */
 void fiber_block(void);
+/* From a fiber: joins q, then blocks (what every blocking primitive does). */
+void fiber_wait_on(struct fiber_queue *q);
+/* Wakes the first fiber of q; false when q was empty. */
+bool fiber_wake_one(struct fiber_queue *q);
 void fiber_wake(struct fiber *f);
 /* Gives the stack of a dead fiber back (guard page mapped again). */
 void fiber_release(struct fiber *f);

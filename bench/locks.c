@@ -1,0 +1,363 @@
+/* bench locks: what synchronisation costs, in cycles per operation.
+ *
+ * Uncontended acquire+release of every lock (tas, ttas, ticket, each with
+ * and without pause; the fiber mutex; the LiteThreads spin-then-block
+ * mutex; a semaphore's post+wait), minus the same loop with empty calls.
+ * contended: k fibers each {lock; yield; unlock; yield}, per lock that can
+ * block. valchanov: 5 fibers each lock and unlock one mutex reps times
+ * (Valchanov & Andreev's third test). litethreads: the producer-consumer
+ * double handshake of the LiteThreads report under its (lock_loops,
+ * unlock_loops) settings. condvar: a ping-pong. barrier: n fibers. */
+#include "arch/tsc.h"
+#include "bench/registry.h"
+#include "kernel/memory.h"
+#include "runtime/fiber.h"
+#include "runtime/spinlock.h"
+#include "runtime/sync.h"
+
+#define REPS_QUICK 10000
+#define REPS_PAPER 1000000
+#define MAX_FIBERS 32
+
+/* --- every lock behind one interface ------------------------------------------ */
+
+enum lock_kind {
+    LK_TAS, LK_TAS_PAUSE, LK_TTAS, LK_TTAS_PAUSE, LK_TICKET, LK_TICKET_PAUSE,
+    LK_MUTEX, LK_SPINBLOCK, LK_SEM, LK_COUNT
+};
+
+static const char *const lock_names[LK_COUNT] = {
+    "tas", "tas_pause", "ttas", "ttas_pause", "ticket", "ticket_pause", "mutex", "spinblock", "sem",
+};
+
+struct any_lock {
+    enum lock_kind kind;
+    struct spinlock spin;
+    struct fmutex mutex;
+    struct spinblock sb;
+    struct fsem sem;
+};
+
+static void any_init(struct any_lock *l, enum lock_kind kind)
+{
+    l->kind = kind;
+    if (kind <= LK_TICKET_PAUSE)
+        spin_init(&l->spin, (enum spin_kind)(kind / 2), kind & 1);
+    fmutex_init(&l->mutex);
+    spinblock_init(&l->sb, 0, 0);
+    fsem_init(&l->sem, 1);
+}
+
+static void any_lock(void *p)
+{
+    struct any_lock *l = p;
+    switch (l->kind) {
+    case LK_MUTEX: fmutex_lock(&l->mutex); break;
+    case LK_SPINBLOCK: spinblock_lock(&l->sb); break;
+    case LK_SEM: fsem_wait(&l->sem); break;
+    default: spin_lock(&l->spin); break;
+    }
+}
+
+static void any_unlock(void *p)
+{
+    struct any_lock *l = p;
+    switch (l->kind) {
+    case LK_MUTEX: fmutex_unlock(&l->mutex); break;
+    case LK_SPINBLOCK: spinblock_unlock(&l->sb); break;
+    case LK_SEM: fsem_post(&l->sem); break;
+    default: spin_unlock(&l->spin); break;
+    }
+}
+
+static void no_op(void *p) { (void)p; }
+
+/* Through volatile pointers, so the baseline loop keeps its calls. */
+struct lock_loop {
+    void (*volatile lock)(void *);
+    void (*volatile unlock)(void *);
+    void *obj;
+    uint32_t reps;
+};
+
+static uint64_t time_loop(struct lock_loop *l)
+{
+    uint64_t t0 = tsc_begin();
+    for (uint32_t i = 0; i < l->reps; i++) {
+        l->lock(l->obj);
+        l->unlock(l->obj);
+    }
+    return tsc_end() - t0;
+}
+
+static uint64_t run_uncontended(void *arg)
+{
+    struct lock_loop *real = arg;
+    struct lock_loop empty = { no_op, no_op, real->obj, real->reps };
+    uint64_t t = time_loop(real), base = time_loop(&empty);
+    return t > base ? t - base : 0;
+}
+
+/* --- fibers doing the same thing --------------------------------------------- */
+
+struct crowd {
+    uint32_t n, reps;
+    struct any_lock lock;
+    struct fbarrier barrier;
+    struct fiber fibers[MAX_FIBERS];
+    void (*body)(void *);
+};
+
+static void contended_body(void *arg)
+{
+    struct crowd *c = arg;
+    for (uint32_t i = 0; i < c->reps; i++) {
+        any_lock(&c->lock);
+        fiber_yield();
+        any_unlock(&c->lock);
+        fiber_yield();
+    }
+}
+
+static void valchanov_body(void *arg)
+{
+    struct crowd *c = arg;
+    for (uint32_t i = 0; i < c->reps; i++) {
+        any_lock(&c->lock);
+        any_unlock(&c->lock);
+    }
+}
+
+static void barrier_body(void *arg)
+{
+    struct crowd *c = arg;
+    for (uint32_t i = 0; i < c->reps; i++)
+        fbarrier_wait(&c->barrier);
+}
+
+/* Runs c->n fibers of c->body to the end; cycles, and the switches in *switches. */
+static uint64_t run_crowd_counting(struct crowd *c, uint64_t *switches)
+{
+    struct region_mark mark;
+    memory_mark(&mark);
+    sched_init(SWITCH_CALLEE);
+    uint32_t made = 0;
+    while (made < c->n && fiber_create(&c->fibers[made], "crowd", c->body, c, 4096))
+        made++;
+    uint64_t cycles = 0;
+    if (made == c->n) {
+        uint64_t t0 = tsc_begin();
+        sched_run();
+        cycles = tsc_end() - t0;
+    }
+    *switches = sched_switches();
+    for (uint32_t i = 0; i < made; i++)
+        fiber_release(&c->fibers[i]);
+    memory_release(&mark);
+    return made == c->n ? cycles : 0;
+}
+
+static uint64_t run_crowd(void *arg)
+{
+    uint64_t switches;
+    return run_crowd_counting(arg, &switches);
+}
+
+/* --- the LiteThreads producer-consumer double handshake ------------------------ */
+
+struct handshake {
+    struct spinblock m;
+    struct fcond full, ack_cv;
+    uint32_t items, data, valid, ack, received;
+    struct fiber producer, consumer;
+};
+
+static void producer(void *arg)
+{
+    struct handshake *h = arg;
+    for (uint32_t i = 0; i < h->items; i++) {
+        spinblock_lock(&h->m);
+        h->data = i;
+        h->valid = 1;
+        fcond_signal(&h->full);
+        while (!h->ack)
+            fcond_wait_spinblock(&h->ack_cv, &h->m);
+        h->ack = 0;
+        spinblock_unlock(&h->m);
+    }
+}
+
+static void consumer(void *arg)
+{
+    struct handshake *h = arg;
+    for (uint32_t i = 0; i < h->items; i++) {
+        spinblock_lock(&h->m);
+        while (!h->valid)
+            fcond_wait_spinblock(&h->full, &h->m);
+        h->received += h->data == i;
+        h->valid = 0;
+        h->ack = 1;
+        fcond_signal(&h->ack_cv);
+        spinblock_unlock(&h->m);
+    }
+}
+
+static uint64_t run_handshake(void *arg)
+{
+    struct handshake *h = arg;
+    struct region_mark mark;
+    memory_mark(&mark);
+    sched_init(SWITCH_CALLEE);
+    fcond_init(&h->full);
+    fcond_init(&h->ack_cv);
+    h->data = h->valid = h->ack = h->received = 0;
+    uint64_t cycles = 0;
+    if (fiber_create(&h->consumer, "consumer", consumer, h, 0) && fiber_create(&h->producer, "producer", producer, h, 0)) {
+        uint64_t t0 = tsc_begin();
+        sched_run();
+        cycles = tsc_end() - t0;
+    }
+    fiber_release(&h->producer);
+    fiber_release(&h->consumer);
+    memory_release(&mark);
+    return cycles;
+}
+
+/* --- condvar ping-pong ----------------------------------------------------------- */
+
+struct pingpong {
+    struct fmutex m;
+    struct fcond cv;
+    uint32_t turn, rounds;
+    struct fiber f[2];
+};
+
+static void ping(void *arg)
+{
+    struct pingpong *p = arg;
+    uint32_t me = fiber_current() == &p->f[0] ? 0 : 1;
+    for (uint32_t i = 0; i < p->rounds; i++) {
+        fmutex_lock(&p->m);
+        while (p->turn != me)
+            fcond_wait(&p->cv, &p->m);
+        p->turn = !me;
+        fcond_signal(&p->cv);
+        fmutex_unlock(&p->m);
+    }
+}
+
+static uint64_t run_pingpong(void *arg)
+{
+    struct pingpong *p = arg;
+    struct region_mark mark;
+    memory_mark(&mark);
+    sched_init(SWITCH_CALLEE);
+    fmutex_init(&p->m);
+    fcond_init(&p->cv);
+    p->turn = 0;
+    uint64_t cycles = 0;
+    if (fiber_create(&p->f[0], "ping", ping, p, 0) && fiber_create(&p->f[1], "pong", ping, p, 0)) {
+        uint64_t t0 = tsc_begin();
+        sched_run();
+        cycles = tsc_end() - t0;
+    }
+    fiber_release(&p->f[0]);
+    fiber_release(&p->f[1]);
+    memory_release(&mark);
+    return cycles;
+}
+
+/* --- the benchmark ------------------------------------------------------------------- */
+
+static struct crowd crowd;
+static struct handshake hs;
+static struct pingpong pp;
+
+static void add(struct bench_case *c, struct bench_param p) { c->params[c->nparams++] = p; }
+
+static void run(struct bench_ctx *ctx)
+{
+    static const uint32_t ks[] = { 2, 4, 8, 16 };
+    static const enum lock_kind blocking[] = { LK_MUTEX, LK_SPINBLOCK, LK_SEM };
+    static const enum lock_kind valchanov[] = { LK_MUTEX, LK_SPINBLOCK, LK_TAS, LK_TTAS, LK_TICKET };
+    static const uint32_t lite[][2] = { { 100, 200 }, { 0, 0 }, { 0, 200 }, { 100, 0 }, { 1000, 0 }, { 1000, 2000 } };
+    static const uint32_t barrier_n[] = { 2, 8, 32 };
+    const uint32_t nb = sizeof blocking / sizeof blocking[0], nv = sizeof valchanov / sizeof valchanov[0];
+    const uint32_t nl = sizeof lite / sizeof lite[0], nbar = sizeof barrier_n / sizeof barrier_n[0];
+    const uint32_t nk = sizeof ks / sizeof ks[0];
+    bool paper = ctx->cfg->suite == SUITE_PAPER;
+    uint32_t reps = bench_reps(ctx, paper ? REPS_PAPER : REPS_QUICK);
+    /* the blocking scenarios switch at every step: a tenth of the reps */
+    uint32_t steps = reps / 10 ? reps / 10 : 1;
+    bench_plan(ctx, LK_COUNT + nk * nb + nv + nl + 1 + nbar);
+    sched_init(SWITCH_CALLEE);
+
+    for (int k = 0; k < LK_COUNT; k++) {
+        any_init(&crowd.lock, (enum lock_kind)k);
+        struct lock_loop loop = { any_lock, any_unlock, &crowd.lock, reps };
+        struct bench_case c = { .name = lock_names[k], .per = reps };
+        add(&c, (struct bench_param)PARAM_NUM("reps", reps));
+        bench_measure(ctx, &c, run_uncontended, &loop);
+    }
+    for (uint32_t i = 0; i < nk; i++) {
+        for (uint32_t j = 0; j < nb; j++) {
+            crowd.n = ks[i];
+            crowd.reps = steps / ks[i] ? steps / ks[i] : 1;
+            crowd.body = contended_body;
+            any_init(&crowd.lock, blocking[j]);
+            uint64_t switches;
+            if (!run_crowd_counting(&crowd, &switches)) {
+                bench_skip(ctx, "contended", "no memory for the fiber stacks");
+                continue;
+            }
+            struct bench_case c = { .name = "contended", .per = (uint64_t)crowd.n * crowd.reps };
+            add(&c, (struct bench_param)PARAM_NUM("k", ks[i]));
+            add(&c, (struct bench_param)PARAM_STR("lock", lock_names[blocking[j]]));
+            add(&c, (struct bench_param)PARAM_NUM("reps", crowd.reps));
+            add(&c, (struct bench_param)PARAM_NUM("switches", switches));
+            bench_measure(ctx, &c, run_crowd, &crowd);
+        }
+    }
+    for (uint32_t j = 0; j < nv; j++) {
+        crowd.n = 5;
+        crowd.reps = reps;
+        crowd.body = valchanov_body;
+        any_init(&crowd.lock, valchanov[j]);
+        struct bench_case c = { .name = "valchanov", .per = 5 * (uint64_t)reps };
+        add(&c, (struct bench_param)PARAM_STR("lock", lock_names[valchanov[j]]));
+        add(&c, (struct bench_param)PARAM_NUM("threads", 5));
+        add(&c, (struct bench_param)PARAM_NUM("reps", reps));
+        bench_measure(ctx, &c, run_crowd, &crowd);
+    }
+    for (uint32_t j = 0; j < nl; j++) {
+        spinblock_init(&hs.m, lite[j][0], lite[j][1]);
+        hs.items = steps;
+        struct bench_case c = { .name = "litethreads", .per = steps };
+        add(&c, (struct bench_param)PARAM_NUM("lock_loops", lite[j][0]));
+        add(&c, (struct bench_param)PARAM_NUM("unlock_loops", lite[j][1]));
+        add(&c, (struct bench_param)PARAM_NUM("items", steps));
+        bench_measure(ctx, &c, run_handshake, &hs);
+    }
+    pp.rounds = steps;
+    struct bench_case cv = { .name = "condvar", .per = steps };
+    add(&cv, (struct bench_param)PARAM_NUM("rounds", steps));
+    bench_measure(ctx, &cv, run_pingpong, &pp);
+    for (uint32_t j = 0; j < nbar; j++) {
+        crowd.n = barrier_n[j];
+        crowd.reps = steps / barrier_n[j] ? steps / barrier_n[j] : 1;
+        crowd.body = barrier_body;
+        fbarrier_init(&crowd.barrier, barrier_n[j]);
+        struct bench_case c = { .name = "barrier", .per = crowd.reps };
+        add(&c, (struct bench_param)PARAM_NUM("n", barrier_n[j]));
+        add(&c, (struct bench_param)PARAM_NUM("generations", crowd.reps));
+        bench_measure(ctx, &c, run_crowd, &crowd);
+    }
+}
+
+const struct bench bench_locks = {
+    .name = "locks",
+    .what = "spinlocks, fiber mutex, semaphore, condvar, barrier; LiteThreads and Valchanov-Andreev tests",
+    .in_quick = true,
+    .unavailable = 0,
+    .run = run,
+};
