@@ -36,7 +36,9 @@ NASMFLAGS := -f elf32 -w+all -w+error
 LDFLAGS := -m elf_i386 -T linker.ld -nostdlib -z noexecstack --no-warn-rwx-segments
 
 SRC_DIRS := boot arch kernel bench runtime
-C_SRCS   := $(foreach d,$(SRC_DIRS),$(wildcard $(d)/*.c))
+# Benchmarks that need a C library (glibc ucontext, NPTL): hosted build only.
+HOSTED_ONLY_SRCS := bench/peers.c
+C_SRCS   := $(filter-out $(HOSTED_ONLY_SRCS),$(foreach d,$(SRC_DIRS),$(wildcard $(d)/*.c)))
 ASM_SRCS := $(foreach d,$(SRC_DIRS),$(wildcard $(d)/*.asm))
 OBJS := $(patsubst %.asm,$(BUILD)/obj/%.o,$(ASM_SRCS)) $(patsubst %.c,$(BUILD)/obj/%.o,$(C_SRCS))
 DEPS := $(OBJS:.o=.d)
@@ -55,7 +57,8 @@ HOSTED := $(BUILD)/hosted/cleanroom-hosted
 HOSTED_SHARED := kernel/strutil.c kernel/config.c kernel/crc32.c kernel/record.c kernel/cmdline.c \
 	kernel/fmt.c kernel/regions.c kernel/startup.c kernel/fault_record.c kernel/finish.c kernel/suite.c \
 	kernel/sysinfo.c $(wildcard bench/*.c) arch/cpu.c arch/tsc.c arch/exc_names.c \
-	runtime/switch.c runtime/stack.c runtime/fiber.c runtime/pair.c runtime/overflow.c
+	runtime/switch.c runtime/stack.c runtime/fiber.c runtime/pair.c runtime/overflow.c \
+	runtime/spinlock.c runtime/sync.c runtime/stackpool.c
 HOSTED_SRCS := $(wildcard hosted/*.c) $(HOSTED_SHARED)
 HOSTED_ASM := runtime/switches.asm
 HOSTED_CFLAGS := -std=c11 -O2 -m32 -march=i686 -msse2 -static -fno-omit-frame-pointer \
@@ -112,7 +115,7 @@ $(HOSTED): $(HOSTED_SRCS) $(HOSTED_ASM) $(ALL_HEADERS) | toolchain
 	@mkdir -p $(dir $@)
 	@echo "  HOSTED  $@"
 	$(Q)$(NASM) $(NASMFLAGS) $(HOSTED_ASM) -o $(BUILD)/hosted/switches.o
-	$(Q)$(CC) $(HOSTED_CFLAGS) -o $@ $(HOSTED_SRCS) $(BUILD)/hosted/switches.o
+	$(Q)$(CC) $(HOSTED_CFLAGS) -o $@ $(HOSTED_SRCS) $(BUILD)/hosted/switches.o -pthread
 
 units: $(UNIT_BINS)
 
