@@ -1,0 +1,99 @@
+"""Locks and thread life cycle, booted and hosted: record shapes, the
+papers' qualitative findings where the clean room must reproduce them, and
+exact repeatability under -icount."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from test_boot import KERNEL, boot, of_type
+from test_hosted import HOSTED
+
+pytestmark = pytest.mark.skipif(not KERNEL.exists(), reason="build/cleanroom.elf missing: run `make`")
+
+ICOUNT_LOCKS = "bench=locks,create paging=off reps=2000 runs=2"
+
+
+def results(res: dict[str, Any], bench: str) -> list[dict[str, Any]]:
+    return [r for r in of_type(res, "result") if r["bench"] == bench]
+
+
+def key(r: dict[str, Any]) -> tuple:
+    return (r["bench"], r["case"], tuple(sorted((k, v) for k, v in r["params"].items() if k != "switches")))
+
+
+@pytest.fixture(scope="module")
+def icount_run(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    rc, res = boot(tmp_path_factory.mktemp("locks"), "qemu-icount", ICOUNT_LOCKS)
+    assert rc == 0
+    return res
+
+
+def test_locks_and_create_cases(icount_run: dict[str, Any]) -> None:
+    locks = results(icount_run, "locks")
+    names = {r["case"] for r in locks}
+    assert names == {"tas", "ttas", "ticket", "tas_pause", "ttas_pause", "ticket_pause", "mutex", "spinblock", "sem",
+                     "contended", "valchanov", "litethreads", "condvar", "barrier"}
+    contended = {(r["params"]["k"], r["params"]["lock"]) for r in locks if r["case"] == "contended"}
+    assert contended == {(k, lock) for k in (2, 4, 8, 16) for lock in ("mutex", "spinblock", "sem")}
+    assert all(r["params"]["switches"] > 0 for r in locks if r["case"] == "contended")
+    lite = {(r["params"]["lock_loops"], r["params"]["unlock_loops"]) for r in locks if r["case"] == "litethreads"}
+    assert lite == {(100, 200), (0, 0), (0, 200), (100, 0), (1000, 0), (1000, 2000)}
+    assert {r["params"]["n"] for r in locks if r["case"] == "barrier"} == {2, 8, 32}
+    create = {(r["case"], r["params"]["outstanding"]) for r in results(icount_run, "create")}
+    assert create == {(c, n) for c in ("pool", "firstfit") for n in (1, 16, 256, 1024)}
+
+
+def test_tas_costs_fewer_instructions_than_the_mutex(icount_run: dict[str, Any]) -> None:
+    by_case = {r["case"]: r["med"] for r in results(icount_run, "locks") if r["params"].keys() >= {"reps"}}
+    assert 0 < by_case["tas"] < by_case["mutex"]
+
+
+def test_litethreads_time_linear_in_unlock_spin_not_lock_spin(icount_run: dict[str, Any]) -> None:
+    """The report's finding on one CPU: user time grows linearly with the
+    unlock spin and does not depend on the lock spin."""
+    lite = {(r["params"]["lock_loops"], r["params"]["unlock_loops"]): r["med"]
+            for r in results(icount_run, "locks") if r["case"] == "litethreads"}
+    assert lite[(0, 0)] == lite[(100, 0)] == lite[(1000, 0)]
+    assert lite[(0, 200)] == lite[(100, 200)]
+    slope_200 = lite[(0, 200)] - lite[(0, 0)]
+    slope_2000 = lite[(1000, 2000)] - lite[(1000, 0)]
+    assert slope_200 > 0 and slope_2000 == pytest.approx(10 * slope_200, rel=0.02)
+
+
+def test_pool_is_constant_time_firstfit_is_not(icount_run: dict[str, Any]) -> None:
+    create = {(r["case"], r["params"]["outstanding"]): r["med"] for r in results(icount_run, "create")}
+    pool = [create[("pool", n)] for n in (16, 256, 1024)]
+    assert max(pool) / min(pool) < 1.2
+    assert create[("firstfit", 1024)] > 1.5 * create[("pool", 1024)]
+
+
+def test_icount_locks_records_repeat_exactly(icount_run: dict[str, Any], tmp_path: Path) -> None:
+    rc, again = boot(tmp_path, "qemu-icount", ICOUNT_LOCKS)
+    assert rc == 0
+    first = [r for r in of_type(icount_run, "result")]
+    second = [r for r in of_type(again, "result")]
+    assert first and first == second
+
+
+@pytest.mark.skipif(not HOSTED.exists(), reason="build/hosted/cleanroom-hosted missing: run `make hosted`")
+def test_hosted_peers_emits_every_case(tmp_path: Path) -> None:
+    rc, res = boot(tmp_path, "hosted", "bench=peers reps=2000 runs=3")
+    assert rc == 0
+    cases = {r["case"] for r in results(res, "peers")} | {s["what"] for s in of_type(res, "skip")}
+    assert {"switch_fiber", "switch_ucontext", "pingpong_fiber", "pingpong_pthread_1cpu", "pingpong_pthread_2cpu",
+            "create_fiber", "create_pthread", "lock_tas", "lock_ttas", "lock_ticket", "lock_mutex",
+            "lock_spinblock", "lock_pthread_mutex", "lock_pthread_spin"} <= cases
+    by = {r["case"]: r["med"] for r in results(res, "peers")}
+    # a system call per switch (swapcontext saves the signal mask) cannot beat a register swap
+    assert by["switch_ucontext"] > by["switch_fiber"]
+
+
+def test_kernel_rejects_the_hosted_only_benchmark(tmp_path: Path) -> None:
+    rc, res = boot(tmp_path, "qemu", "bench=peers")
+    assert rc == 2
+    err = of_type(res, "error")[0]
+    assert err["token"] == "bench=peers" and "locks" in err["accepted"]
