@@ -58,7 +58,7 @@ HOSTED_SHARED := kernel/strutil.c kernel/config.c kernel/crc32.c kernel/record.c
 	kernel/fmt.c kernel/regions.c kernel/startup.c kernel/fault_record.c kernel/finish.c kernel/suite.c \
 	kernel/sysinfo.c $(wildcard bench/*.c) arch/cpu.c arch/tsc.c arch/exc_names.c \
 	runtime/switch.c runtime/stack.c runtime/fiber.c runtime/pair.c runtime/overflow.c \
-	runtime/spinlock.c runtime/sync.c runtime/stackpool.c
+	runtime/spinlock.c runtime/sync.c runtime/stackpool.c runtime/pingpong.c
 HOSTED_SRCS := $(wildcard hosted/*.c) $(HOSTED_SHARED)
 HOSTED_ASM := runtime/switches.asm
 HOSTED_CFLAGS := -std=c11 -O2 -m32 -march=i686 -msse2 -static -fno-omit-frame-pointer \

@@ -72,18 +72,8 @@ static void parent(void *arg)
 static uint64_t run_life(void *arg)
 {
     struct life *l = arg;
-    struct region_mark mark;
-    memory_mark(&mark);
-    sched_init(SWITCH_CALLEE);
-    uint64_t cycles = 0;
-    if (fiber_create(&l->parent, "parent", parent, l, 0)) {
-        uint64_t t0 = tsc_begin();
-        sched_run();
-        cycles = tsc_end() - t0;
-    }
-    fiber_release(&l->parent);
-    memory_release(&mark);
-    return cycles;
+    const struct fiber_spec spec = { &l->parent, "parent", parent, l, 0 };
+    return bench_time_fibers(&spec, 1, 0);
 }
 
 static struct life life;

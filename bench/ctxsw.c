@@ -42,17 +42,7 @@ static uint64_t baseline(uint32_t iterations)
 
 static uint64_t minus(uint64_t a, uint64_t b) { return a > b ? a - b : 0; }
 
-static uint64_t run_pair(void *arg)
-{
-    struct fiber_pair *p = arg;
-    pair_prepare(p);
-    uint64_t t0 = tsc_begin();
-    pair_run(p);
-    uint64_t t1 = tsc_end();
-    pair_run_serial(p);
-    uint64_t t2 = tsc_end();
-    return minus(t1 - t0, t2 - t1);
-}
+static uint64_t run_pair(void *arg) { return pair_switch_cycles(arg); }
 
 struct rr {
     uint32_t n, reps;
@@ -66,34 +56,22 @@ static void rr_fiber(void *arg)
         fiber_yield();
 }
 
-/* Switches in one round-robin run (0 when the stacks do not fit). */
-static uint64_t rr_once(struct rr *r, uint64_t *cycles)
+static struct fiber_spec rr_specs[RR_MAX];
+
+/* Cycles of one round-robin run (0 when the stacks do not fit). */
+static uint64_t rr_once(struct rr *r, uint64_t *switches)
 {
-    struct region_mark mark;
-    memory_mark(&mark);
-    sched_init(SWITCH_CALLEE);
-    uint32_t made = 0;
-    while (made < r->n && fiber_create(&r->fibers[made], "rr", rr_fiber, r, 4096))
-        made++;
-    uint64_t switches = 0;
-    if (made == r->n) {
-        uint64_t t0 = tsc_begin();
-        sched_run();
-        *cycles = tsc_end() - t0;
-        switches = sched_switches();
-    }
-    for (uint32_t i = 0; i < made; i++)
-        fiber_release(&r->fibers[i]);
-    memory_release(&mark);
-    return switches;
+    for (uint32_t i = 0; i < r->n; i++)
+        rr_specs[i] = (struct fiber_spec){ &r->fibers[i], "rr", rr_fiber, r, 4096 };
+    return bench_time_fibers(rr_specs, r->n, switches);
 }
 
 static uint64_t run_rr(void *arg)
 {
     struct rr *r = arg;
-    uint64_t cycles = 0;
-    uint64_t switches = rr_once(r, &cycles);
-    return minus(cycles, baseline(switches / 2 * 2));
+    uint64_t switches;
+    uint64_t cycles = rr_once(r, &switches);
+    return minus(cycles, baseline((uint32_t)switches));
 }
 
 static struct rr rr_state;
@@ -133,9 +111,8 @@ static void run(struct bench_ctx *ctx)
     for (uint32_t i = 0; i < nn; i++) {
         rr_state.n = ns[i];
         rr_state.reps = reps / ns[i] ? reps / ns[i] : 1; /* about the same switches for every n */
-        uint64_t cycles;
-        uint64_t switches = rr_once(&rr_state, &cycles);
-        if (!switches) {
+        uint64_t switches;
+        if (!rr_once(&rr_state, &switches)) {
             bench_skip(ctx, "rr", "no memory for the fiber stacks");
             continue;
         }

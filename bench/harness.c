@@ -10,6 +10,7 @@
 #include "kernel/record.h"
 #include "kernel/string.h"
 #include "kernel/wire.h"
+#include "runtime/fiber.h"
 
 static void progress(struct bench_ctx *ctx)
 {
@@ -124,4 +125,27 @@ void bench_measure(struct bench_ctx *ctx, const struct bench_case *c, bench_run_
                 (unsigned long long)st.med, (unsigned long long)st.min, (unsigned long long)st.max);
     memory_release(&mark);
     case_done(ctx);
+}
+
+uint64_t bench_time_fibers(const struct fiber_spec *specs, uint32_t n, uint64_t *switches)
+{
+    struct region_mark mark;
+    memory_mark(&mark);
+    sched_init(SWITCH_CALLEE);
+    uint32_t made = 0;
+    while (made < n && fiber_create(specs[made].fiber, specs[made].name, specs[made].fn, specs[made].arg,
+                                    specs[made].stack))
+        made++;
+    uint64_t cycles = 0;
+    if (made == n) {
+        uint64_t t0 = tsc_begin();
+        sched_run();
+        cycles = tsc_end() - t0;
+    }
+    if (switches)
+        *switches = sched_switches();
+    for (uint32_t i = 0; i < made; i++)
+        fiber_release(specs[i].fiber);
+    memory_release(&mark);
+    return cycles;
 }

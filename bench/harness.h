@@ -41,6 +41,20 @@ struct bench_ctx {
 /* Cycles of one run of a case. */
 typedef uint64_t (*bench_run_fn)(void *arg);
 
+struct fiber;
+struct fiber_spec {
+    struct fiber *fiber;
+    const char *name;
+    void (*fn)(void *);
+    void *arg;
+    uint32_t stack; /* bytes; 0: the default */
+};
+
+/* Creates the fibers on a fresh scheduler, times sched_run() until none is
+ * ready, and gives their memory back. Cycles, or 0 when they did not fit;
+ * *switches (if given) gets the scheduler's switch count. */
+uint64_t bench_time_fibers(const struct fiber_spec *specs, uint32_t n, uint64_t *switches);
+
 /* Announce how many cases this benchmark will report (for the progress bar). */
 void bench_plan(struct bench_ctx *ctx, uint32_t cases);
 void bench_measure(struct bench_ctx *ctx, const struct bench_case *c, bench_run_fn fn, void *arg);

@@ -10,8 +10,8 @@
  * unlock_loops) settings. condvar: a ping-pong. barrier: n fibers. */
 #include "arch/tsc.h"
 #include "bench/registry.h"
-#include "kernel/memory.h"
 #include "runtime/fiber.h"
+#include "runtime/pingpong.h"
 #include "runtime/spinlock.h"
 #include "runtime/sync.h"
 
@@ -135,26 +135,14 @@ static void barrier_body(void *arg)
         fbarrier_wait(&c->barrier);
 }
 
-/* Runs c->n fibers of c->body to the end; cycles, and the switches in *switches. */
+static struct fiber_spec crowd_specs[MAX_FIBERS];
+
+/* Runs c->n fibers of c->body to the end; cycles (0: did not fit), switches. */
 static uint64_t run_crowd_counting(struct crowd *c, uint64_t *switches)
 {
-    struct region_mark mark;
-    memory_mark(&mark);
-    sched_init(SWITCH_CALLEE);
-    uint32_t made = 0;
-    while (made < c->n && fiber_create(&c->fibers[made], "crowd", c->body, c, 4096))
-        made++;
-    uint64_t cycles = 0;
-    if (made == c->n) {
-        uint64_t t0 = tsc_begin();
-        sched_run();
-        cycles = tsc_end() - t0;
-    }
-    *switches = sched_switches();
-    for (uint32_t i = 0; i < made; i++)
-        fiber_release(&c->fibers[i]);
-    memory_release(&mark);
-    return made == c->n ? cycles : 0;
+    for (uint32_t i = 0; i < c->n; i++)
+        crowd_specs[i] = (struct fiber_spec){ &c->fibers[i], "crowd", c->body, c, 4096 };
+    return bench_time_fibers(crowd_specs, c->n, switches);
 }
 
 static uint64_t run_crowd(void *arg)
@@ -205,73 +193,30 @@ static void consumer(void *arg)
 static uint64_t run_handshake(void *arg)
 {
     struct handshake *h = arg;
-    struct region_mark mark;
-    memory_mark(&mark);
-    sched_init(SWITCH_CALLEE);
     fcond_init(&h->full);
     fcond_init(&h->ack_cv);
     h->data = h->valid = h->ack = h->received = 0;
-    uint64_t cycles = 0;
-    if (fiber_create(&h->consumer, "consumer", consumer, h, 0) && fiber_create(&h->producer, "producer", producer, h, 0)) {
-        uint64_t t0 = tsc_begin();
-        sched_run();
-        cycles = tsc_end() - t0;
-    }
-    fiber_release(&h->producer);
-    fiber_release(&h->consumer);
-    memory_release(&mark);
-    return cycles;
+    const struct fiber_spec specs[] = {
+        { &h->consumer, "consumer", consumer, h, 0 }, { &h->producer, "producer", producer, h, 0 },
+    };
+    return bench_time_fibers(specs, 2, 0);
 }
 
 /* --- condvar ping-pong ----------------------------------------------------------- */
 
-struct pingpong {
-    struct fmutex m;
-    struct fcond cv;
-    uint32_t turn, rounds;
-    struct fiber f[2];
-};
-
-static void ping(void *arg)
-{
-    struct pingpong *p = arg;
-    uint32_t me = fiber_current() == &p->f[0] ? 0 : 1;
-    for (uint32_t i = 0; i < p->rounds; i++) {
-        fmutex_lock(&p->m);
-        while (p->turn != me)
-            fcond_wait(&p->cv, &p->m);
-        p->turn = !me;
-        fcond_signal(&p->cv);
-        fmutex_unlock(&p->m);
-    }
-}
-
 static uint64_t run_pingpong(void *arg)
 {
-    struct pingpong *p = arg;
-    struct region_mark mark;
-    memory_mark(&mark);
-    sched_init(SWITCH_CALLEE);
-    fmutex_init(&p->m);
-    fcond_init(&p->cv);
-    p->turn = 0;
-    uint64_t cycles = 0;
-    if (fiber_create(&p->f[0], "ping", ping, p, 0) && fiber_create(&p->f[1], "pong", ping, p, 0)) {
-        uint64_t t0 = tsc_begin();
-        sched_run();
-        cycles = tsc_end() - t0;
-    }
-    fiber_release(&p->f[0]);
-    fiber_release(&p->f[1]);
-    memory_release(&mark);
-    return cycles;
+    struct fiber_pingpong *p = arg;
+    pingpong_init(p, p->rounds);
+    const struct fiber_spec specs[] = { { &p->f[0], "ping", pingpong_body, p, 0 }, { &p->f[1], "pong", pingpong_body, p, 0 } };
+    return bench_time_fibers(specs, 2, 0);
 }
 
 /* --- the benchmark ------------------------------------------------------------------- */
 
 static struct crowd crowd;
 static struct handshake hs;
-static struct pingpong pp;
+static struct fiber_pingpong pp;
 
 static void add(struct bench_case *c, struct bench_param p) { c->params[c->nparams++] = p; }
 

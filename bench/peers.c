@@ -19,6 +19,7 @@
 #include "kernel/memory.h"
 #include "runtime/fiber.h"
 #include "runtime/pair.h"
+#include "runtime/pingpong.h"
 #include "runtime/spinlock.h"
 #include "runtime/stackpool.h"
 #include "runtime/sync.h"
@@ -26,22 +27,11 @@
 #define REPS_DEFAULT 10000
 #define CREATE_BATCH 64
 
-static uint64_t minus(uint64_t a, uint64_t b) { return a > b ? a - b : 0; }
-
 /* --- switches ------------------------------------------------------------------ */
 
 static void no_work(void *ctx, int which) { (void)ctx, (void)which; }
 
-static uint64_t run_switch_fiber(void *arg)
-{
-    struct fiber_pair *p = arg;
-    pair_prepare(p);
-    uint64_t t0 = tsc_begin();
-    pair_run(p);
-    uint64_t t1 = tsc_end();
-    pair_run_serial(p);
-    return minus(t1 - t0, tsc_end() - t1);
-}
+static uint64_t run_switch_fiber(void *arg) { return pair_switch_cycles(arg); }
 
 struct uc_pair {
     ucontext_t main, a, b;
@@ -81,46 +71,12 @@ static uint64_t run_switch_ucontext(void *arg)
 
 /* --- mutex + condvar ping-pong ----------------------------------------------------------- */
 
-struct fiber_pp {
-    struct fmutex m;
-    struct fcond cv;
-    uint32_t turn, rounds;
-    struct fiber f[2];
-};
-
-static void fpp_body(void *arg)
-{
-    struct fiber_pp *p = arg;
-    uint32_t me = fiber_current() == &p->f[0] ? 0 : 1;
-    for (uint32_t i = 0; i < p->rounds; i++) {
-        fmutex_lock(&p->m);
-        while (p->turn != me)
-            fcond_wait(&p->cv, &p->m);
-        p->turn = !me;
-        fcond_signal(&p->cv);
-        fmutex_unlock(&p->m);
-    }
-}
-
 static uint64_t run_pingpong_fiber(void *arg)
 {
-    struct fiber_pp *p = arg;
-    struct region_mark mark;
-    memory_mark(&mark);
-    sched_init(SWITCH_CALLEE);
-    fmutex_init(&p->m);
-    fcond_init(&p->cv);
-    p->turn = 0;
-    uint64_t cycles = 0;
-    if (fiber_create(&p->f[0], "ping", fpp_body, p, 0) && fiber_create(&p->f[1], "pong", fpp_body, p, 0)) {
-        uint64_t t0 = tsc_begin();
-        sched_run();
-        cycles = tsc_end() - t0;
-    }
-    fiber_release(&p->f[0]);
-    fiber_release(&p->f[1]);
-    memory_release(&mark);
-    return cycles;
+    struct fiber_pingpong *p = arg;
+    pingpong_init(p, p->rounds);
+    const struct fiber_spec specs[] = { { &p->f[0], "ping", pingpong_body, p, 0 }, { &p->f[1], "pong", pingpong_body, p, 0 } };
+    return bench_time_fibers(specs, 2, 0);
 }
 
 struct thread_pp {
@@ -203,18 +159,8 @@ static void creator(void *arg)
 static uint64_t run_create_fiber(void *arg)
 {
     struct creation *c = arg;
-    struct region_mark mark;
-    memory_mark(&mark);
-    sched_init(SWITCH_CALLEE);
-    uint64_t cycles = 0;
-    if (fiber_create(&c->parent, "parent", creator, c, 0)) {
-        uint64_t t0 = tsc_begin();
-        sched_run();
-        cycles = tsc_end() - t0;
-    }
-    fiber_release(&c->parent);
-    memory_release(&mark);
-    return cycles;
+    const struct fiber_spec parent = { &c->parent, "parent", creator, c, 0 };
+    return bench_time_fibers(&parent, 1, 0);
 }
 
 static void *empty_thread(void *arg) { return arg; }
@@ -266,7 +212,7 @@ static uint64_t run_lock(void *arg)
 
 /* --- the benchmark ------------------------------------------------------------------------------- */
 
-static struct fiber_pp fpp;
+static struct fiber_pingpong fpp;
 static struct thread_pp tpp;
 static struct creation creation;
 static struct lock_run lr;

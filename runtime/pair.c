@@ -1,5 +1,6 @@
 #include "runtime/pair.h"
 
+#include "arch/tsc.h"
 #include "kernel/fault.h"
 #include "runtime/fiber.h"
 
@@ -70,4 +71,15 @@ void pair_free(struct fiber_pair *p)
 {
     fiber_stack_free(&p->stacks[1]);
     fiber_stack_free(&p->stacks[0]);
+}
+
+uint64_t pair_switch_cycles(struct fiber_pair *p)
+{
+    pair_prepare(p);
+    uint64_t t0 = tsc_begin();
+    pair_run(p);
+    uint64_t t1 = tsc_end();
+    pair_run_serial(p);
+    uint64_t serial = tsc_end() - t1, paired = t1 - t0;
+    return paired > serial ? paired - serial : 0;
 }

@@ -33,5 +33,8 @@ void pair_prepare(struct fiber_pair *p);
 void pair_run_serial(struct fiber_pair *p);
 void pair_run(struct fiber_pair *p);
 void pair_free(struct fiber_pair *p);
+/* Cycles of pair_run minus pair_run_serial (prepared here): the 2*reps
+ * switches, their calls included. */
+uint64_t pair_switch_cycles(struct fiber_pair *p);
 
 #endif
