@@ -11,10 +11,10 @@ STAMP="$VENV/.cleanroom-requirements.sha256"
 
 # Build: nasm, cross gcc/binutils. ISO: grub-mkrescue and the GRUB platforms
 # it packs, xorriso, mtools. Emulators: QEMU, OVMF, Bochs with its BIOSes and
-# term display. Host tool: python3 with venv.
+# term display. Host tool: python3 with venv; taskset (util-linux) pins hosted runs.
 PACKAGES="nasm gcc-i686-linux-gnu binutils-i686-linux-gnu
 grub-common grub-pc-bin grub-efi-ia32-bin grub-efi-amd64-bin xorriso mtools
-qemu-system-x86 ovmf bochs bochsbios vgabios bochs-term
+qemu-system-x86 ovmf bochs bochsbios vgabios bochs-term util-linux
 python3 python3-venv"
 
 say() { printf 'setup: %s\n' "$*"; }

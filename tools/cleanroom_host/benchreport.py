@@ -99,4 +99,4 @@ def write_derived(rows: list[Row], path: Path) -> Path:
 
 
 def quantity_help() -> str:
-    return "\n".join(f"  fig {q.figure}  {q.key:17} {q.unit:14} {q.title}" for q in QUANTITIES)
+    return "\n".join(f"  fig {q.figure}  {q.key:25} {q.unit:14} {q.title}" for q in QUANTITIES)

@@ -71,10 +71,11 @@ def _num(v: Any) -> float:
 
 
 def mode_of(params: dict[str, Any]) -> str:
-    """'off', or 'on/4k' / 'on/4m': paging off ignores the page size."""
+    """'off', 'on/4k' or 'on/4m'; any other value as it is ('host': the hosted
+    build, where Linux pages and the page size is not the kernel's)."""
     paging = str(params.get("paging", OFF))
-    if paging == OFF:
-        return OFF
+    if paging != "on":
+        return paging
     return f"{paging}/{params.get('pagesize', '4k')}"
 
 
@@ -260,7 +261,8 @@ def collect_ctxsw(records: Iterable[Record]) -> list[SwitchPoint]:
     for r in records:
         if r.get("t") != "result" or r.get("bench") != CTXSW:
             continue
-        params = r.get("params") if isinstance(r.get("params"), dict) else {}
+        raw = r.get("params")
+        params: dict[str, Any] = raw if isinstance(raw, dict) else {}
         case = str(r.get("case"))
         if case == "fxsave" and params.get("save") not in (None, "fxsave"):
             case = f"fxsave/{params.get('save')}"

@@ -1,6 +1,7 @@
 """How long a workset/ctxsw run will take in an emulator: a rough model.
 
     seconds = boot + bytes / bytes_per_s + refills * refill_s + switches * switch_s
+              + lock_reps * lock_rep_s
 
 bytes, refills and switches are counted from the command line with the
 kernel's own defaults (bench/workset.c, bench/ctxsw.c, kernel/suite.c):
@@ -11,6 +12,9 @@ kernel's own defaults (bench/workset.c, bench/ctxsw.c, kernel/suite.c):
   ctxsw with R reps: 22 R switch-sized steps per run (3 ping-pong variants of
     2R switches plus an equal stand-in loop, 5 round robins of about R switches
     plus their baseline) and 5 R for the round robins' sizing pass.
+  locks with R reps (10000, 1000000 for suite=paper): lock_reps = R x
+    (runs + warmup) x passes; lock_rep_s is the measured time of one rep of
+    every locks case together. tsc and create take well under a second.
 Sizes whose two buffers do not fit in guest memory are skipped, as the kernel
 skips them. The per-emulator constants were measured here (docs/REPORT.md).
 The model is approximate: within a factor of about 2 on another host.
@@ -33,30 +37,42 @@ class Speed:
     refill_s: float  # fixed cost of one refill call (size 0)
     switch_s: float  # one fiber switch
     boot_s: float  # boot to done with nothing measured
+    lock_rep_s: float  # one rep of the whole locks benchmark (all its cases)
 
 
 # Measured 2026-11-22 on a 2-CPU AMD EPYC VM, QEMU 7.2.22 (Debian), Bochs 2.7
 # (Debian), with `cleanroom run` of: bench=workset sizes=1M reps=1000 (Bochs:
 # 50) runs=2 warmup=0 paging=both for bytes/s; sizes=0 reps=2000000 (Bochs:
 # 200000) for the refill and switch costs (split by the cycles of single vs
-# multi); sizes=0 reps=1 runs=1 for the boot. See docs/REPORT.md.
+# multi); sizes=0 reps=1 runs=1 for the boot; bench=locks reps=10000 runs=1
+# warmup=0 paging=off for the locks. See docs/REPORT.md.
 SPEEDS: dict[str, Speed] = {
-    "qemu": Speed(3.7e9, 22e-9, 22e-9, 0.3),
-    "qemu-icount": Speed(1.0e9, 37e-9, 8e-9, 2.0),
-    "iso": Speed(3.7e9, 21e-9, 22e-9, 0.6),
-    "uefi": Speed(3.6e9, 19e-9, 19e-9, 3.6),
-    "bochs": Speed(2.1e8, 455e-9, 94e-9, 1.4),
+    "qemu": Speed(3.7e9, 22e-9, 22e-9, 0.3, 120e-6),
+    "qemu-icount": Speed(1.0e9, 37e-9, 8e-9, 2.0, 210e-6),
+    "iso": Speed(3.7e9, 21e-9, 22e-9, 0.6, 110e-6),
+    "uefi": Speed(3.6e9, 19e-9, 19e-9, 3.6, 140e-6),
+    "bochs": Speed(2.1e8, 455e-9, 94e-9, 1.4, 140e-6),
+    # The hosted build, from its own records (cycles / tsc.hz) of sizes=0,1M,24M
+    # reps=200 and sizes=0 reps=2000000: real hardware, so it varies most
+    # between hosts. Used only to lengthen the timeout, never to refuse.
+    "hosted": Speed(1.1e11, 11e-9, 3.7e-9, 0.2, 24e-6),
 }
 LIMIT_S = 600.0  # longer estimates need --yes
+REFUSING = ("qemu", "qemu-icount", "iso", "uefi", "bochs")  # emulators a long run is refused on
+ONE_PASS = ("hosted",)  # paging=both runs once there (Linux pages; the other pass is a skip)
 
 # The kernel's defaults (kernel/config.c, kernel/suite.c, bench/*.c).
-SUITE_BENCHES = {"selftest": (), "quick": ("tsc", "ctxsw", "workset"), "paper": ("tsc", "ctxsw", "workset"),
-                 "all": ("tsc", "ctxsw", "workset")}
+ALL_BENCHES = ("tsc", "ctxsw", "workset", "locks", "create")
+SUITE_BENCHES = {"selftest": (), "quick": ALL_BENCHES, "paper": ALL_BENCHES, "all": ALL_BENCHES}
+TIMED = ("workset", "ctxsw", "locks")  # the benchmarks the model counts
 SWEEP_SUITES = ("quick", "paper")  # suites with their own runs/warmup/paging/maxsize defaults
 PAPER_REPS = 100_000
 QUICK_BYTES = 8 * MIB
+QUICK_MIN_REPS = 8
 QUICK_MAX_REPS = 10_000
 CTXSW_REPS = 10_000
+LOCKS_REPS = 10_000
+LOCKS_PAPER_REPS = 1_000_000
 
 
 class CmdlineError(ValueError):
@@ -100,10 +116,13 @@ class Plan:
             return self.reps
         if self.suite == "paper":
             return PAPER_REPS
-        return max(1, min(QUICK_MAX_REPS, QUICK_BYTES // max(size, 1)))
+        return max(QUICK_MIN_REPS, min(QUICK_MAX_REPS, QUICK_BYTES // max(size, 1)))
 
     def ctxsw_reps(self) -> int:
         return self.reps if self.reps is not None else PAPER_REPS if self.suite == "paper" else CTXSW_REPS
+
+    def locks_reps(self) -> int:
+        return self.reps if self.reps is not None else LOCKS_PAPER_REPS if self.suite == "paper" else LOCKS_REPS
 
 
 def plan(cmdline: str | None) -> Plan:
@@ -133,12 +152,14 @@ class Estimate:
     bytes: int
     refills: int
     switches: int
+    lock_reps: int
     skipped_sizes: int
 
     def text(self, emulator: str) -> str:
         return (f"estimated duration under {emulator}: {duration_text(self.seconds)} "
                 f"({self.bytes / 1e9:,.1f} GB zeroed, {self.refills:,} buffer refills, "
-                f"{self.switches:,} fiber switches; a rough model, see docs/REPORT.md)")
+                f"{self.switches:,} fiber switches, {self.lock_reps:,} locks reps; "
+                f"a rough model, see docs/REPORT.md)")
 
 
 def duration_text(s: float) -> str:
@@ -152,11 +173,12 @@ def duration_text(s: float) -> str:
 
 
 def estimate(p: Plan, emulator: str, memory_mb: int) -> Estimate | None:
-    """None when the emulator has no measured speed or nothing slow runs."""
+    """None when the emulator has no measured speed or no benchmark the model counts runs."""
     speed = SPEEDS.get(emulator)
-    if speed is None or not ({"workset", "ctxsw"} & set(p.benches)):
+    if speed is None or not (set(TIMED) & set(p.benches)):
         return None
-    rounds = (p.runs + p.warmup) * p.passes
+    passes = 1 if emulator in ONE_PASS else p.passes
+    rounds = (p.runs + p.warmup) * passes
     nbytes = refills = switches = skipped = 0
     if "workset" in p.benches:
         room = memory_mb * MIB - 4 * MIB  # kernel, page tables, stacks: roughly
@@ -170,10 +192,11 @@ def estimate(p: Plan, emulator: str, memory_mb: int) -> Estimate | None:
             switches += 2 * r * rounds
     if "ctxsw" in p.benches:
         r = p.ctxsw_reps()
-        switches += 22 * r * rounds + 5 * r * p.passes
+        switches += 22 * r * rounds + 5 * r * passes
+    lock_reps = p.locks_reps() * rounds if "locks" in p.benches else 0
     seconds = (speed.boot_s + nbytes / speed.bytes_per_s + refills * speed.refill_s
-               + switches * speed.switch_s)
-    return Estimate(seconds, nbytes, refills, switches, skipped)
+               + switches * speed.switch_s + lock_reps * speed.lock_rep_s)
+    return Estimate(seconds, nbytes, refills, switches, lock_reps, skipped)
 
 
 def timeout_for(est: Estimate, default: float) -> float:

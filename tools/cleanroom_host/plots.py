@@ -46,7 +46,7 @@ class PlotData:
         cpu = next((r for r in records if r.get("t") == "cpu"), None)
         hello = next((r for r in records if r.get("t") == "hello"), None)
         where = (hello or {}).get("platform") or "bare"
-        if cpu and cpu.get("platform"):
+        if cpu and cpu.get("platform") and cpu.get("platform") != where:
             where = f"{where}, {cpu.get('platform')}"
         subtitle = f"{paper.describe_cpu(cpu)} ({where})"
         note = paper.emulated(records)
@@ -117,12 +117,17 @@ def _y_scale(ax: "Axes", values: list[float], unit: str) -> None:
         ax.set_yscale("symlog", linthresh=10.0 ** math.ceil(math.log10(max(typical, floor))))
 
 
+def _linthresh(ax: "Axes") -> float:
+    """The linear band of a symlog y axis."""
+    return float(getattr(ax.yaxis.get_transform(), "linthresh", 1.0))
+
+
 def _decade_ticks(ax: "Axes") -> None:
     """Symlog ticks at 0 and at the decades outside the linear band only (ticks
     inside the band crowd the zero line)."""
     from matplotlib.ticker import FixedLocator
 
-    thresh = ax.yaxis.get_transform().linthresh
+    thresh = _linthresh(ax)
     lo, hi = ax.get_ylim()
     top = max(abs(lo), abs(hi), thresh)
     decades = [10.0 ** k for k in range(int(round(math.log10(thresh))), int(math.ceil(math.log10(top))) + 1)]
@@ -153,8 +158,13 @@ def _finish(fig: "Figure", ax: "Axes", data: PlotData, path: Path, values: list[
     _y_scale(ax, values, unit)
     finite = [v for v in values if math.isfinite(v)]
     if finite:
-        low = min(finite)
-        ax.set_ylim(bottom=0 if low >= 0 else low * 1.3)
+        # the bands count too, but may not stretch the axis past half the medians' span
+        lo, hi = min(finite), max(finite)
+        span = (hi - lo) or abs(hi) or 1.0
+        low = min(lo, max(ax.dataLim.y0, lo - span / 2))
+        high = max(hi, min(ax.dataLim.y1, hi + span / 2))
+        pad = 0.05 * (high - low or span)
+        ax.set_ylim(0 if low >= 0 else low - pad, high + pad)
     if ax.get_yscale() == "symlog":
         _decade_ticks(ax)
     if decorate is not None:
@@ -222,7 +232,7 @@ def _series_axis(data: PlotData) -> Callable[["Axes"], None] | None:
     def decorate(ax: "Axes") -> None:
         twin = ax.twinx()
         if ax.get_yscale() == "symlog":
-            twin.set_yscale("symlog", linthresh=ax.yaxis.get_transform().linthresh * quanta)
+            twin.set_yscale("symlog", linthresh=_linthresh(ax) * quanta)
         lo, hi = ax.get_ylim()
         twin.set_ylim(lo * quanta, hi * quanta)
         twin.set_ylabel(f"per series [cycles] ({quanta} quanta)")
@@ -290,9 +300,9 @@ def ctxsw(data: PlotData, out: Path) -> Path | None:
     variants = list(dict.fromkeys(p.case for p in pairs))
     width = 0.8 / max(1, len(modes))
     for i, mode in enumerate(modes):
-        pts = {p.case: p for p in pairs if p.mode == mode}
-        xs = [j + (i - (len(modes) - 1) / 2) * width for j, v in enumerate(variants) if v in pts]
-        vals = [pts[v] for v in variants if v in pts]
+        by_case = {p.case: p for p in pairs if p.mode == mode}
+        xs = [j + (i - (len(modes) - 1) / 2) * width for j, v in enumerate(variants) if v in by_case]
+        vals = [by_case[v] for v in variants if v in by_case]
         if not vals:
             continue
         err = [[max(0.0, p.value.mid - p.value.lo) for p in vals], [max(0.0, p.value.hi - p.value.mid) for p in vals]]

@@ -14,6 +14,7 @@ import subprocess
 import tempfile
 import termios
 import threading
+import tty
 import time
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -114,8 +115,40 @@ def _reader(stream: IO[bytes], q: "queue.Queue[tuple[str, bytes]]", tag: str) ->
             return
 
 
+# Bochs built with its debugger keeps our terminal for the debugger and
+# draws the term display into a pseudo-terminal of its own, announced as
+# `Bochs connected to screen "/dev/pts/N"`. Nobody reads that one unless we
+# do: once its buffer is full (a few KiB of screen updates), Bochs blocks.
+_SCREEN_RE = re.compile(rb'connected to screen "(/dev/pts/\d+)"')
+
+
+def _drain(fd: int) -> None:
+    """Read a terminal until it closes, throwing the bytes away."""
+    try:
+        while os.read(fd, 65536):
+            pass
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def _open_screen(path: str) -> None:
+    """Open Bochs' screen terminal raw (no echo back into Bochs) and drain it."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOCTTY)
+    except OSError:
+        return
+    try:
+        tty.setraw(fd)
+    except termios.error:
+        pass
+    threading.Thread(target=_drain, args=(fd,), daemon=True).start()
+
+
 def _pty_reader(fd: int, keep: bytearray) -> None:
-    """Drain Bochs' terminal so it never blocks writing its display."""
+    """Drain Bochs' terminal so it never blocks writing to it (and its screen's)."""
+    screen = False
     while True:
         try:
             data = os.read(fd, 65536)
@@ -125,6 +158,11 @@ def _pty_reader(fd: int, keep: bytearray) -> None:
             return
         keep.extend(data)
         del keep[:-TAIL_KEEP]
+        if not screen:
+            m = _SCREEN_RE.search(keep)
+            if m:
+                screen = True
+                _open_screen(m.group(1).decode())
 
 
 def _kill_group(proc: "subprocess.Popen[bytes]", first: int = signal.SIGTERM) -> None:

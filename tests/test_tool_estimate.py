@@ -1,0 +1,141 @@
+"""The duration estimate before long emulator runs (tools/cleanroom_host/estimate.py)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent / "fixtures"))
+
+import synth_workset  # noqa: E402
+
+from cleanroom_host import estimate  # noqa: E402
+from cleanroom_host.protocol import parse_log  # noqa: E402
+
+MIB = 1 << 20
+
+
+def tool(cleanroom_tool: Path, *args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, str(cleanroom_tool), *args], capture_output=True, text=True,
+                          env=dict(os.environ, **(env or {})), timeout=60, stdin=subprocess.DEVNULL)
+
+
+def test_paper_suite_plan_is_the_kernels_default() -> None:
+    p = estimate.plan("suite=paper")
+    assert (p.runs, p.warmup, p.passes) == (3, 1, 2)
+    assert p.sizes[:9] == [0, 1, 2, 3, 4, 6, 8, 12, 16] and p.sizes[-2:] == [16 * MIB, 24 * MIB]
+    assert p.workset_reps(1) == p.workset_reps(24 * MIB) == 100_000
+    assert set(p.benches) >= {"workset", "ctxsw"}
+
+
+def test_model_matches_the_recorded_quick_run(fixtures_dir: Path) -> None:
+    """Sizes and reps of a real quick run are what the model assumes for suite=quick."""
+    res = parse_log((fixtures_dir / "qemu-quick-workset.log").read_bytes())
+    plan = estimate.plan("suite=quick")
+    cfg = res.first("config")
+    assert cfg is not None
+    assert (cfg["cfg"]["runs"], cfg["cfg"]["warmup"]) == (plan.runs, plan.warmup)
+    seen = {(r["params"]["size"], r["params"]["reps"]) for r in res.of_type("result")
+            if r["bench"] == "workset" and r["params"]["paging"] == "off"}
+    assert sorted(seen) == [(s, plan.workset_reps(s)) for s in plan.sizes]
+
+
+def test_bytes_refills_and_switches_by_hand() -> None:
+    p = estimate.plan("bench=workset sizes=0,4K,1M reps=20 runs=3 warmup=1 paging=both")
+    est = estimate.estimate(p, "qemu", 128)
+    assert est is not None
+    rounds = (3 + 1) * 2
+    assert est.bytes == 2 * 2 * 20 * (4096 + MIB) * rounds
+    assert est.refills == 2 * 2 * 20 * 3 * rounds
+    assert est.switches == 2 * 20 * 3 * rounds
+    s = estimate.SPEEDS["qemu"]
+    assert est.lock_reps == 0
+    assert est.seconds == pytest.approx(s.boot_s + est.bytes / s.bytes_per_s + est.refills * s.refill_s
+                                        + est.switches * s.switch_s)
+
+
+def test_locks_reps_by_hand() -> None:
+    est = estimate.estimate(estimate.plan("suite=paper bench=locks"), "qemu", 128)
+    assert est is not None and est.bytes == est.switches == 0
+    assert est.lock_reps == 1_000_000 * (3 + 1) * 2
+    assert est.seconds > estimate.LIMIT_S  # paper-sized locks alone need --yes under QEMU
+
+
+def test_sizes_that_do_not_fit_are_left_out() -> None:
+    est = estimate.estimate(estimate.plan("bench=workset sizes=1M,100M reps=1"), "qemu", 128)
+    assert est is not None and est.skipped_sizes == 1 and est.bytes == 2 * 2 * MIB * (3 + 1) * 2  # the quick defaults: runs 3, warmup 1, paging both
+
+
+def test_no_estimate_without_a_timed_benchmark() -> None:
+    assert estimate.estimate(estimate.plan("suite=selftest"), "qemu", 128) is None
+    assert estimate.estimate(estimate.plan("bench=tsc"), "qemu", 128) is None
+    assert estimate.estimate(estimate.plan("bench=ctxsw"), "qemu", 128) is not None
+    assert estimate.estimate(estimate.plan("bench=locks"), "qemu", 128) is not None
+
+
+def test_hosted_runs_paging_both_once() -> None:
+    plan = estimate.plan("bench=workset sizes=1M reps=10 runs=1 warmup=0 paging=both")
+    hosted, qemu = estimate.estimate(plan, "hosted", 3072), estimate.estimate(plan, "qemu", 128)
+    assert hosted is not None and qemu is not None
+    assert hosted.bytes == 4 * 10 * MIB and qemu.bytes == 2 * hosted.bytes
+
+
+def test_paper_suite_takes_hours_in_every_emulator() -> None:
+    for emu in ("qemu", "qemu-icount", "iso", "uefi", "bochs"):
+        est = estimate.estimate(estimate.plan("suite=paper"), emu, 128)
+        assert est is not None and est.seconds > 3600, emu
+        assert est.bytes > 2e14  # ~80 MiB of sizes x 4 x 100000 x 4 x 2
+
+
+@pytest.fixture
+def fake(tmp_path: Path, fixtures_dir: Path) -> dict[str, Any]:
+    kernel = tmp_path / "cleanroom.elf"
+    kernel.write_bytes(b"\x7fELF fake")
+    log = tmp_path / "play.log"
+    log.write_bytes(synth_workset.log())
+    info = tmp_path / "info.json"
+    return {"kernel": kernel, "info": info,
+            "args": ["--kernel", str(kernel), "--emulator-binary", str(fixtures_dir / "fake_emulator.py")],
+            "env": {"FAKE_LOG": str(log), "FAKE_INFO": str(info), "CLEANROOM_RESULTS": str(tmp_path / "r")}}
+
+
+@pytest.mark.parametrize("emu", ["qemu", "qemu-icount"])
+def test_long_run_refused_without_yes(cleanroom_tool: Path, fake: dict[str, Any], emu: str) -> None:
+    p = tool(cleanroom_tool, "run", "--emulator", emu, "--cmdline", "suite=paper", *fake["args"], env=fake["env"])
+    assert p.returncode == 5
+    assert f"estimated duration under {emu}: ~" in p.stderr and "not started" in p.stderr and "--yes" in p.stderr
+    assert not fake["info"].exists()  # nothing was started
+
+
+def test_yes_starts_it_with_a_longer_timeout(cleanroom_tool: Path, fake: dict[str, Any], tmp_path: Path) -> None:
+    out = tmp_path / "o"
+    p = tool(cleanroom_tool, "run", "--cmdline", "suite=paper", "--yes", "--out", str(out), *fake["args"],
+             env=fake["env"])
+    assert p.returncode == 0, p.stderr
+    assert "timeout raised to" in p.stderr and fake["info"].exists()
+    est = estimate.estimate(estimate.plan("suite=paper"), "qemu", 128)
+    assert est is not None
+    assert json.loads((out / "results.json").read_text())["run"]["timeout"] == pytest.approx(3 * est.seconds + 60)
+
+
+def test_short_run_starts_quietly(cleanroom_tool: Path, fake: dict[str, Any], tmp_path: Path) -> None:
+    p = tool(cleanroom_tool, "run", "--cmdline", "suite=quick", "--out", str(tmp_path / "o"), *fake["args"],
+             env=fake["env"])
+    assert p.returncode == 0 and "estimated duration" not in p.stderr
+    assert json.loads((tmp_path / "o" / "results.json").read_text())["run"]["timeout"] == 120
+
+
+def test_hosted_is_never_refused(cleanroom_tool: Path, fake: dict[str, Any], tmp_path: Path, fixtures_dir: Path) -> None:
+    p = tool(cleanroom_tool, "run", "--emulator", "hosted", "--cmdline", "suite=paper", "--out", str(tmp_path / "o"),
+             "--emulator-binary", str(fixtures_dir / "fake_emulator.py"), env=fake["env"])
+    assert p.returncode == 0, p.stderr
+    assert "estimated duration under hosted: ~" in p.stderr and "not started" not in p.stderr
+    timeout = json.loads((tmp_path / "o" / "results.json").read_text())["run"]["timeout"]
+    est = estimate.estimate(estimate.plan("suite=paper"), "hosted", 3072)
+    assert est is not None and est.seconds > 600 and timeout == pytest.approx(3 * est.seconds + 60)
