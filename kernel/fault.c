@@ -17,6 +17,7 @@ struct expectation {
 };
 static struct expectation *armed;
 static int fault_depth;
+
 bool fault_expect(uint32_t vector_mask, void (*fn)(void *), void *arg, struct fault_info *info)
 {
     struct expectation e = { vector_mask, { 0 }, info };
