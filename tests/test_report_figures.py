@@ -126,7 +126,8 @@ def test_qemu_report_tables(qemu_report: dict[str, Any]) -> None:
         assert head in text
     assert "352 % at 512K (= L2)" in text and "peak relative concurrency overhead, paging off:" in text
     assert "emulators model no caches, so no cache effect is expected" in text
-    assert text.splitlines()[-1].startswith("wrote 8 files into")
+    # derived.csv, Figures 3-8, ctxsw.png; and the locks section: locks.csv and three lock plots
+    assert text.splitlines()[-1].startswith("wrote 12 files into")
     assert "done: status ok" in text
 
 
@@ -150,7 +151,8 @@ def test_qemu_derived_csv_agrees_with_a_hand_computation(qemu_report: dict[str, 
 
 def test_qemu_plots(qemu_report: dict[str, Any]) -> None:
     plots = qemu_report["out"] / "plots"
-    assert sorted(os.listdir(plots)) == sorted(FIGURES)
+    lock_plots = ["create.png", "litethreads.png", "valchanov.png"]  # the fixture also holds locks and create
+    assert sorted(os.listdir(plots)) == sorted(FIGURES + lock_plots)
     for name in FIGURES:
         assert_real_plot(plots / name)
     assert len({(plots / n).read_bytes() for n in FIGURES}) == len(FIGURES)
@@ -199,7 +201,7 @@ def test_no_plots_never_loads_matplotlib(tmp_path: Path, fixtures_dir: Path, rep
     p = subprocess.run([sys.executable, "-c", code, str(repo_root / "tools"), str(fixtures_dir / QEMU_FIXTURE),
                         str(tmp_path)], capture_output=True, text=True, timeout=60)
     assert p.stdout.split() == ["0", "False"], p.stderr
-    assert os.listdir(tmp_path) == ["derived.csv"]
+    assert sorted(os.listdir(tmp_path)) == ["derived.csv", "locks.csv"]
 
 
 HOSTED_FIXTURE = "hosted-workset.log"

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Callable
 
-from . import benchreport
+from . import benchreport, lockreport
 from .protocol import format_ranges
 from .results import ResultSet
 from .text import compact, format_params, human_bytes, human_hz, table
@@ -151,11 +151,15 @@ def section_done(rs: ResultSet) -> list[str]:
             f"{done.get('records')} records before it"]
 
 
+def section_locks(rs: ResultSet) -> list[str]:
+    return lockreport.sections(rs.records)
+
+
 SECTIONS: tuple[Section, ...] = (
     section_run, section_machine, section_results, section_tests,
     section_skips, section_errors, section_faults,
     benchreport.section_ctxsw, benchreport.section_workset, benchreport.section_platform,
-    section_done,
+    section_locks, section_done,
 )
 
 
@@ -165,15 +169,19 @@ def render(rs: ResultSet) -> str:
 
 
 def write_outputs(rs: ResultSet, out_dir: Path, plots: bool = True) -> list[Path]:
-    """derived.csv and the figures, for whatever workset/ctxsw data the set holds."""
+    """derived.csv, locks.csv and the figures, for whatever workset/ctxsw/locks/create/peers data the set holds."""
     from .derive import derive
 
     written: list[Path] = []
     _series, rows = derive(rs.records)
     if rows:
         written.append(benchreport.write_derived(rows, out_dir / benchreport.DERIVED_CSV))
+    locks_csv = lockreport.write_csv(rs.records, out_dir / lockreport.LOCKS_CSV)
+    if locks_csv is not None:
+        written.append(locks_csv)
     if plots:
-        from . import plots as plotting  # matplotlib loads only here
+        from . import lockplots, plots as plotting  # matplotlib loads only here
 
         written += plotting.write_all(rs.records, out_dir / PLOTS_DIR)
+        written += lockplots.write_all(rs.records, out_dir / PLOTS_DIR)
     return written

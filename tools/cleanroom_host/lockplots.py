@@ -1,0 +1,199 @@
+"""Figures for the locks, create and peers benchmarks, as PNG files.
+
+Same style as plots.py (matplotlib with the Agg backend, imported only when a
+figure is drawn). Each figure draws the run's first paging mode (`off` on a
+kernel run, `host` on a hosted one); the tables have every mode.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Callable
+
+from . import lockreport as lr
+from . import paper
+from .plots import DPI, SIZE, _pyplot
+from .protocol import Record
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
+
+OURS, THEIRS = "tab:blue", "tab:red"
+
+
+class Context:
+    """The subtitle and the emulator note shared by the figures."""
+
+    def __init__(self, records: list[Record]) -> None:
+        self.records = records
+        cpu = next((r for r in records if r.get("t") == "cpu"), None)
+        hello = next((r for r in records if r.get("t") == "hello"), None)
+        self.where = str((hello or {}).get("platform") or "bare")
+        if cpu and cpu.get("platform") and cpu.get("platform") != self.where:
+            self.where = f"{self.where}, {cpu.get('platform')}"
+        self.cpu = paper.describe_cpu(cpu)
+        note = paper.emulated(records)
+        self.note = ("emulated: the cycle counts are the emulator's, not a real CPU's"
+                     if note and "emulator" in note else None)
+
+    def subtitle(self, mode: str) -> str:
+        return f"{self.cpu} ({self.where}); paging {mode}"
+
+
+def _new(ctx: Context, title: str, mode: str) -> tuple["Figure", "Axes"]:
+    plt = _pyplot()
+    fig, ax = plt.subplots(figsize=SIZE, dpi=DPI)
+    fig.suptitle(title, fontsize=13, fontweight="bold")
+    ax.set_title(ctx.subtitle(mode), fontsize=9, color="dimgray")
+    ax.grid(True, which="major", axis="y", alpha=0.3)
+    return fig, ax
+
+
+def _save(fig: "Figure", ctx: Context, path: Path) -> Path:
+    if ctx.note:
+        fig.text(0.01, 0.01, ctx.note, fontsize=8, color="firebrick", ha="left", va="bottom")
+    fig.tight_layout(rect=(0, 0.03 if ctx.note else 0, 1, 1))
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, format="png")
+    _pyplot().close(fig)
+    return path
+
+
+def _errors(vals: list[Any]) -> list[list[float]] | None:
+    """min-max error bars from Intervals, or None when every band is empty."""
+    if all(v.lo == v.hi for v in vals):
+        return None
+    return [[max(0.0, v.mid - v.lo) for v in vals], [max(0.0, v.hi - v.mid) for v in vals]]
+
+
+def litethreads(ctx: Context, out: Path) -> Path | None:
+    points = [p for p in lr.collect(ctx.records, lr.LOCKS) if p.case == "litethreads"]
+    if not points:
+        return None
+    mode = lr.modes(points)[0]
+    points = [p for p in points if p.mode == mode]
+    fig, ax = _new(ctx, "litethreads: cost per item vs the unlock spin", mode)
+    markers = "osD^v"
+    for i, lock in enumerate(sorted({int(p.params.get("lock_loops", 0)) for p in points})):
+        pts = sorted((p for p in points if int(p.params.get("lock_loops", 0)) == lock),
+                     key=lambda p: int(p.params.get("unlock_loops", 0)))
+        ax.plot([int(p.params.get("unlock_loops", 0)) for p in pts], [p.value.mid for p in pts],
+                linestyle="none", marker=markers[i % len(markers)], markersize=10 - 2 * (i % 3),
+                label=f"lock_loops = {lock}", alpha=0.85)
+    chk = next((c for c in lr.lite_checks(points) if c.mode == mode), None)
+    if chk is not None and chk.slope_2000 == chk.slope_2000:
+        base = lr.find(points, mode, "litethreads", lock_loops=0, unlock_loops=0)
+        if base is not None:
+            xs = [0.0] + [10 ** (k / 20) for k in range(0, 67)]  # 1 .. about 2200, smooth on symlog
+            ax.plot(xs, [base.mid + chk.slope_2000 * x for x in xs], ":", color="gray", linewidth=1,
+                    label=f"c(0,0) + {chk.slope_2000:.1f} x unlock_loops (fit from 0 and 2000)")
+    ax.set_xscale("symlog", linthresh=100)
+    ax.set_xticks([0, 100, 200, 1000, 2000], ["0", "100", "200", "1000", "2000"])
+    ax.set_yscale("log")
+    ax.set_xlabel("unlock_loops (spin inside the critical section before unlock), symlog scale")
+    ax.set_ylabel("cycles per item (median), log scale")
+    ax.grid(True, which="major", alpha=0.3)
+    ax.legend(fontsize=8, loc="upper left")
+    return _save(fig, ctx, out / "litethreads.png")
+
+
+def valchanov(ctx: Context, out: Path) -> Path | None:
+    points = [p for p in lr.collect(ctx.records, lr.LOCKS) if p.case == "valchanov"]
+    if not points:
+        return None
+    mode = lr.modes(points)[0]
+    points = [p for p in points if p.mode == mode]
+    labels = [f"{p.params.get('lock')}" for p in points]
+    vals = [p.value for p in points]
+    colors = [OURS] * len(vals)
+    nptl = next((p for p in lr.collect(ctx.records, lr.PEERS) if p.case == "lock_pthread_mutex"), None)
+    if nptl is not None:
+        labels.append("NPTL mutex\n(peers, 1 thread)")
+        vals.append(nptl.value)
+        colors.append(THEIRS)
+    threads = points[0].params.get("threads")
+    fig, ax = _new(ctx, f"valchanov: {threads} fibers taking turns on one lock", mode)
+    bars = ax.bar(range(len(vals)), [v.mid for v in vals], 0.6, color=colors, yerr=_errors(vals), capsize=3)
+    ax.bar_label(bars, fmt="%.0f", fontsize=9, padding=2)
+    ax.set_xticks(range(len(vals)), labels)
+    ax.set_xlabel("lock kind (cleanroom" + (", and glibc's pthread mutex uncontended, from bench peers)"
+                                            if nptl is not None else ")"))
+    ax.set_ylabel("cycles per lock+unlock (median; bars: min-max)")
+    ax.set_ylim(0, max(v.hi for v in vals) * 1.15)
+    return _save(fig, ctx, out / "valchanov.png")
+
+
+def create(ctx: Context, out: Path) -> Path | None:
+    points = lr.collect(ctx.records, lr.CREATE)
+    if not points:
+        return None
+    mode = lr.modes(points)[0]
+    rows = [r for r in lr.create_rows(points) if r[1] == mode]
+    fig, ax = _new(ctx, "create: cost of one fiber vs fibers outstanding", mode)
+    for idx, name, color in ((2, "pool (stack pool)", OURS), (3, "firstfit (first-fit heap)", THEIRS)):
+        pts = [(r[0], r[idx]) for r in rows if r[idx] is not None]
+        xs, vs = [n for n, _v in pts], [v for _n, v in pts]
+        ax.plot(xs, [v.mid for v in vs], "-o", color=color, label=name)
+        if any(v.lo != v.hi for v in vs):
+            ax.fill_between(xs, [v.lo for v in vs], [v.hi for v in vs], color=color, alpha=0.18, linewidth=0)
+    ns = [r[0] for r in rows]
+    ax.set_xscale("log", base=2)
+    ax.set_xticks(ns, [str(n) for n in ns])
+    ax.set_xlabel("fibers outstanding (alive at once), log2 scale")
+    ax.set_ylabel("cycles per fiber (create, run to exit, join; median)")
+    ax.set_ylim(bottom=0)
+    ax.grid(True, which="major", alpha=0.3)
+    ax.legend(fontsize=8)
+    return _save(fig, ctx, out / "create.png")
+
+
+def peers(ctx: Context, out: Path) -> Path | None:
+    rows = lr.peer_rows(ctx.records)
+    if not rows:
+        return None
+    mode = rows[0].mode
+    rows = [r for r in rows if r.mode == mode]
+    fig, ax = _new(ctx, "peers: cleanroom vs glibc/NPTL on the same host", mode)
+    width = 0.38
+    xs = list(range(len(rows)))
+    ours = [r.ours.value.mid if r.ours else float("nan") for r in rows]
+    theirs = [r.theirs.value.mid if r.theirs else float("nan") for r in rows]
+    b1 = ax.bar([x - width / 2 for x in xs], ours, width, color=OURS, label="cleanroom")
+    b2 = ax.bar([x + width / 2 for x in xs], theirs, width, color=THEIRS, label="glibc / NPTL")
+    ax.bar_label(b1, fmt="%.0f", fontsize=8, padding=2)
+    ax.bar_label(b2, fmt="%.0f", fontsize=8, padding=2)
+    for x, r in zip(xs, rows):
+        if r.theirs is None:
+            ax.annotate("skipped", xy=(x + width / 2, 1), xycoords=("data", "data"), ha="center",
+                        va="bottom", fontsize=8, rotation=90, color="dimgray")
+        elif r.ratio == r.ratio:
+            ax.annotate(f"x{r.ratio:.3g}", xy=(x, 1.0), xycoords=("data", "axes fraction"), xytext=(0, -12),
+                        textcoords="offset points", ha="center", fontsize=8, color="black")
+    ax.set_yscale("log")
+    top = max(v for v in ours + theirs if v == v)
+    ax.set_ylim(1, top * 12)
+    ax.set_xticks(xs, [r.what.replace(", ", "\n") for r in rows], fontsize=8)
+    ax.set_ylabel("cycles per operation (median), log scale")
+    ax.set_xlabel("comparison (x: NPTL / cleanroom)")
+    ax.legend(fontsize=8, loc="center right")
+    return _save(fig, ctx, out / "peers.png")
+
+
+FigureFn = Callable[[Context, Path], "Path | None"]
+FIGURES: tuple[tuple[str, FigureFn], ...] = (
+    ("litethreads", litethreads), ("valchanov", valchanov), ("create", create), ("peers", peers),
+)
+
+
+def write_all(records: list[Record], out: Path) -> list[Path]:
+    """Draw every figure the records have data for; return the files written."""
+    if not any(r.get("t") == "result" and r.get("bench") in (lr.LOCKS, lr.CREATE, lr.PEERS) for r in records):
+        return []
+    ctx = Context(records)
+    written = []
+    for _name, fn in FIGURES:
+        path = fn(ctx, out)
+        if path is not None:
+            written.append(path)
+    return written
