@@ -91,7 +91,7 @@ def litethreads(ctx: Context, out: Path) -> Path | None:
     ax.set_xscale("symlog", linthresh=100)
     ax.set_xticks([0, 100, 200, 1000, 2000], ["0", "100", "200", "1000", "2000"])
     ax.set_yscale("log")
-    ax.set_xlabel("unlock_loops (spin inside the critical section before unlock), symlog scale")
+    ax.set_xlabel("unlock_loops (spins in unlock waiting for a taker), symlog scale")
     ax.set_ylabel("cycles per item (median), log scale")
     ax.grid(True, which="major", alpha=0.3)
     ax.legend(fontsize=8, loc="upper left")
