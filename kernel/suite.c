@@ -81,16 +81,6 @@ void suite_defaults(struct config *cfg)
         cfg->warmup = 1;
 }
 
-/* Recurses until the stack runs into its guard page. */
-static __attribute__((noinline)) uint32_t recurse(volatile uint32_t depth)
-{
-    volatile uint32_t frame[64];
-    if (depth > 1000000) /* far deeper than any stack: never reached */
-        return 0;
-    frame[depth & 63] = depth;
-    return recurse(depth + 1) + frame[depth & 63];
-}
-
 /* provoke=: an exception nobody expects, so the fault path can be tested
  * end to end (record, status, exit code) on every platform. */
 static void provoke_fault(enum provoke what)
@@ -113,7 +103,7 @@ static void provoke_fault(enum provoke what)
         break;
     case PROVOKE_STACK:
         paging_enable(PAGESIZE_4K);
-        recurse(0);
+        overflow_recurse(0);
         break;
     case PROVOKE_FIBER:
         paging_enable(PAGESIZE_4K); /* the guard page exists with paging on */

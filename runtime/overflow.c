@@ -4,19 +4,19 @@
 
 static struct fiber victim;
 
-static __attribute__((noinline)) uint32_t deep(volatile uint32_t n)
+__attribute__((noinline)) uint32_t overflow_recurse(volatile uint32_t n)
 {
     volatile uint32_t frame[32];
     if (n > 1000000) /* far deeper than any stack: never reached */
         return 0;
     frame[n & 31] = n;
-    return deep(n + 1) + frame[n & 31];
+    return overflow_recurse(n + 1) + frame[n & 31];
 }
 
 static void overflow_fiber(void *arg)
 {
     (void)arg;
-    deep(0);
+    overflow_recurse(0);
 }
 
 void fiber_overflow_run(void)

@@ -3,8 +3,13 @@
 #ifndef RUNTIME_OVERFLOW_H
 #define RUNTIME_OVERFLOW_H
 
+#include <stdint.h>
+
 #define OVERFLOW_FIBER_NAME "overflow"
 
+/* Recurses until the stack it runs on hits its guard page (never returns
+ * in practice): provoke=stack runs it on the kernel's own stack. */
+uint32_t overflow_recurse(volatile uint32_t depth);
 /* Runs a fiber named "overflow" with a 4 KiB guarded stack that recurses
  * until it hits the guard page (paging must be on for the guard to exist). */
 void fiber_overflow_run(void);
