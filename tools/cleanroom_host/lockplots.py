@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any, Callable
 
 from . import lockreport as lr
 from . import paper
-from .plots import DPI, SIZE, _pyplot
+from .plots import DPI, SIZE, _pyplot, save_figure
 from .protocol import Record
 
 if TYPE_CHECKING:
@@ -51,13 +51,7 @@ def _new(ctx: Context, title: str, mode: str) -> tuple["Figure", "Axes"]:
 
 
 def _save(fig: "Figure", ctx: Context, path: Path) -> Path:
-    if ctx.note:
-        fig.text(0.01, 0.01, ctx.note, fontsize=8, color="firebrick", ha="left", va="bottom")
-    fig.tight_layout(rect=(0, 0.03 if ctx.note else 0, 1, 1))
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, format="png")
-    _pyplot().close(fig)
-    return path
+    return save_figure(fig, path, ctx.note)
 
 
 def _errors(vals: list[Any]) -> list[list[float]] | None:

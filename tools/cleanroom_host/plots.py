@@ -67,6 +67,17 @@ def _pyplot() -> Any:
     return plt
 
 
+def save_figure(fig: "Figure", path: Path, note: str) -> Path:
+    """Writes a figure as PNG, with the run's note (e.g. "emulated: no caches") at the bottom."""
+    if note:
+        fig.text(0.01, 0.01, note, fontsize=8, color="firebrick", ha="left", va="bottom")
+    fig.tight_layout(rect=(0, 0.03 if note else 0, 1, 1))
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, format="png")
+    _pyplot().close(fig)
+    return path
+
+
 def _new(title: str, data: PlotData, series: Iterable[str]) -> tuple["Figure", "Axes"]:
     plt = _pyplot()
     fig, ax = plt.subplots(figsize=SIZE, dpi=DPI)
@@ -171,13 +182,7 @@ def _finish(fig: "Figure", ax: "Axes", data: PlotData, path: Path, values: list[
         decorate(ax)  # after the scale and limits: a twin axis copies them
     ax.legend(fontsize=8, loc="best", title="line: median; shade: min-max" if banded else None,
               title_fontsize=8)
-    if data.note:
-        fig.text(0.01, 0.01, data.note, fontsize=8, color="firebrick", ha="left", va="bottom")
-    fig.tight_layout(rect=(0, 0.03 if data.note else 0, 1, 1))
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, format="png")
-    _pyplot().close(fig)
-    return path
+    return save_figure(fig, path, data.note)
 
 
 def _label(series: str, text: str, many: bool) -> str:
@@ -335,14 +340,7 @@ def ctxsw(data: PlotData, out: Path) -> Path | None:
         ax2.set_ylim(bottom=0)
         ax2.grid(True, alpha=0.3)
         ax2.legend(fontsize=8)
-    if data.note:
-        fig.text(0.01, 0.01, data.note, fontsize=8, color="firebrick", ha="left", va="bottom")
-    fig.tight_layout(rect=(0, 0.03 if data.note else 0, 1, 1))
-    path = out / "ctxsw.png"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, format="png")
-    plt.close(fig)
-    return path
+    return save_figure(fig, out / "ctxsw.png", data.note)
 
 
 FigureFn = Callable[[PlotData, Path], "Path | None"]
