@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import csv
 import math
 from pathlib import Path
 
+from . import text
 from . import paper
 from .derive import OFF, QUANTITIES, Row, Series, collect_ctxsw, derive, vm_label
 from .results import ResultSet
@@ -88,14 +88,9 @@ def section_platform(rs: ResultSet) -> list[str]:
 
 def write_derived(rows: list[Row], path: Path) -> Path:
     """derived.csv: one row per series x paging x size x quantity (docs/REPORT.md)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with path.open("w", newline="", encoding="ascii", errors="backslashreplace") as f:
-        w = csv.writer(f)
-        w.writerow(DERIVED_HEADER)
-        for r in rows:
-            w.writerow([r.figure, r.quantity, r.unit, r.series, r.paging, r.size,
-                        exact(r.value.mid), exact(r.value.lo), exact(r.value.hi)])
-    return path
+    return text.write_csv(path, DERIVED_HEADER,
+                          ([r.figure, r.quantity, r.unit, r.series, r.paging, r.size,
+                            exact(r.value.mid), exact(r.value.lo), exact(r.value.hi)] for r in rows))
 
 
 def quantity_help() -> str:

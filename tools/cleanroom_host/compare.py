@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import csv
 import json
 import math
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from . import text
 from .protocol import Record
 from .results import ResultSet
 from .text import exact, format_params, number, table
@@ -98,16 +98,13 @@ def render(a: ResultSet, b: ResultSet, pairs: list[Pair]) -> list[str]:
 
 def write_csv(pairs: list[Pair], path: Path) -> Path:
     """compare.csv: one row per case of either side (docs/REPORT.md)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with path.open("w", newline="", encoding="ascii", errors="backslashreplace") as f:
-        w = csv.writer(f)
-        w.writerow(CSV_HEADER)
-        for p in pairs:
-            rec = p.a if p.a is not None else p.b
-            w.writerow([p.key[0], p.key[1], format_params(rec.get("params") if rec else None)
-                        + (f" #{p.key[3] + 1}" if p.key[3] else ""),
-                        (rec or {}).get("unit", ""),
-                        _stat(p.a, "n"), _stat(p.a, "med"), _stat(p.a, "min"), _stat(p.a, "max"),
-                        _stat(p.b, "n"), _stat(p.b, "med"), _stat(p.b, "min"), _stat(p.b, "max"),
-                        "" if math.isnan(p.ratio) else f"{p.ratio:.6g}", p.where])
-    return path
+    rows = []
+    for p in pairs:
+        rec = p.a if p.a is not None else p.b
+        rows.append([p.key[0], p.key[1], format_params(rec.get("params") if rec else None)
+                     + (f" #{p.key[3] + 1}" if p.key[3] else ""),
+                     (rec or {}).get("unit", ""),
+                     _stat(p.a, "n"), _stat(p.a, "med"), _stat(p.a, "min"), _stat(p.a, "max"),
+                     _stat(p.b, "n"), _stat(p.b, "med"), _stat(p.b, "min"), _stat(p.b, "max"),
+                     "" if math.isnan(p.ratio) else f"{p.ratio:.6g}", p.where])
+    return text.write_csv(path, CSV_HEADER, rows)

@@ -8,12 +8,12 @@ the checks and locks.csv.
 
 from __future__ import annotations
 
-import csv
 import math
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable
 
+from . import text
 from .derive import Interval, mode_of
 from .protocol import Record
 from .text import exact, number, table
@@ -307,9 +307,4 @@ def write_csv(records: list[Record], path: Path) -> Path | None:
     rows = csv_rows(records)
     if not rows:
         return None
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with path.open("w", newline="", encoding="ascii", errors="backslashreplace") as f:
-        w = csv.writer(f)
-        w.writerow(LOCKS_HEADER)
-        w.writerows(rows)
-    return path
+    return text.write_csv(path, LOCKS_HEADER, rows)

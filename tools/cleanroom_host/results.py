@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import csv
 import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from . import text
 from .protocol import ParseResult, Record, parse_log
 
 RESULTS_JSON = "results.json"
@@ -90,10 +90,7 @@ def write_results(out_dir: Path, res: ParseResult, source: str,
     tmp.write_text(json.dumps(doc, indent=1) + "\n", encoding="ascii")
     tmp.replace(json_path)
     header, rows = csv_rows(res.records)
-    with csv_path.open("w", newline="", encoding="ascii", errors="backslashreplace") as f:
-        w = csv.writer(f)
-        w.writerow(header)
-        w.writerows(rows)
+    text.write_csv(csv_path, header, rows)
     return json_path, csv_path
 
 

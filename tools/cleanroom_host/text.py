@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import csv
 import json
 import math
-from typing import Any
+from pathlib import Path
+from typing import Any, Iterable, Sequence
 
 
 def human_bytes(n: Any) -> str:
@@ -70,3 +72,13 @@ def exact(v: float) -> str:
     if v == int(v):
         return str(int(v))
     return f"{v:.4f}".rstrip("0").rstrip(".")
+
+
+def write_csv(path: Path, header: Sequence[str], rows: Iterable[Sequence[Any]]) -> Path:
+    """Every CSV the tool writes: ASCII (anything else escaped), the header first."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("w", newline="", encoding="ascii", errors="backslashreplace") as f:
+        w = csv.writer(f)
+        w.writerow(header)
+        w.writerows(rows)
+    return path
