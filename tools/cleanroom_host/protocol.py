@@ -22,7 +22,7 @@ EOL = b"\r\n"
 
 RECORD_TYPES = (
     "hello", "cpu", "tsc", "mem", "config", "progress", "result", "test",
-    "skip", "error", "fault", "done",
+    "skip", "error", "fault", "thread_fault", "done",
 )
 STATUSES = ("ok", "fail", "config", "fault")
 

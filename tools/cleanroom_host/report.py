@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Callable
 
-from . import benchreport, lockreport
+from . import aspacereport, benchreport, lockreport
 from .protocol import format_ranges
 from .results import ResultSet
 from .text import compact, format_params, human_bytes, human_hz, table
@@ -139,6 +139,17 @@ def section_faults(rs: ResultSet) -> list[str]:
     return [f"faults ({len(faults)})"] + table(["vector", "name", "eip", "err", "cr2", "bench"], rows)
 
 
+def section_thread_faults(rs: ResultSet) -> list[str]:
+    faults = rs.of_type("thread_fault")
+    if not faults:
+        return []
+    rows = [[compact(f.get("vector")), compact(f.get("name")), _hex(f.get("eip")), _hex(f.get("cr2")),
+             compact(f.get("thread")), compact(f.get("bench")), compact(f.get("what")), compact(f.get("cause"))]
+            for f in faults]
+    return [f"thread faults (the thread was stopped, the run went on): {len(faults)}"] + table(
+        ["vector", "name", "eip", "cr2", "thread", "bench", "what", "cause"], rows)
+
+
 def _hex(v: Any) -> str:
     return f"0x{v:08x}" if isinstance(v, int) and not isinstance(v, bool) else compact(v)
 
@@ -155,11 +166,15 @@ def section_locks(rs: ResultSet) -> list[str]:
     return lockreport.sections(rs.records)
 
 
+def section_aspace(rs: ResultSet) -> list[str]:
+    return aspacereport.sections(rs.records)
+
+
 SECTIONS: tuple[Section, ...] = (
     section_run, section_machine, section_results, section_tests,
-    section_skips, section_errors, section_faults,
+    section_skips, section_errors, section_faults, section_thread_faults,
     benchreport.section_ctxsw, benchreport.section_workset, benchreport.section_platform,
-    section_locks, section_done,
+    section_locks, section_aspace, section_done,
 )
 
 
@@ -169,7 +184,8 @@ def render(rs: ResultSet) -> str:
 
 
 def write_outputs(rs: ResultSet, out_dir: Path, plots: bool = True) -> list[Path]:
-    """derived.csv, locks.csv and the figures, for whatever workset/ctxsw/locks/create/peers data the set holds."""
+    """derived.csv, locks.csv, aspace.csv and the figures, for whatever workset/ctxsw/locks/create/peers/aspace
+    data the set holds."""
     from .derive import derive
 
     written: list[Path] = []
@@ -179,9 +195,13 @@ def write_outputs(rs: ResultSet, out_dir: Path, plots: bool = True) -> list[Path
     locks_csv = lockreport.write_csv(rs.records, out_dir / lockreport.LOCKS_CSV)
     if locks_csv is not None:
         written.append(locks_csv)
+    aspace_csv = aspacereport.write_csv(rs.records, out_dir / aspacereport.ASPACE_CSV)
+    if aspace_csv is not None:
+        written.append(aspace_csv)
     if plots:
-        from . import lockplots, plots as plotting  # matplotlib loads only here
+        from . import aspaceplots, lockplots, plots as plotting  # matplotlib loads only here
 
         written += plotting.write_all(rs.records, out_dir / PLOTS_DIR)
         written += lockplots.write_all(rs.records, out_dir / PLOTS_DIR)
+        written += aspaceplots.write_all(rs.records, out_dir / PLOTS_DIR)
     return written

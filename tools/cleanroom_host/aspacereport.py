@@ -1,0 +1,534 @@
+"""Report sections and aspace.csv for the `aspace` benchmark: ring-0 fibers
+against ring-3 threads in address spaces of their own (PATHREADS, Sheriff,
+Dthreads).
+
+Every figure is a record's median (`med`, cycles per operation as the kernel
+divided it); ratios are of medians and differences carry a min-max band.
+Tables have one column per paging mode (`on/4k`, `on/4m`: the benchmark runs
+with paging on only). docs/REPORT.md describes the tables and aspace.csv.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from . import paper, text
+from .derive import Interval, series_of
+from .lockreport import LOCKS_HEADER, Point, _cell, _nan, _ratio, collect, modes
+from .protocol import Record
+from .text import exact, number, table
+
+ASPACE, WORKSET = "aspace", "workset"
+ASPACE_CSV = "aspace.csv"
+ASPACE_HEADER = LOCKS_HEADER
+# Params that never name a row: the repetition count and the paging mode
+# (the mode has its own column).
+NOT_LABEL = ("reps", "paging", "pagesize")
+# When a case ran with several entries, the rows take sysenter first.
+PREFER = (("entry", "sysenter"),)
+# workset: the fiber switch of Klimiankou's routine when several ran
+WORKSET_SWITCH = "pushad"
+
+Value = Interval | float  # a float is a ratio: no band
+
+
+@dataclass(frozen=True)
+class Pair:
+    """One comparison of the fibers-vs-threads table: thread side / fiber side."""
+
+    what: str
+    per: str  # what one operation is
+    fiber: str  # the fiber-side case (malloc: subheap; system call: sysenter)
+    thread: str  # the thread-side case
+    want: tuple[tuple[str, Any], ...] = ()  # params the thread side must have
+    pge_fallback: bool = False  # wants pge=on; takes pge=off when the CPU had no PGE
+    pair_on: str = ""  # a param both sides share: one row per value
+    short: str = ""  # the figure's label
+
+
+PAIRS: tuple[Pair, ...] = (
+    Pair("switch, own address spaces", "switch", "switch_fiber", "switch_thread", (("pge", "on"),), True,
+         short="switch\nown spaces"),
+    Pair("switch, own address spaces, PGE off", "switch", "switch_fiber", "switch_thread", (("pge", "off"),),
+         short="switch\nown spaces\nPGE off"),
+    Pair("switch, one address space", "switch", "switch_fiber", "switch_thread_samecr3", (("pge", "on"),), True,
+         short="switch\none space"),
+    Pair("create+exit+join", "create+exit+join", "create_fiber", "create_thread", short="create\n+exit+join"),
+    Pair("mutex, uncontended", "lock+unlock", "mutex_fiber", "mutex_thread_uncontended",
+         short="mutex\nuncontended"),
+    Pair("mutex, contended", "acquisition", "mutex_fiber", "mutex_thread_contended", short="mutex\ncontended"),
+    Pair("malloc+free: shared lock / subheap", "malloc+free", "malloc_subheap", "malloc_shared_lock",
+         pair_on="size", short="malloc+free\nshared lock\n/ subheap"),
+    Pair("system call: int80 / sysenter", "call", "syscall_sysenter", "syscall_int80",
+         short="system call\nint80\n/ sysenter"),
+)
+# (case, what one operation is) of the TLB, faults and lock-model tables
+TLB_CASES = (("invlpg", "instruction"), ("cr3_reload", "instruction"), ("tlb_refill", "refill"))
+FAULT_CASES = (("pf_roundtrip", "fault"), ("demand_fault", "fault"), ("twin", "page"))
+LOCK_CASES = (("map_unmap", "page"), ("demand_fault", "fault"))
+LOCK_NOTE = ("one CPU: this shows the cost per operation and how the address-space lock traffic divides; "
+             "it cannot show contention between cores (PATHREADS' mmap_sem finding needs many cores)")
+PAPERS = ("papers, for context (not computed from this run): PATHREADS (Zhang & Chen): pthread_create "
+          "through fork() costs more than clone(); synchronisation in isolated address spaces costs much more "
+          "than with Pthreads (fluidanimate, Fig. 6b); hist 2.17x and dedup 3.19x faster on 32 cores from "
+          "avoiding mmap_sem. Dthreads (Liu, thesis ch. 3): commit and twin costs dominate write-heavy "
+          "programs (canneal, dedup, reverse_index: each dirtied page costs a protection fault, a private "
+          "copy and a commit); the single-writer (version number) fast path skips the diff")
+EMULATOR_NOTE = ("note: emulated run: QEMU and Bochs model no TLB timing, so tlb_refill, cr3_reload and the "
+                 "CR3 reload of a thread switch show the emulator's costs, not a TLB's")
+
+
+def as_int(v: Any) -> int | None:
+    return v if isinstance(v, int) and not isinstance(v, bool) else None
+
+
+def label(params: dict[str, Any], skip: tuple[str, ...] = ()) -> str:
+    """A row's params as text, without reps and the paging mode."""
+    return " ".join(f"{k}={params[k]}" for k in params if k not in NOT_LABEL + skip)
+
+
+def pick(points: list[Point], mode: str, case: str, **want: Any) -> Point | None:
+    """The point of a case with these params; of several, entry=sysenter first, then the first recorded."""
+    found = [p for p in points if p.mode == mode and p.case == case
+             and all(p.params.get(k) == v for k, v in want.items())]
+    for key, value in PREFER:
+        found.sort(key=lambda p: p.params.get(key, value) != value)
+    return found[0] if found else None
+
+
+def skip_why(records: list[Record], case: str) -> str:
+    """Why the kernel skipped an aspace case ("" when it did not)."""
+    for r in records:
+        if r.get("t") == "skip" and r.get("bench") == ASPACE and str(r.get("what", "")).split(" ")[:1] == [case]:
+            return str(r.get("why") or "skipped")
+    return ""
+
+
+def _value_cell(v: Value | None, digits: int = 0) -> str:
+    if isinstance(v, Interval):
+        return _cell(v, digits)
+    return number(v, 2) if v is not None else ""
+
+
+# --- fibers vs isolated threads --------------------------------------------
+
+@dataclass(frozen=True)
+class PairRow:
+    pair: Pair
+    what: str  # the comparison, with the shared param when it has several values
+    mode: str
+    fiber: Point | None
+    thread: Point | None
+    fallback: bool  # the thread side is pge=off because pge=on was not measured
+
+    @property
+    def ratio(self) -> float:
+        return _ratio(self.thread.value if self.thread else None, self.fiber.value if self.fiber else None)
+
+    @property
+    def short(self) -> str:
+        """The figure's label: the pair's, with the shared param and the PGE fallback."""
+        extra = self.what[len(self.pair.what):].lstrip(", ")
+        return self.pair.short + (f"\n{extra}" if extra else "") + ("\n(no PGE: pge=off)" if self.fallback else "")
+
+
+def pair_rows(points: list[Point]) -> list[PairRow]:
+    rows = []
+    for pair in PAIRS:
+        shared = sorted({p.params.get(pair.pair_on) for p in points if pair.pair_on
+                         and p.case in (pair.fiber, pair.thread) and pair.pair_on in p.params}, key=str)
+        for value in shared or [None]:
+            key = {pair.pair_on: value} if value is not None else {}
+            what = pair.what + (f", {pair.pair_on}={value}" if len(shared) > 1 else "")
+            for mode in modes(points):
+                fiber = pick(points, mode, pair.fiber, **key)
+                want = dict(pair.want, **key)
+                thread = pick(points, mode, pair.thread, **want)
+                fallback = False
+                if thread is None and pair.pge_fallback:
+                    thread = pick(points, mode, pair.thread, **dict(want, pge="off"))
+                    fallback = thread is not None
+                if fiber or thread:
+                    rows.append(PairRow(pair, what, mode, fiber, thread, fallback))
+    return rows
+
+
+def shown(what: str, fallback: bool) -> str:
+    """A comparison's name, marked when its thread side fell back to pge=off."""
+    return what + (" (no PGE: pge=off)" if fallback else "")
+
+
+def _side(records: list[Record], rows: list[PairRow], thread: bool) -> str:
+    """The case and params of one side (several when the modes differ), or why it was skipped."""
+    chosen = [r.thread if thread else r.fiber for r in rows]
+    labels = [f"{p.case} {label(p.params)}".strip() for p in chosen if p is not None]
+    if labels:
+        return " / ".join(dict.fromkeys(labels))
+    case = rows[0].pair.thread if thread else rows[0].pair.fiber
+    why = skip_why(records, case)
+    return f"{case} (skipped: {why})" if why else case
+
+
+def section_pairs(records: list[Record], points: list[Point]) -> list[str]:
+    rows = pair_rows(points)
+    if not rows:
+        return []
+    ms = modes(points)
+    body = []
+    fallbacks = []
+    for what in dict.fromkeys(r.what for r in rows):
+        mine = [r for r in rows if r.what == what]
+        by = {r.mode: r for r in mine}
+        fallback = any(r.fallback for r in mine)
+        if fallback:
+            fallbacks.append(what)
+        body.append([shown(what, fallback), _side(records, mine, False)]
+                    + [_cell(by[m].fiber.value) if m in by and by[m].fiber else "" for m in ms]
+                    + [_side(records, mine, True)]
+                    + [_cell(by[m].thread.value) if m in by and by[m].thread else "" for m in ms]
+                    + [number(by[m].ratio, 2) if m in by else "" for m in ms])
+    n = len(ms)
+    head = (["comparison", "fiber side"] + [f"cycles {m}" for m in ms] + ["thread side"]
+            + [f"cycles {m}" for m in ms] + [f"thread/fiber {m}" for m in ms])
+    numeric = set(range(2, 2 + n)) | set(range(3 + n, 3 + 3 * n))
+    out = ["aspace: fibers vs isolated threads, cycles per operation, median (min-max when they differ); "
+           "ratio = thread side / fiber side (malloc+free: shared lock / subheap; system call: int80 / sysenter)"]
+    out += table(head, body, numeric=numeric)
+    if fallbacks:
+        why = skip_why(records, "switch_thread") or skip_why(records, "switch_thread_samecr3") or "not measured"
+        out.append(f"no PGE ({why}): " + "; ".join(fallbacks) + ": the thread side ran with pge=off")
+    return out
+
+
+# --- workset: fibers vs isolated threads -----------------------------------
+
+@dataclass(frozen=True)
+class WorksetRow:
+    series: str  # workset_threads params but size, reps and the mode
+    mode: str
+    size: int
+    reps: int | None
+    single: Interval | None
+    multi: Interval | None
+    threads: Interval | None
+    switch: str  # the workset `switch` single and multi came from
+
+    @property
+    def threads_multi(self) -> float:
+        return _ratio(self.threads, self.multi)
+
+    @property
+    def multi_single(self) -> float:
+        return _ratio(self.multi, self.single)
+
+    @property
+    def extra_per_switch(self) -> Interval:
+        """(threads - multi) / (2 reps): what an address-space switch adds to each of the 2 reps switches."""
+        if self.threads is None or self.multi is None or not self.reps:
+            return _nan()
+        return (self.threads - self.multi).scale(1.0 / (2 * self.reps))
+
+
+def _workset(points: list[Point], mode: str, case: str, size: int, reps: int | None,
+             fill: Any) -> Point | None:
+    """The bench-workset point at the same mode, size, reps and fill; switch=pushad first."""
+    found = [p for p in points if p.mode == mode and p.case == case and p.params.get("size") == size
+             and p.params.get("reps") == reps and (fill is None or p.params.get("fill") == fill)]
+    found.sort(key=lambda p: p.params.get("switch") != WORKSET_SWITCH)
+    return found[0] if found else None
+
+
+def workset_rows(records: list[Record]) -> list[WorksetRow]:
+    threads = [p for p in collect(records, ASPACE) if p.case == "workset_threads"]
+    ws = collect(records, WORKSET)
+    rows = []
+    for p in threads:
+        size, reps = as_int(p.params.get("size")), as_int(p.params.get("reps"))
+        if size is None:
+            continue
+        fill = p.params.get("fill")
+        single = _workset(ws, p.mode, "single", size, reps, fill)
+        multi = _workset(ws, p.mode, "multi", size, reps, fill)
+        switch = str((multi or single).params.get("switch", "")) if multi or single else ""
+        rows.append(WorksetRow(series_of(p.params), p.mode, size, reps, single.value if single else None,
+                               multi.value if multi else None, p.value, switch))
+    seen: set[tuple[str, str, int]] = set()
+    out = []
+    for r in sorted(rows, key=lambda r: (r.series, r.mode, r.size)):  # a repeated point keeps the first
+        if (r.series, r.mode, r.size) not in seen:
+            seen.add((r.series, r.mode, r.size))
+            out.append(r)
+    return out
+
+
+def section_workset(records: list[Record]) -> list[str]:
+    rows = workset_rows(records)
+    out: list[str] = []
+    for series, mode in dict.fromkeys((r.series, r.mode) for r in rows):
+        mine = [r for r in rows if r.series == series and r.mode == mode]
+        switches = sorted({r.switch for r in mine if r.switch})
+        body = [[paper.size_text(r.size), str(r.reps or ""),
+                 number(r.single.mid) if r.single else "", number(r.multi.mid) if r.multi else "",
+                 number(r.threads.mid) if r.threads else "", number(r.threads_multi, 3),
+                 number(r.multi_single, 3), number(r.extra_per_switch.mid, 1)] for r in mine]
+        head = (f"workset: fibers vs isolated threads, paging {mode}"
+                + (f", {series}" if series else "")
+                + ": cycles per series (median); single and multi from bench workset"
+                + (f" (switch={'/'.join(switches)})" if switches else " (none at these sizes and reps)")
+                + ", threads from workset_threads; per switch = (threads - multi) / (2 reps)")
+        out += ([""] if out else []) + [head] + table(
+            ["size", "reps", "single", "multi", "threads", "threads/multi", "multi/single", "per switch"],
+            body, numeric=set(range(1, 8)))
+    return out
+
+
+# --- TLB, faults, lock model -----------------------------------------------
+
+@dataclass(frozen=True)
+class CaseRow:
+    """A case with its params (the row) and a value per mode."""
+
+    table: str
+    test: str
+    label: str
+    per: str  # what one operation is; "ratio" for a ratio row
+    values: dict[str, Value]  # by mode
+    params: dict[str, Any]  # of the first point (locks, lock_max, pages)
+
+    @property
+    def pages(self) -> int | None:
+        return as_int(self.params.get("pages"))
+
+    def per_page(self, mode: str) -> float:
+        """tlb_refill: cycles per page touched."""
+        v = self.values.get(mode)
+        if not isinstance(v, Interval) or not self.pages:
+            return math.nan
+        return v.mid / self.pages
+
+
+def _case_rows(tbl: str, points: list[Point], cases: tuple[tuple[str, str], ...]) -> list[CaseRow]:
+    """Rows by case and params; locks and lock_max are results, not part of the row's name."""
+    rows: list[CaseRow] = []
+    for case, per in cases:
+        by: dict[str, tuple[dict[str, Value], dict[str, Any]]] = {}
+        for p in points:
+            if p.case == case:
+                vals, _params = by.setdefault(label(p.params, ("locks", "lock_max")), ({}, p.params))
+                vals.setdefault(p.mode, p.value)
+        rows += [CaseRow(tbl, case, lbl, per, vals, params) for lbl, (vals, params) in by.items()]
+    return rows
+
+
+def tlb_rows(points: list[Point]) -> list[CaseRow]:
+    rows = _case_rows("tlb", points, TLB_CASES)
+    refill = [r for r in rows if r.test == "tlb_refill"]
+    refill.sort(key=lambda r: (r.params.get("pge") != "on", as_int(r.params.get("pages")) or 0))
+    return [r for r in rows if r.test != "tlb_refill"] + refill
+
+
+def fault_rows(points: list[Point]) -> list[CaseRow]:
+    rows = _case_rows("faults", points, FAULT_CASES)
+    pf = sorted((r for r in rows if r.test == "pf_roundtrip"),
+                key=lambda r: (as_int(r.params.get("pages")) or 0, as_int(r.params.get("ring")) or 0))
+    out: list[CaseRow] = []
+    for pages in dict.fromkeys(r.params.get("pages") for r in pf):
+        mine = [r for r in pf if r.params.get("pages") == pages]
+        out += mine
+        r0 = next((r for r in mine if r.params.get("ring") == 0), None)
+        r3 = next((r for r in mine if r.params.get("ring") == 3), None)
+        if r0 and r3:
+            vals: dict[str, Value] = {m: _ratio(v, r0.values.get(m)) for m, v in r3.values.items()
+                                      if isinstance(v, Interval) and isinstance(r0.values.get(m), Interval)}
+            text_pages = f" pages={pages}" if pages is not None else ""
+            out.append(CaseRow("faults", "pf_roundtrip", f"ring 3 / ring 0{text_pages}", "ratio", vals,
+                               r3.params))
+    return out + [r for r in rows if r.test != "pf_roundtrip"]
+
+
+def lock_rows(points: list[Point]) -> list[CaseRow]:
+    return _case_rows("lock_model", points, LOCK_CASES)
+
+
+def _case_table(rows: list[CaseRow], ms: list[str], per_page: bool = False) -> list[str]:
+    head = ["test", "params", "per"] + [f"paging {m}" for m in ms]
+    if per_page:
+        head += [f"per page {m}" for m in ms]
+    body = []
+    for r in rows:
+        line = [r.test, r.label, r.per] + [_value_cell(r.values.get(m)) for m in ms]
+        if per_page:
+            line += [number(r.per_page(m), 1) if r.test == "tlb_refill" else "" for m in ms]
+        body.append(line)
+    return table(head, body, numeric=set(range(3, len(head))))
+
+
+def section_tlb(points: list[Point]) -> list[str]:
+    rows = tlb_rows(points)
+    if not rows:
+        return []
+    return (["aspace TLB: cycles per instruction (invlpg, cr3_reload) and per refill (tlb_refill: CR3 reload "
+             "+ touching `pages` pages, minus touching them with a warm TLB), median (min-max)"]
+            + _case_table(rows, modes(points), per_page=True))
+
+
+def section_faults(points: list[Point]) -> list[str]:
+    rows = fault_rows(points)
+    if not rows:
+        return []
+    return (["aspace faults: cycles per write-protect fault round trip (pf_roundtrip), per demand-zero fault, "
+             "per page twinned (first write in commit mode: fault + private copy + twin), median (min-max)"]
+            + _case_table(rows, modes(points)))
+
+
+# --- commit ----------------------------------------------------------------
+
+@dataclass(frozen=True)
+class CommitRow:
+    mode: str
+    pages: int | None
+    dirty: int | None
+    commit: Interval | None
+    single: Interval | None  # commit_single_writer at this dirty % (it runs at 100)
+    reference: Interval | None  # commit_single_writer of the same pages: the ratio's denominator
+
+    @property
+    def ratio(self) -> float:
+        return _ratio(self.commit, self.reference)
+
+
+def commit_rows(points: list[Point]) -> list[CommitRow]:
+    rows = []
+    mine = [p for p in points if p.case in ("commit", "commit_single_writer")]
+    keys = sorted({(as_int(p.params.get("pages")) or 0, as_int(p.params.get("dirty")) or 0) for p in mine})
+    for mode in modes(mine):
+        for pages, dirty in keys:
+            def get(case: str, d: int | None) -> Interval | None:
+                found = [p for p in mine if p.mode == mode and p.case == case
+                         and (as_int(p.params.get("pages")) or 0) == pages
+                         and (d is None or (as_int(p.params.get("dirty")) or 0) == d)]
+                return found[0].value if found else None
+            commit, single = get("commit", dirty), get("commit_single_writer", dirty)
+            if commit or single:
+                rows.append(CommitRow(mode, pages or None, dirty, commit, single,
+                                      get("commit_single_writer", None)))
+    return rows
+
+
+def section_commit(points: list[Point]) -> list[str]:
+    rows = commit_rows(points)
+    if not rows:
+        return []
+    ms = modes(points)
+    by = {(r.pages, r.dirty, r.mode): r for r in rows}
+    keys = list(dict.fromkeys((r.pages, r.dirty) for r in rows))
+    many = len({k[0] for k in keys}) > 1
+    head = (["pages", "dirty %"] if many else ["dirty %"])
+    for m in ms:
+        head += [f"commit {m}", f"single writer {m}", "commit/single"]
+    body = []
+    for pages, dirty in keys:
+        line = ([str(pages or "")] if many else []) + [str(dirty)]
+        for m in ms:
+            r = by.get((pages, dirty, m))
+            line += [_cell(r.commit) if r else "", _cell(r.single) if r else "", number(r.ratio, 2) if r else ""]
+        body.append(line)
+    pages_text = f", {keys[0][0]} pages" if not many and keys[0][0] else ""
+    return ([f"aspace commit: cycles per page{pages_text}, word-by-word diff against the twin with that "
+             "share of words changed, vs the single-writer fast path (whole-page copy, no diff); "
+             "commit/single: each row's commit over the single-writer copy"]
+            + table(head, body, numeric=set(range(len(head)))))
+
+
+# --- lock model ------------------------------------------------------------
+
+def section_lock_model(points: list[Point]) -> list[str]:
+    rows = lock_rows(points)
+    if not rows:
+        return []
+    ms = modes(points)
+    body = [[r.test, str(r.params.get("space", "")), str(r.params.get("threads", "")),
+             str(r.params.get("pages", "")), str(r.params.get("locks", "")), str(r.params.get("lock_max", "")),
+             r.per] + [_value_cell(r.values.get(m)) for m in ms] for r in rows]
+    head = ["test", "space", "threads", "pages", "locks", "lock_max", "per"] + [f"paging {m}" for m in ms]
+    return (["aspace address-space lock model: cycles per page mapped and unmapped (map_unmap) and per "
+             "demand-zero fault; locks = address-space locks involved, lock_max = acquisitions of the "
+             "busiest one"]
+            + table(head, body, numeric={2, 3, 4, 5} | set(range(7, len(head)))) + [LOCK_NOTE])
+
+
+def sections(records: list[Record]) -> list[str]:
+    """Every aspace table, the notes; [] when the set has no aspace results."""
+    points = collect(records, ASPACE)
+    if not points:
+        return []
+    out: list[str] = []
+    for block in (section_pairs(records, points), section_workset(records), section_tlb(points),
+                  section_faults(points), section_commit(points), section_lock_model(points)):
+        if block:
+            out += ([""] if out else []) + block
+    out += ([""] if out else []) + [PAPERS]
+    note = paper.emulated(records)
+    if note and "emulator" in note:
+        out.append(EMULATOR_NOTE)
+    return out
+
+
+# --- aspace.csv ------------------------------------------------------------
+
+def csv_rows(records: list[Record]) -> list[list[str]]:
+    out: list[list[str]] = []
+
+    def add(tbl: str, mode: str, row: str, column: str, unit: str, v: Value | None) -> None:
+        if v is None:
+            v = _nan()
+        if not isinstance(v, Interval):
+            v = Interval(v, math.nan, math.nan)
+        out.append([tbl, mode, row, column, unit, exact(v.mid), exact(v.lo), exact(v.hi)])
+
+    points = collect(records, ASPACE)
+    for r in pair_rows(points):
+        unit, what = f"cycles/{r.pair.per}", shown(r.what, r.fallback)
+        add("fibers_vs_threads", r.mode, what, "fiber", unit, r.fiber.value if r.fiber else None)
+        add("fibers_vs_threads", r.mode, what, "thread", unit, r.thread.value if r.thread else None)
+        add("fibers_vs_threads", r.mode, what, "thread/fiber", "ratio", r.ratio)
+    for w in workset_rows(records):
+        row = f"{w.series} size={w.size}".strip()
+        add("workset", w.mode, row, "single", "cycles/series", w.single)
+        add("workset", w.mode, row, "multi", "cycles/series", w.multi)
+        add("workset", w.mode, row, "threads", "cycles/series", w.threads)
+        add("workset", w.mode, row, "threads/multi", "ratio", w.threads_multi)
+        add("workset", w.mode, row, "multi/single", "ratio", w.multi_single)
+        add("workset", w.mode, row, "per switch", "cycles/switch", w.extra_per_switch)
+    for r in tlb_rows(points) + fault_rows(points):
+        row = f"{r.test} {r.label}".strip()
+        for m, v in r.values.items():
+            add(r.table, m, row, "ratio" if r.per == "ratio" else "med",
+                "ratio" if r.per == "ratio" else f"cycles/{r.per}", v)
+            if r.test == "tlb_refill":
+                add(r.table, m, row, "per page", "cycles/page", r.per_page(m))
+    for c in commit_rows(points):
+        row = f"pages={c.pages} dirty={c.dirty}" if c.pages else f"dirty={c.dirty}"
+        add("commit", c.mode, row, "commit", "cycles/page", c.commit)
+        add("commit", c.mode, row, "single_writer", "cycles/page", c.single)
+        add("commit", c.mode, row, "commit/single", "ratio", c.ratio)
+    for r in lock_rows(points):
+        row = f"{r.test} {r.label}".strip()
+        for m, v in r.values.items():
+            add("lock_model", m, row, "med", f"cycles/{r.per}", v)
+            for key in ("locks", "lock_max"):
+                n = as_int(r.params.get(key))
+                add("lock_model", m, row, key, "locks" if key == "locks" else "acquisitions",
+                    float(n) if n is not None else None)
+    return out
+
+
+def write_csv(records: list[Record], path: Path) -> Path | None:
+    """aspace.csv (docs/REPORT.md); None when the set has no aspace results."""
+    rows = csv_rows(records)
+    if not rows:
+        return None
+    return text.write_csv(path, ASPACE_HEADER, rows)
