@@ -18,6 +18,7 @@ endif
 
 CC   := $(TOOLPREFIX)gcc
 LD   := $(TOOLPREFIX)ld
+NM   := $(TOOLPREFIX)nm
 NASM ?= nasm
 PYTHON := $(if $(wildcard .venv/bin/python),.venv/bin/python,python3)
 
@@ -38,10 +39,16 @@ LDFLAGS := -m elf_i386 -T linker.ld -nostdlib -z noexecstack --no-warn-rwx-segme
 SRC_DIRS := boot arch kernel bench runtime
 # Benchmarks that need a C library (glibc ucontext, NPTL): hosted build only.
 HOSTED_ONLY_SRCS := bench/peers.c
+# Benchmarks that need ring 3, page directories and CR3: the kernel only.
+KERNEL_ONLY_SRCS := bench/aspace.c bench/aspace_user.c
 C_SRCS   := $(filter-out $(HOSTED_ONLY_SRCS),$(foreach d,$(SRC_DIRS),$(wildcard $(d)/*.c)))
 ASM_SRCS := $(foreach d,$(SRC_DIRS),$(wildcard $(d)/*.asm))
 OBJS := $(patsubst %.asm,$(BUILD)/obj/%.o,$(ASM_SRCS)) $(patsubst %.c,$(BUILD)/obj/%.o,$(C_SRCS))
 DEPS := $(OBJS:.o=.d)
+# Ring-3 code (*_user.c, *_user.asm; see linker.ld) may call nothing outside
+# its own pages: no memset/memcpy the optimiser invents.
+USER_OBJS := $(filter %_user.o,$(OBJS))
+$(BUILD)/obj/%_user.o: CFLAGS += -fno-tree-loop-distribute-patterns
 
 # Kernel C that does not touch hardware: compiled for Linux by the same
 # cross compiler and tested on the host (tests/unit).
@@ -56,7 +63,7 @@ UNIT_CFLAGS := -std=c11 -O1 -m32 -static -Wall -Wextra -Werror -I. -DCLEANROOM_H
 HOSTED := $(BUILD)/hosted/cleanroom-hosted
 HOSTED_SHARED := kernel/strutil.c kernel/config.c kernel/crc32.c kernel/record.c kernel/cmdline.c \
 	kernel/fmt.c kernel/regions.c kernel/startup.c kernel/fault_record.c kernel/finish.c kernel/suite.c \
-	kernel/sysinfo.c $(wildcard bench/*.c) arch/cpu.c arch/tsc.c arch/exc_names.c \
+	kernel/sysinfo.c $(filter-out $(KERNEL_ONLY_SRCS),$(wildcard bench/*.c)) arch/cpu.c arch/tsc.c arch/exc_names.c \
 	runtime/switch.c runtime/stack.c runtime/fiber.c runtime/pair.c runtime/overflow.c \
 	runtime/spinlock.c runtime/sync.c runtime/stackpool.c runtime/pingpong.c
 HOSTED_SRCS := $(wildcard hosted/*.c) $(HOSTED_SHARED)
@@ -83,6 +90,7 @@ Q := $(if $(V),,@)
 $(KERNEL): $(OBJS) linker.ld | toolchain
 	@echo "  LD      $@"
 	$(Q)$(LD) $(LDFLAGS) -o $@ $(OBJS)
+	$(Q)tools/check_user_objects.sh $(NM) $(USER_OBJS)
 	@if command -v grub-file >/dev/null 2>&1; then \
 	  grub-file --is-x86-multiboot $@ || { echo "error: $@ is not multiboot v1" >&2; exit 1; }; fi
 

@@ -20,7 +20,10 @@ _Static_assert(SEL_TSS == GDT_TSS << 3 && SEL_DF_TSS == GDT_DF_TSS << 3, "TSS se
 
 static uint64_t gdt[GDT_ENTRIES];
 static struct tss tss;
-static uint8_t tss_stack[8192] __attribute__((aligned(16)));
+/* The ring-0 stack of every entry from ring 3 (int 0x80, sysenter, the
+ * threads' exceptions): one for all threads, since a switch rewrites the
+ * frame on it rather than keeping a kernel stack per thread. */
+static uint8_t tss_stack[16384] __attribute__((aligned(16)));
 static struct tss df_tss;
 static uint8_t df_stack[16384] __attribute__((aligned(16)));
 
@@ -54,6 +57,7 @@ void gdt_init(void)
 }
 
 void gdt_set_kernel_stack(uint32_t esp0) { tss.esp0 = esp0; }
+uint32_t gdt_kernel_stack_top(void) { return (uint32_t)(tss_stack + sizeof tss_stack); }
 
 struct tss *gdt_main_tss(void) { return &tss; }
 

@@ -1,5 +1,5 @@
-/* Flat ring-0 and ring-3 segments and one TSS (whose ring-0 stack later
- * work uses for system calls from ring 3). Selectors are in arch/mmu.h. */
+/* Flat ring-0 and ring-3 segments and one TSS (whose ring-0 stack takes
+ * system calls and exceptions from ring 3). Selectors are in arch/mmu.h. */
 #ifndef ARCH_GDT_H
 #define ARCH_GDT_H
 
@@ -24,5 +24,7 @@ void gdt_set_double_fault_cr3(uint32_t cr3);
 struct tss *gdt_main_tss(void);
 /* The kernel stack the CPU switches to on an exception from ring 3. */
 void gdt_set_kernel_stack(uint32_t esp0);
+/* Its top, as set at boot (also the sysenter stack). */
+uint32_t gdt_kernel_stack_top(void);
 
 #endif

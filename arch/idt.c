@@ -5,6 +5,7 @@
 #include "arch/x86.h"
 
 #define GATE_INTERRUPT_DPL0 0x8e /* present, 32-bit interrupt gate: IF stays 0 */
+#define GATE_INTERRUPT_DPL3 0xee /* the same, reachable with `int` from ring 3 */
 #define GATE_TASK 0x85           /* present, task gate */
 
 struct __attribute__((packed)) gate {
@@ -14,15 +15,19 @@ struct __attribute__((packed)) gate {
 };
 
 extern const uint32_t isr_stub_table[EXC_COUNT];
+extern const char isr_syscall_stub[];
 
-static struct gate idt[EXC_COUNT];
+/* Vectors 32-0x7f stay not present: interrupts are off, and an `int n` to
+ * one of them raises #GP. */
+static struct gate idt[IDT_ENTRIES];
 static const char *names[EXC_COUNT];
 static exc_handler_fn handlers[EXC_COUNT];
 static void (*fallback_handler)(struct trapframe *);
+static user_trap_fn user_handler;
 
-static void set_gate(uint32_t vector, uint32_t entry)
+static void set_gate(uint32_t vector, uint32_t entry, uint8_t type)
 {
-    idt[vector] = (struct gate){ (uint16_t)entry, SEL_KCODE, 0, GATE_INTERRUPT_DPL0, (uint16_t)(entry >> 16) };
+    idt[vector] = (struct gate){ (uint16_t)entry, SEL_KCODE, 0, type, (uint16_t)(entry >> 16) };
 }
 
 void exc_register(uint32_t vector, const char *name, exc_handler_fn handler)
@@ -37,9 +42,10 @@ void exc_register(uint32_t vector, const char *name, exc_handler_fn handler)
 void idt_init(void)
 {
     for (uint32_t v = 0; v < EXC_COUNT; v++) {
-        set_gate(v, isr_stub_table[v]);
+        set_gate(v, isr_stub_table[v], GATE_INTERRUPT_DPL0);
         exc_register(v, exc_sdm_name(v), 0);
     }
+    set_gate(VEC_SYSCALL, (uint32_t)isr_syscall_stub, GATE_INTERRUPT_DPL3);
     struct table_pointer p = { sizeof idt - 1, (uint32_t)idt };
     lidt(&p);
 }
@@ -50,12 +56,22 @@ void idt_use_double_fault_task(void)
 }
 
 void exc_set_default(void (*fallback)(struct trapframe *tf)) { fallback_handler = fallback; }
+void exc_set_user_handler(user_trap_fn handler) { user_handler = handler; }
 
-const char *exc_name(uint32_t vector) { return vector < EXC_COUNT ? names[vector] : "unknown"; }
+const char *exc_name(uint32_t vector)
+{
+    if (vector == VEC_SYSCALL)
+        return "syscall";
+    return vector < EXC_COUNT ? names[vector] : "unknown";
+}
 
 void exc_dispatch(struct trapframe *tf)
 {
     uint32_t v = tf->vector;
+    if ((tf->cs & 3) && user_handler) {
+        user_handler(tf);
+        return;
+    }
     if (v < EXC_COUNT && handlers[v] && handlers[v](tf))
         return;
     if (fallback_handler)

@@ -10,6 +10,10 @@
 #include <stdint.h>
 
 #define EXC_COUNT 32
+/* int 0x80: the system call gate of ring-3 threads (DPL 3). sysenter
+ * arrives with the same vector in its frame. */
+#define VEC_SYSCALL 0x80
+#define IDT_ENTRIES (VEC_SYSCALL + 1)
 #define EXC_DE 0
 #define EXC_DB 1
 #define EXC_NMI 2
@@ -33,12 +37,18 @@ _Static_assert(offsetof(struct trapframe, vector) == 48, "trapframe: after pusha
 _Static_assert(offsetof(struct trapframe, eip) == 56, "trapframe: CPU frame");
 
 typedef bool (*exc_handler_fn)(struct trapframe *tf);
+/* Everything that enters the kernel from ring 3 (system calls, and the
+ * exceptions of ring-3 threads) goes to one handler: it may rewrite *tf, and
+ * the return path resumes whatever ring-3 state *tf then holds. */
+typedef void (*user_trap_fn)(struct trapframe *tf);
 
 void idt_init(void);
 /* Route #DF through a task gate to the double-fault task (arch/gdt.h). */
 void idt_use_double_fault_task(void);
 void exc_register(uint32_t vector, const char *name, exc_handler_fn handler);
 void exc_set_default(void (*fallback)(struct trapframe *tf));
+/* NULL: traps from ring 3 are handled like any other (a fault record). */
+void exc_set_user_handler(user_trap_fn handler);
 const char *exc_name(uint32_t vector);
 void exc_dispatch(struct trapframe *tf);
 

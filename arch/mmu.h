@@ -43,6 +43,22 @@
 #define PAGE_SIZE 4096u
 #define LARGE_PAGE_SIZE (4u << 20)
 
+/* Software bit of a PTE (bits 9-11 are the OS's): the frame came from the
+ * threads' frame pool and goes back to it with the address space. */
+#define PTE_OWNED (1u << 9)
+#define PTE_FLAGS_MASK 0xfffu
+
+/* sysenter/sysexit MSRs: sysenter loads CS from SYSENTER_CS, SS = CS + 8;
+ * sysexit loads CS = SYSENTER_CS + 16 | 3 and SS = SYSENTER_CS + 24 | 3,
+ * which is why the user selectors follow the kernel ones in our GDT. */
+#define MSR_SYSENTER_CS 0x174
+#define MSR_SYSENTER_ESP 0x175
+#define MSR_SYSENTER_EIP 0x176
+
+/* EFLAGS of ring-3 threads: only the reserved bit; interrupts stay off in
+ * ring 3 too (IOPL 0: a thread cannot turn them on). */
+#define EFLAGS_USER 0x2u
+
 /* Page-fault error code bits. */
 #define PF_PRESENT (1u << 0)
 #define PF_WRITE (1u << 1)

@@ -10,6 +10,7 @@
 #define ENTRIES 1024
 
 extern char boot_stack_guard[];
+extern char _user_start[], _user_end[];
 
 static uint32_t *dir_4k, *dir_4m;
 static uint32_t table_bytes;
@@ -57,6 +58,11 @@ bool paging_init(uint32_t map_top)
     if (!dir_4k || !map_small(dir_4k, 0, top, g))
         return false;
     paging_set_flags((uint32_t)boot_stack_guard, 0); /* both maps share this table */
+    /* Ring-3 code (linker.ld's .utext): user-accessible, read-only. Only
+     * the threads' directories let ring 3 through to this table (their
+     * PDE 0 has PTE_U); the kernel's do not. */
+    for (uint32_t va = (uint32_t)_user_start; va < (uint32_t)_user_end; va += PAGE_SIZE)
+        paging_set_flags(va, PTE_P | PTE_U | g);
     if (cpu_has(FEAT_PSE)) {
         dir_4m = alloc_table();
         if (!dir_4m)
@@ -81,6 +87,23 @@ const char *paging_unavailable(enum page_size ps)
     return "not enough memory for the page tables";
 }
 enum page_size paging_current_size(void) { return current; }
+
+uint32_t *paging_directory(enum page_size ps) { return ps == PAGESIZE_4M ? dir_4m : dir_4k; }
+
+bool paging_user_text_mapped(void)
+{
+    return dir_4k && (uint32_t)_user_end <= LARGE_PAGE_SIZE && (uint32_t)_user_end > (uint32_t)_user_start;
+}
+
+void paging_set_global(bool on)
+{
+    if (!global_ok || !enabled)
+        return;
+    uint32_t cr4 = read_cr4();
+    write_cr4(on ? cr4 | CR4_PGE : cr4 & ~CR4_PGE); /* either way the whole TLB is flushed */
+}
+
+bool paging_global_on(void) { return enabled && (read_cr4() & CR4_PGE); }
 uint32_t paging_table_bytes(void) { return table_bytes; }
 bool paging_global_pages(void) { return global_ok; }
 

@@ -28,6 +28,15 @@ bool paging_enabled(void);
  * hosted build, where the host's paging is always on). */
 const char *paging_mode_name(void);
 enum page_size paging_current_size(void);
+/* The identity directory of this page size (NULL if not built): the kernel
+ * half that every thread's directory copies. */
+uint32_t *paging_directory(enum page_size ps);
+/* True when the ring-3 code pages are mapped user-accessible (they must lie
+ * in the first 4 MiB, whose small-page table every directory shares). */
+bool paging_user_text_mapped(void);
+/* Global pages (CR4.PGE) on or off while paging is on; where PGE exists. */
+void paging_set_global(bool on);
+bool paging_global_on(void);
 /* Entry-level changes in the 4 KiB directory (with invlpg when paging is on):
  * flags are PTE_* bits; the physical address stays the identity. */
 void paging_set_flags(uint32_t va, uint32_t flags);

@@ -102,6 +102,15 @@ static inline uint32_t xadd32(volatile uint32_t *p, uint32_t v)
     return v;
 }
 
+/* Compare-and-swap: if *p == expected, *p = desired. Returns the old *p
+ * (486 and later; the ring-3 mutex fast path and the sub-heaps' remote
+ * free lists use it). */
+static inline uint32_t cmpxchg32(volatile uint32_t *p, uint32_t expected, uint32_t desired)
+{
+    __asm__ volatile("lock cmpxchgl %2, %1" : "+a"(expected), "+m"(*p) : "r"(desired) : "memory", "cc");
+    return expected;
+}
+
 /* A compiler barrier: keeps loads and stores on their side of it. */
 static inline void compiler_barrier(void) { __asm__ volatile("" ::: "memory"); }
 
@@ -163,6 +172,20 @@ static inline void load_ds(uint16_t sel) { __asm__ volatile("movw %0, %%ds" :: "
 static inline void rep_stosd(void *dst, uint32_t value, uint32_t dwords)
 {
     __asm__ volatile("rep stosl" : "+D"(dst), "+c"(dwords) : "a"(value) : "memory");
+}
+
+/* Page copies (twins, working copies, forked stacks). */
+static inline void rep_movsd(void *dst, const void *src, uint32_t dwords)
+{
+    __asm__ volatile("rep movsl" : "+D"(dst), "+S"(src), "+c"(dwords) :: "memory");
+}
+
+/* The stack pointer: ring-3 code finds its thread's block from it (runtime/uabi.h). */
+static inline uint32_t read_esp(void)
+{
+    uint32_t v;
+    __asm__ volatile("movl %%esp, %0" : "=r"(v));
+    return v;
 }
 
 /* One 32-bit store per iteration: in asm so the compiler can neither drop

@@ -15,6 +15,9 @@ void fault_set_running(const char *bench, const char *what)
     running_what = what;
 }
 
+const char *fault_running_bench(void) { return running_bench; }
+const char *fault_running_what(void) { return running_what; }
+
 void fault_set_annotator(void (*annotate)(uint32_t vector, uint32_t cr2, uint32_t esp)) { annotator = annotate; }
 
 void fault_report_and_end(const struct fault_report *r)

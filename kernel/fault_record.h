@@ -14,6 +14,8 @@ struct fault_report {
 
 /* What is running, named in fault records (NULL: nothing). */
 void fault_set_running(const char *bench, const char *what);
+const char *fault_running_bench(void);
+const char *fault_running_what(void);
 /* Adds fields to every fault record (e.g. the fiber runtime names the fiber
  * whose guard page cr2 hit). Called with the record open; cr2 only means
  * something for page faults and double faults. */
