@@ -21,6 +21,7 @@
 #include "kernel/wire.h"
 #include "runtime/fiber_selftest.h"
 #include "runtime/sync_selftest.h"
+#include "runtime/uthread_selftest.h"
 
 #define DETAIL_MAX SELFTEST_DETAIL_MAX
 
@@ -440,6 +441,16 @@ static const struct {
     { "sync_barrier", sync_test_barrier },
     { "sync_semaphore", sync_test_semaphore },
     { "sync_stack_pool", sync_test_stack_pool },
+    { "uthread_syscalls", uthread_test_syscalls },
+    { "uthread_share", uthread_test_share },
+    { "uthread_stack_private", uthread_test_stack_private },
+    { "uthread_faults", uthread_test_faults },
+    { "uthread_commit_merge", uthread_test_commit_merge },
+    { "uthread_commit_order", uthread_test_commit_order },
+    { "uthread_heap", uthread_test_heap },
+    { "uthread_lifecycle", uthread_test_lifecycle },
+    { "uthread_sync", uthread_test_sync },
+    { "uthread_map_demand", uthread_test_map_demand },
 };
 
 void selftest_run(void)

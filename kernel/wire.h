@@ -21,6 +21,7 @@
 #define REC_SKIP "skip"
 #define REC_ERROR "error"
 #define REC_FAULT "fault"
+#define REC_THREAD_FAULT "thread_fault"
 #define REC_DONE "done"
 
 /* done.status, and the exit status each maps to (isa-debug-exit value). */
