@@ -4,38 +4,38 @@
 ; EAX = nr, EBX/ESI/EDI = a/b/c, result in EAX. ECX and EDX are clobbered
 ; (sysenter carries ESP and the return address in them).
 
+; Saves the callee-saved registers the call uses and loads nr, a, b, c.
+%macro load_call 0
+    push ebx
+    push esi
+    push edi
+    mov eax, [esp + 16]
+    mov ebx, [esp + 20]
+    mov esi, [esp + 24]
+    mov edi, [esp + 28]
+%endmacro
+
+%macro return_call 0
+    pop edi
+    pop esi
+    pop ebx
+    ret
+%endmacro
+
 section .text
 global usys_int80, usys_sysenter
 
 usys_int80:
-    push ebx
-    push esi
-    push edi
-    mov eax, [esp + 16]
-    mov ebx, [esp + 20]
-    mov esi, [esp + 24]
-    mov edi, [esp + 28]
+    load_call
     int 0x80
-    pop edi
-    pop esi
-    pop ebx
-    ret
+    return_call
 
 usys_sysenter:
-    push ebx
-    push esi
-    push edi
-    mov eax, [esp + 16]
-    mov ebx, [esp + 20]
-    mov esi, [esp + 24]
-    mov edi, [esp + 28]
+    load_call
     mov ecx, esp
     mov edx, .back
     sysenter
 .back:
-    pop edi
-    pop esi
-    pop ebx
-    ret
+    return_call
 
 section .note.GNU-stack noalloc noexec nowrite progbits

@@ -13,6 +13,7 @@ struct bench {
     const char *name;
     const char *what;               /* one line for docs and the screen */
     bool in_quick;                  /* part of suite=quick */
+    bool needs_paging;              /* runs only with paging on (kernel/suite.c) */
     /* NULL when the benchmark can run here, else why not (skip record). */
     const char *(*unavailable)(const struct config *cfg);
     void (*run)(struct bench_ctx *ctx);

@@ -11,20 +11,11 @@
 #include "arch/cpu.h"
 #include "arch/mmu.h"
 #include "arch/tsc.h"
-#include "arch/x86.h"
+#include "bench/fill_user.h"
 #include "bench/registry.h"
+#include "bench/sweep.h"
 #include "kernel/memory.h"
 #include "runtime/pair.h"
-
-#define PAPER_REPS 100000
-/* Quick suite: reps so that every size writes about QUICK_BYTES per buffer
- * per series, so each size costs about the same; at least QUICK_MIN_REPS
- * (a buffer refilled once or twice shows no reuse, hence no cache effect)
- * and at most QUICK_MAX_REPS (small sizes). */
-#define QUICK_BYTES (8u << 20)
-#define QUICK_MIN_REPS 8
-#define QUICK_MAX_REPS 10000
-#define MAX_DEFAULT_SIZES 64
 
 _Static_assert(SWITCH_PUSHAD == 0 && SWITCH_CALLEE == 1 && SWITCH_FXSAVE == 2,
                "switch= values are listed in enum switch_kind order (kernel/config.c)");
@@ -37,36 +28,10 @@ struct workset {
     struct fiber_pair pair;
 };
 
-static void zero_tail(uint8_t *buf, uint32_t from, uint32_t size)
-{
-    for (uint32_t i = from; i < size; i++)
-        ((volatile uint8_t *)buf)[i] = 0;
-}
-
-/* The zeroing kernels. loop: one 32-bit store per iteration (store-bound:
- * at most one store per cycle, whatever the cache); stos: rep stosd, which
- * the CPU turns into line-sized writes (bandwidth-bound: it shows the cache
- * hierarchy); sse: 16-byte stores. */
 static void refill(void *ctx, int which)
 {
     struct workset *w = ctx;
-    uint8_t *buf = w->buf[which];
-    uint32_t size = w->size;
-    switch (w->fill) {
-    case FILL_LOOP:
-        store_loop_dwords(buf, size / 4);
-        zero_tail(buf, size & ~3u, size);
-        break;
-    case FILL_SSE:
-        sse_store_blocks(buf, size / 16);
-        rep_stosd(buf + (size & ~15u), 0, (size & 15) / 4);
-        zero_tail(buf, size & ~3u, size);
-        break;
-    default:
-        rep_stosd(buf, 0, size / 4);
-        zero_tail(buf, size & ~3u, size);
-        break;
-    }
+    fill_buffer(w->buf[which], w->size, w->fill);
 }
 
 /* The same loop as the fibers' minus the switches (runtime/pair.h), so
@@ -88,29 +53,6 @@ static uint64_t run_multi(void *arg)
     return tsc_end() - t0;
 }
 
-/* 0, then 2^k and 3*2^(k-1) bytes (1, 2, 3, 4, 6, 8, 12, ...) up to maxsize. */
-static uint32_t default_sizes(uint64_t maxsize, uint64_t *out)
-{
-    uint32_t n = 0;
-    out[n++] = 0;
-    for (uint64_t p = 1; p <= maxsize && n + 2 <= MAX_DEFAULT_SIZES; p <<= 1) {
-        out[n++] = p;
-        if (p >= 2 && p + p / 2 <= maxsize)
-            out[n++] = p + p / 2;
-    }
-    return n;
-}
-
-static uint32_t reps_for(const struct bench_ctx *ctx, uint64_t size)
-{
-    if (ctx->cfg->given[KEY_REPS])
-        return ctx->cfg->reps;
-    if (ctx->cfg->suite == SUITE_PAPER)
-        return PAPER_REPS;
-    uint64_t r = QUICK_BYTES / (size ? size : 1);
-    return r < QUICK_MIN_REPS ? QUICK_MIN_REPS : r > QUICK_MAX_REPS ? QUICK_MAX_REPS : (uint32_t)r;
-}
-
 static const char *unavailable(const struct config *cfg)
 {
     if (cfg->fill == FILL_SSE && !cpu_has(FEAT_SSE))
@@ -129,21 +71,16 @@ static void size_case(struct bench_case *c, const char *name, const struct works
 
 static void run(struct bench_ctx *ctx)
 {
-    static uint64_t defaults[MAX_DEFAULT_SIZES];
     const struct config *cfg = ctx->cfg;
-    const uint64_t *sizes = cfg->sizes;
-    uint32_t nsizes = cfg->nsizes;
-    if (!cfg->given[KEY_SIZES]) {
-        nsizes = default_sizes(cfg->maxsize, defaults);
-        sizes = defaults;
-    }
+    const uint64_t *sizes;
+    uint32_t nsizes = sweep_sizes(cfg, &sizes);
     bench_plan(ctx, 2 * nsizes);
     static struct workset w;
     for (uint32_t i = 0; i < nsizes; i++) {
         struct region_mark mark;
         memory_mark(&mark);
         w.size = (uint32_t)sizes[i];
-        w.reps = reps_for(ctx, sizes[i]);
+        w.reps = sweep_reps(ctx, sizes[i]);
         w.fill = (enum fill_kind)cfg->fill;
         /* 4 MiB alignment keeps a buffer within as few large pages as it can */
         uint32_t align = sizes[i] >= LARGE_PAGE_SIZE ? LARGE_PAGE_SIZE : PAGE_SIZE;

@@ -44,7 +44,18 @@ static void run_benches(const struct config *cfg, bool paging_on)
         const struct bench *b = bench_registry[i];
         if (!selected(cfg, i))
             continue;
-        const char *no_paging = paging_on ? paging_unavailable(ps) : 0;
+        bool on = paging_on;
+        if (b->needs_paging && !paging_on) {
+            /* paging=off by default: such a benchmark runs with paging on
+             * instead; given paging=off, or in paging=both's off pass, not */
+            if (cfg->paging == PAGING_BOTH || cfg->given[KEY_PAGING]) {
+                skip_bench(b, cfg->paging == PAGING_BOTH ? "needs paging: measured in the paging=on pass"
+                                                         : "needs paging, and paging=off was given");
+                continue;
+            }
+            on = true;
+        }
+        const char *no_paging = on ? paging_unavailable(ps) : 0;
         if (no_paging) {
             skip_bench(b, no_paging);
             continue;
@@ -54,11 +65,11 @@ static void run_benches(const struct config *cfg, bool paging_on)
             skip_bench(b, why);
             continue;
         }
-        if (paging_on)
+        if (on)
             paging_enable(ps);
         else
             paging_disable();
-        console_say(VGA_CYAN, "%s (paging %s): %s", b->name, paging_on ? "on" : "off", b->what);
+        console_say(VGA_CYAN, "%s (paging %s): %s", b->name, on ? "on" : "off", b->what);
         struct bench_ctx ctx = { b, cfg, cfg->runs, cfg->warmup, 0, 0 };
         fault_set_running(b->name, 0);
         b->run(&ctx);

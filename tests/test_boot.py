@@ -20,6 +20,9 @@ REQUIRED_SELFTESTS = {
     "crc32", "record_writer", "cmdline_accept", "cmdline_reject", "cpuid", "tsc_monotonic", "alloc",
     "paging_identity", "pf_unmapped_write", "fault_divide_error", "fault_invalid_opcode", "wp_readonly",
     "console",
+    # isolated-address-space threads (issue 5)
+    "uthread_syscalls", "uthread_share", "uthread_stack_private", "uthread_faults", "uthread_commit_merge",
+    "uthread_commit_order", "uthread_heap", "uthread_lifecycle", "uthread_sync", "uthread_map_demand",
 }
 
 pytestmark = pytest.mark.skipif(not KERNEL.exists(), reason="build/cleanroom.elf missing: run `make`")
