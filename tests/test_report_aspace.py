@@ -1,6 +1,7 @@
 """`cleanroom report` with `aspace` results: the fibers-vs-threads, workset,
 TLB, faults, commit and lock-model tables, aspace.csv, the four figures and
-the thread_fault section, from synthetic logs (tests/fixtures/synth_aspace.py).
+the thread_fault section, from synthetic logs (tests/fixtures/synth_aspace.py)
+and from a real QEMU -icount run (tests/fixtures/qemu-icount-aspace.log).
 Expected values are worked out here from the records' medians."""
 
 from __future__ import annotations
@@ -26,6 +27,8 @@ from cleanroom_host.results import EXIT_OK, ResultSet, exit_status, to_json_doc 
 
 PLOTS = ["aspace-tlb-refill.png", "aspace-commit.png", "aspace-fibers-vs-threads.png", "aspace-workset.png"]
 PAIRS_HEAD = "aspace: fibers vs isolated threads"
+REAL_LOG = Path(__file__).resolve().parent / "fixtures" / "qemu-icount-aspace.log"
+NOTES = ("one CPU", "no PGE", "no mutex_fiber_contended")
 
 
 def tool(cleanroom_tool: Path, *args: str) -> subprocess.CompletedProcess[str]:
@@ -49,7 +52,7 @@ def body(text: str, head: str) -> dict[str, list[str]]:
     """The rows of a table by their first cell (test and params joined for the case tables)."""
     out = {}
     for c in map(cells, block(text, head)[3:]):
-        if c[0].startswith(("one CPU", "no PGE")):
+        if c[0].startswith(NOTES):
             continue
         out[c[0]] = c
     return out
@@ -100,7 +103,8 @@ def test_fibers_vs_threads_ratios(full) -> None:
         "switch, one address space": (fiber, med(recs, "switch_thread_samecr3", pge="on", entry="sysenter")),
         "create+exit+join": (med(recs, "create_fiber"), med(recs, "create_thread", entry="sysenter")),
         "mutex, uncontended": (med(recs, "mutex_fiber"), med(recs, "mutex_thread_uncontended")),
-        "mutex, contended": (med(recs, "mutex_fiber"), med(recs, "mutex_thread_contended", entry="sysenter")),
+        "mutex, contended": (med(recs, "mutex_fiber_contended"),
+                             med(recs, "mutex_thread_contended", entry="sysenter")),
         "malloc+free: shared lock / subheap": (med(recs, "malloc_subheap"), med(recs, "malloc_shared_lock")),
         "system call: int80 / sysenter": (med(recs, "syscall_sysenter"), med(recs, "syscall_int80")),
     }
@@ -111,7 +115,10 @@ def test_fibers_vs_threads_ratios(full) -> None:
         assert row[5] == f"{b / a:.2f}", row
     assert rows["switch, own address spaces"][3] == "switch_thread pge=on entry=sysenter"
     assert rows["malloc+free: shared lock / subheap"][1] == "malloc_subheap size=64"
-    assert not any(line.startswith("no PGE") for line in text.splitlines())
+    assert rows["mutex, contended"][1] == "mutex_fiber_contended threads=2"
+    assert rows["mutex, contended"][3] == "mutex_thread_contended threads=2 entry=sysenter"
+    assert rows["create+exit+join"][3] == "create_thread entry=sysenter stack_pages=4"
+    assert not any(line.startswith(NOTES[1:]) for line in text.splitlines())
 
 
 def test_workset_table(full) -> None:
@@ -132,20 +139,29 @@ def test_workset_table(full) -> None:
 
 def test_tlb_faults_commit_and_lock_tables(full) -> None:
     text, _out, recs = full
-    tlb = {f"{c[0]} {c[1]}": c for c in map(cells, block(text, "aspace TLB")[3:])}
+    lines = block(text, "aspace TLB")
+    # region=4m is the touched region's page size, not a paging mode: one column pair, on/4k
+    assert cells(lines[1]) == ["test", "params", "per", "paging on/4k", "per page on/4k"]
+    tlb = {f"{c[0]} {c[1]}": c for c in map(cells, lines[3:])}
     assert tlb["invlpg instruction"][2].startswith(f"{med(recs, 'invlpg')} ")
+    refill = []
+    for region in synth_aspace.REGIONS:
+        for pge in ("on", "off"):
+            for pages in synth_aspace.PAGES:
+                key = f"tlb_refill pages={pages} region={region} pge={pge}"
+                refill.append(key)
+                row = tlb[key]
+                v = med(recs, "tlb_refill", pages=pages, region=region, pge=pge)
+                assert row[3].split()[0] == str(v) and row[4] == f"{v / pages:.1f}"
     for pge in ("on", "off"):
         assert tlb[f"cr3_reload pge={pge}"][3].split()[0] == str(med(recs, "cr3_reload", pge=pge))
-        for pages in synth_aspace.PAGES:
-            row = tlb[f"tlb_refill pages={pages} pge={pge}"]
-            v = med(recs, "tlb_refill", pages=pages, pge=pge)
-            assert row[3].split()[0] == str(v) and row[4] == f"{v / pages:.1f}"
+    assert [k for k in tlb if k.startswith("tlb_refill")] == refill  # region, then pge on/off, then pages
     faults = {f"{c[0]} {c[1]}": c for c in map(cells, block(text, "aspace faults")[3:])}
     r0, r3 = med(recs, "pf_roundtrip", ring=0), med(recs, "pf_roundtrip", ring=3)
     assert faults["pf_roundtrip ring 3 / ring 0 pages=64"][3] == f"{r3 / r0:.2f}"
-    assert faults["twin pages=64"][3].split()[0] == str(med(recs, "twin"))
-    assert faults["demand_fault space=shared threads=4 pages=64"][3].split()[0] == str(
-        med(recs, "demand_fault", space="shared", threads=4))
+    assert faults["twin pages=16"][3].split()[0] == str(med(recs, "twin"))
+    assert faults["demand_fault space=shared threads=2 pages=64"][3].split()[0] == str(
+        med(recs, "demand_fault", space="shared", threads=2))
     commit = body(text, "aspace commit")
     single = med(recs, "commit_single_writer")
     assert list(commit) == ["0", "1", "10", "100"]
@@ -156,11 +172,14 @@ def test_tlb_faults_commit_and_lock_tables(full) -> None:
     assert commit["100"][2].split()[0] == str(single)
     lock = [cells(line) for line in block(text, "aspace address-space lock model")[3:]]
     assert lock[-1] == [aspacereport.LOCK_NOTE]
-    shared4 = next(c for c in lock if c[:3] == ["map_unmap", "shared", "4"])
-    assert shared4[4:7] == ["1", "512", "page"]
-    assert shared4[7].split()[0] == str(med(recs, "map_unmap", space="shared", threads=4))
-    iso4 = next(c for c in lock if c[:3] == ["demand_fault", "isolated", "4"])
-    assert iso4[4:6] == ["4", "128"]
+    assert [c[:4] for c in lock[:-1]] == [["map_unmap", "isolated", "2", "4"], ["map_unmap", "shared", "2", "4"],
+                                          ["demand_fault", "isolated", "2", "64"],
+                                          ["demand_fault", "shared", "2", "64"]]
+    shared = next(c for c in lock if c[:3] == ["map_unmap", "shared", "2"])
+    assert shared[4:7] == ["1", "80", "page"]
+    assert shared[7].split()[0] == str(med(recs, "map_unmap", space="shared", threads=2))
+    iso = next(c for c in lock if c[:3] == ["demand_fault", "isolated", "2"])
+    assert iso[4:7] == ["2", "64", "fault"]
     assert "PATHREADS (Zhang & Chen)" in text and "2.17x" in text and "3.19x" in text
     assert "canneal, dedup, reverse_index" in text
 
@@ -186,14 +205,18 @@ def test_aspace_csv(full) -> None:
     assert float(extra["min"]) == pytest.approx((threads - 2 - multi - 2) / 20, abs=1e-4)
     assert float(by[("workset", "fill=stos entry=sysenter size=4096", "threads/multi")]["value"]) == \
         pytest.approx(threads / multi, abs=1e-4)
-    v = med(recs, "tlb_refill", pages=64, pge="on")
-    assert float(by[("tlb", "tlb_refill pages=64 pge=on", "per page")]["value"]) == pytest.approx(v / 64, abs=1e-4)
+    for region in synth_aspace.REGIONS:
+        v = med(recs, "tlb_refill", pages=64, region=region, pge="on")
+        row = by[("tlb", f"tlb_refill pages=64 region={region} pge=on", "per page")]
+        assert float(row["value"]) == pytest.approx(v / 64, abs=1e-4) and row["paging"] == "on/4k"
     assert by[("tlb", "cr3_reload pge=off", "med")]["unit"] == "cycles/instruction"
     c, s = med(recs, "commit", dirty=10), med(recs, "commit_single_writer")
-    assert float(by[("commit", "pages=64 dirty=10", "commit/single")]["value"]) == pytest.approx(c / s, abs=1e-4)
-    assert by[("commit", "pages=64 dirty=10", "single_writer")]["value"] == ""
-    assert by[("lock_model", "map_unmap space=shared threads=4 pages=64", "lock_max")]["value"] == "512"
-    assert by[("lock_model", "demand_fault space=isolated threads=4 pages=64", "locks")]["value"] == "4"
+    assert float(by[("commit", "pages=16 dirty=10", "commit/single")]["value"]) == pytest.approx(c / s, abs=1e-4)
+    assert by[("commit", "pages=16 dirty=10", "single_writer")]["value"] == ""
+    assert by[("lock_model", "map_unmap space=shared threads=2 pages=4", "lock_max")]["value"] == "80"
+    assert by[("lock_model", "demand_fault space=isolated threads=2 pages=64", "locks")]["value"] == "2"
+    contended = by[("fibers_vs_threads", "mutex, contended", "fiber")]
+    assert contended["value"] == str(med(recs, "mutex_fiber_contended"))
 
 
 def test_plots(full) -> None:
@@ -240,8 +263,44 @@ def test_missing_cases_leave_blanks() -> None:
 def test_skipped_side_says_why() -> None:
     recs = synth_aspace.records(sysenter=False)
     rows = body(render(recs), PAIRS_HEAD)
-    assert rows["system call: int80 / sysenter"][1] == "syscall_sysenter (skipped: the CPU has no sysenter)"
+    assert rows["system call: int80 / sysenter"][1] == f"syscall_sysenter (skipped: {synth_aspace.NO_SEP})"
+    # without sysenter the whole thread side ran with int80 (one entry per run)
     assert rows["switch, own address spaces"][3] == "switch_thread pge=on entry=int80"
+    assert rows["mutex, contended"][3] == "mutex_thread_contended threads=2 entry=int80"
+    assert rows["create+exit+join"][3] == "create_thread entry=int80 stack_pages=4"
+    expect = med(recs, "switch_thread", pge="on", entry="int80") / med(recs, "switch_fiber")
+    assert rows["switch, own address spaces"][5] == f"{expect:.2f}"
+    assert aspacereport.skip_why(recs, "syscall_sysenter") == synth_aspace.NO_SEP
+    assert aspacereport.skip_why(recs, "syscall") == ""  # `what` is the whole case name
+
+
+def test_mutex_contended_falls_back_to_mutex_fiber() -> None:
+    recs = synth_aspace.records(drop=("mutex_fiber_contended",))
+    text = render(recs)
+    rows = body(text, PAIRS_HEAD)
+    name = "mutex, contended (no mutex_fiber_contended: mutex_fiber)"
+    row = rows[name]
+    fiber, thread = med(recs, "mutex_fiber"), med(recs, "mutex_thread_contended")
+    assert row[1] == "mutex_fiber" and row[2].split()[0] == str(fiber) and row[5] == f"{thread / fiber:.2f}"
+    assert "mutex, uncontended" in rows and "mutex, contended" not in rows
+    note = next(line for line in block(text, PAIRS_HEAD) if line.startswith("no mutex_fiber_contended"))
+    assert "not measured" in note and "the fiber side is mutex_fiber" in note and "no contention" in note
+    csv_rows = aspacereport.csv_rows(recs)
+    assert any(r[2] == name and r[3] == "fiber" and r[5] == str(fiber) for r in csv_rows)
+    short = next(r.short for r in aspacereport.pair_rows(aspacereport.collect(recs, "aspace"))
+                 if r.pair.what == "mutex, contended")
+    assert short.endswith("(fiber: mutex_fiber)")
+    # neither fiber case: the side is blank, named by the case the comparison wants
+    rows = body(render(synth_aspace.records(drop=("mutex_fiber_contended", "mutex_fiber"))), PAIRS_HEAD)
+    assert rows["mutex, contended"][1] == "mutex_fiber_contended"
+
+
+def test_no_pse_no_4m_region() -> None:
+    recs = synth_aspace.records(pse=False)
+    text = render(recs)
+    refill = [c for c in map(cells, block(text, "aspace TLB")[3:]) if c[0] == "tlb_refill"]
+    assert len(refill) == 8 and all("region=4k" in c[1] for c in refill)
+    assert aspacereport.skip_why(recs, "tlb_refill") == synth_aspace.NO_PSE
 
 
 def test_no_pge_falls_back_to_pge_off() -> None:
@@ -257,7 +316,9 @@ def test_no_pge_falls_back_to_pge_off() -> None:
     assert same[5] == f"{med(recs, 'switch_thread_samecr3', pge='off', entry='sysenter') / fiber:.2f}"
     assert rows["switch, own address spaces, PGE off"][5] == f"{off / fiber:.2f}"
     note = next(line for line in block(text, PAIRS_HEAD) if line.startswith("no PGE"))
-    assert "the CPU has no PGE" in note and "switch, one address space" in note
+    assert synth_aspace.NO_PGE in note and "switch, one address space" in note
+    tlb = [c for c in map(cells, block(text, "aspace TLB")[3:]) if c[0] in ("tlb_refill", "cr3_reload")]
+    assert tlb and all("pge=off" in c[1] for c in tlb)
     csv_rows = aspacereport.csv_rows(recs)
     assert any(r[2] == "switch, own address spaces (no PGE: pge=off)" and r[3] == "thread" and r[5] == str(off)
                for r in csv_rows)
@@ -275,9 +336,11 @@ def test_one_column_per_mode() -> None:
         b = med(recs, "switch_thread", mode=mode, pge="on", entry="sysenter")
         assert row[7 + i] == f"{b / a:.2f}"
     tlb = {f"{c[0]} {c[1]}": c for c in map(cells, block(text, "aspace TLB")[3:])}
-    row = tlb["tlb_refill pages=512 pge=on"]
-    big = med(recs, "tlb_refill", mode="4m", pages=512, pge="on")
-    assert row[4].split()[0] == str(big) and row[6] == f"{big / 512:.1f}"
+    for i, mode in enumerate(("4k", "4m")):  # both regions in both passes: the column is the pass's page size
+        for region in synth_aspace.REGIONS:
+            row = tlb[f"tlb_refill pages=512 region={region} pge=on"]
+            v = med(recs, "tlb_refill", mode=mode, pages=512, region=region, pge="on")
+            assert row[3 + i].split()[0] == str(v) and row[5 + i] == f"{v / 512:.1f}"
     assert any(line.startswith("workset: fibers vs isolated threads, paging on/4m") for line in text.splitlines())
     assert {r[1] for r in aspacereport.csv_rows(recs)} == {"on/4k", "on/4m"}
 
@@ -303,3 +366,77 @@ def test_no_aspace_results_no_aspace_output(tmp_path: Path) -> None:
     assert aspacereport.sections(recs) == [] and aspacereport.write_csv(recs, tmp_path / "aspace.csv") is None
     written = report.write_outputs(rs, tmp_path, plots=False)
     assert [p.name for p in written] == ["derived.csv"]
+
+
+def test_tlb_figure_lines_are_region_x_pge() -> None:
+    from cleanroom_host import aspaceplots
+
+    mode, lines = aspaceplots.tlb_lines(synth_aspace.records(pagesizes=("4k", "4m")))
+    assert mode == "on/4k"  # first mode only, like the other figures
+    assert [(region, pge) for region, pge, _by in lines] == [("4k", "on"), ("4k", "off"), ("4m", "on"),
+                                                            ("4m", "off")]
+    recs = synth_aspace.records()
+    for region, pge, by in lines:
+        assert sorted(by) == synth_aspace.PAGES
+        assert by[64].mid == med(recs, "tlb_refill", pages=64, region=region, pge=pge)
+    _mode, lines = aspaceplots.tlb_lines(synth_aspace.records(pge=False, pse=False))
+    assert [(region, pge) for region, pge, _by in lines] == [("4k", "off")]
+
+
+def real_medians(recs: list[dict[str, Any]], bench: str, case: str, **params: Any) -> list[int]:
+    return [r["med"] for r in recs if r.get("t") == "result" and r.get("bench") == bench and r.get("case") == case
+            and all(r["params"].get(k) == v for k, v in params.items())]
+
+
+def test_real_qemu_log_end_to_end(cleanroom_tool: Path, tmp_path: Path) -> None:
+    """The report of a real run (QEMU -icount, bench=workset,aspace paging=on sizes=0,4K,64K runs=2
+    reps=200), through the command line."""
+    proc = tool(cleanroom_tool, "report", str(REAL_LOG), "--out", str(tmp_path))
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    text = proc.stdout
+    recs = parse_log(REAL_LOG.read_bytes()).records
+    assert {r["params"]["pagesize"] for r in recs if r.get("t") == "result"} == {"4k"}
+
+    lines = block(text, PAIRS_HEAD)
+    assert cells(lines[1]) == ["comparison", "fiber side", "cycles on/4k", "thread side", "cycles on/4k",
+                               "thread/fiber on/4k"]
+    rows = body(text, PAIRS_HEAD)
+    [fiber] = real_medians(recs, "aspace", "switch_fiber")
+    [thread] = real_medians(recs, "aspace", "switch_thread", pge="on")
+    sw = rows["switch, own address spaces"]
+    assert sw[1] == "switch_fiber" and sw[3] == "switch_thread pge=on entry=sysenter"
+    assert (sw[2], sw[4], sw[5]) == (str(fiber), str(thread), f"{thread / fiber:.2f}")
+    [fc] = real_medians(recs, "aspace", "mutex_fiber_contended")
+    [tc] = real_medians(recs, "aspace", "mutex_thread_contended")
+    assert rows["mutex, contended"][1:3] == ["mutex_fiber_contended threads=2", str(fc)]
+    assert rows["mutex, contended"][5] == f"{tc / fc:.2f}"
+    assert all(len(row) == 6 for row in rows.values())  # every comparison has both sides and a ratio
+    assert not any(line.startswith(NOTES[1:]) for line in lines)
+
+    head = "workset: fibers vs isolated threads, paging on/4k, fill=stos entry=sysenter"
+    ws = body(text, head)
+    assert "(switch=pushad)" in block(text, head)[0]
+    assert list(ws) == ["0", "4K", "64K"]
+    for size, label in zip((0, 4096, 65536), ws):
+        [single] = real_medians(recs, "workset", "single", size=size)
+        [multi] = real_medians(recs, "workset", "multi", size=size)
+        [threads] = real_medians(recs, "aspace", "workset_threads", size=size)
+        assert ws[label][1:5] == ["200", str(single), str(multi), str(threads)]
+        assert ws[label][5] == f"{threads / multi:.3f}"
+
+    tlb = [c for c in map(cells, block(text, "aspace TLB")[3:]) if c[0] == "tlb_refill"]
+    assert len(tlb) == 16 and len({c[1] for c in tlb}) == 16
+    lock = [cells(line) for line in block(text, "aspace address-space lock model")[3:-1]]
+    assert sorted(c[1] for c in lock) == ["isolated", "isolated", "shared", "shared"]
+    assert {c[2] for c in lock} == {"2"}
+
+    with (tmp_path / "aspace.csv").open() as f:
+        csv_rows = list(csv.DictReader(f))
+    assert {r["paging"] for r in csv_rows} == {"on/4k"}
+    assert {r["table"] for r in csv_rows} == {"fibers_vs_threads", "workset", "tlb", "faults", "commit",
+                                              "lock_model"}
+    ratio = next(r for r in csv_rows if r["table"] == "fibers_vs_threads"
+                 and r["row"] == "switch, own address spaces" and r["column"] == "thread/fiber")
+    assert float(ratio["value"]) == pytest.approx(thread / fiber, abs=1e-4)
+    for name in PLOTS:
+        png_ok(tmp_path / "plots" / name)

@@ -1,9 +1,9 @@
 """Figures for the `aspace` benchmark, as PNG files.
 
 Same style as lockplots.py (matplotlib with the Agg backend, imported only
-when a figure is drawn). Each figure draws the run's first paging mode,
-except the TLB refill figure, whose lines are the page sizes (each page size
-is its own mode); the tables have every mode.
+when a figure is drawn). Each figure draws the run's first paging mode; the
+tables have every mode. The TLB refill figure's lines are tlb_refill's
+`region` (4 KiB pages or one 4 MiB page) x `pge` within that mode.
 """
 
 from __future__ import annotations
@@ -20,34 +20,43 @@ from .plots import _size_axis
 from .protocol import Record
 
 PGE_STYLE = {"on": "-", "off": "--"}
-PAGESIZE_COLORS = {"on/4k": "tab:orange", "on/4m": "tab:green"}
+REGION_COLORS = {"4k": "tab:orange", "4m": "tab:green"}
+REGION_TEXT = {"4k": "4 KiB pages", "4m": "one 4 MiB page"}
+
+
+def tlb_lines(records: list[Record]) -> tuple[str, list[tuple[str, str, dict[int, Interval]]]]:
+    """The first mode's tlb_refill lines: (mode, [(region, pge, pages -> value)]), region then pge in the
+    order the run measured them."""
+    points = [p for p in collect(records, ar.ASPACE) if p.case == "tlb_refill"]
+    if not points:
+        return "", []
+    mode = modes(points)[0]
+    points = [p for p in points if p.mode == mode]
+    lines: list[tuple[str, str, dict[int, Interval]]] = []
+    for region, pge in dict.fromkeys((str(p.params.get("region", "")), str(p.params.get("pge"))) for p in points):
+        by: dict[int, Interval] = {}
+        for p in points:
+            n = ar.as_int(p.params.get("pages"))
+            if (str(p.params.get("region", "")), str(p.params.get("pge"))) == (region, pge) and n and n > 0:
+                by.setdefault(n, p.value)  # a repeated point keeps the first
+        if by:
+            lines.append((region, pge, by))
+    return mode, lines
 
 
 def tlb_refill(ctx: Context, out: Path) -> Path | None:
-    """Cycles per refill against pages touched, one line per page size x PGE."""
-    points = [p for p in collect(ctx.records, ar.ASPACE) if p.case == "tlb_refill"]
-    if not points:
-        return None
-    lines: list[tuple[str, str, dict[int, Interval]]] = []  # (mode, pge, pages -> value)
-    for mode in modes(points):
-        for pge in dict.fromkeys(str(p.params.get("pge")) for p in points if p.mode == mode):
-            by: dict[int, Interval] = {}
-            for p in points:
-                n = ar.as_int(p.params.get("pages"))
-                if p.mode == mode and str(p.params.get("pge")) == pge and n and n > 0:
-                    by.setdefault(n, p.value)  # a repeated point keeps the first
-            if by:
-                lines.append((mode, pge, by))
+    """Cycles per refill against pages touched, one line per region x PGE (first mode)."""
+    mode, lines = tlb_lines(ctx.records)
     if not lines:
         return None
-    fig, ax = _new(ctx, "aspace: TLB refill after a CR3 reload", "on")
+    fig, ax = _new(ctx, "aspace: TLB refill after a CR3 reload", mode)
     pages: set[int] = set()
-    for mode, pge, by in lines:
+    for region, pge, by in lines:
         xs = sorted(by)
         pages.update(xs)
-        color = PAGESIZE_COLORS.get(mode, "tab:purple")
+        color = REGION_COLORS.get(region, "tab:purple")
         ax.plot(xs, [by[n].mid for n in xs], PGE_STYLE.get(pge, ":"), marker="o", color=color,
-                label=f"{mode.split('/')[-1]} pages, pge={pge}")
+                label=f"region {REGION_TEXT.get(region, region or '?')}, pge={pge}")
         if any(by[n].lo != by[n].hi for n in xs):
             ax.fill_between(xs, [by[n].lo for n in xs], [by[n].hi for n in xs], color=color, alpha=0.18,
                             linewidth=0)
@@ -57,7 +66,7 @@ def tlb_refill(ctx: Context, out: Path) -> Path | None:
     ax.set_ylabel("cycles per refill (median; CR3 reload + touches, minus warm-TLB touches)")
     ax.set_ylim(bottom=0)
     ax.grid(True, which="major", alpha=0.3)
-    ax.legend(fontsize=8, loc="upper left")
+    ax.legend(fontsize=8, loc="best")
     return _save(fig, ctx, out / "aspace-tlb-refill.png")
 
 

@@ -5,7 +5,8 @@ Dthreads).
 Every figure is a record's median (`med`, cycles per operation as the kernel
 divided it); ratios are of medians and differences carry a min-max band.
 Tables have one column per paging mode (`on/4k`, `on/4m`: the benchmark runs
-with paging on only). docs/REPORT.md describes the tables and aspace.csv.
+with paging on only; the mode is the pass's `pagesize`, never tlb_refill's
+`region`). docs/REPORT.md describes the tables and aspace.csv.
 """
 
 from __future__ import annotations
@@ -27,7 +28,8 @@ ASPACE_HEADER = LOCKS_HEADER
 # Params that never name a row: the repetition count and the paging mode
 # (the mode has its own column).
 NOT_LABEL = ("reps", "paging", "pagesize")
-# When a case ran with several entries, the rows take sysenter first.
+# The kernel runs the thread side with one entry (sysenter where the CPU has
+# it, int80 otherwise); should a set hold both, the rows take sysenter first.
 PREFER = (("entry", "sysenter"),)
 # workset: the fiber switch of Klimiankou's routine when several ran
 WORKSET_SWITCH = "pushad"
@@ -47,6 +49,8 @@ class Pair:
     pge_fallback: bool = False  # wants pge=on; takes pge=off when the CPU had no PGE
     pair_on: str = ""  # a param both sides share: one row per value
     short: str = ""  # the figure's label
+    fiber_fallback: str = ""  # the fiber-side case taken when `fiber` was not measured
+    fallback_caveat: str = ""  # what the fallback does not measure (the note below the table)
 
 
 PAIRS: tuple[Pair, ...] = (
@@ -59,7 +63,9 @@ PAIRS: tuple[Pair, ...] = (
     Pair("create+exit+join", "create+exit+join", "create_fiber", "create_thread", short="create\n+exit+join"),
     Pair("mutex, uncontended", "lock+unlock", "mutex_fiber", "mutex_thread_uncontended",
          short="mutex\nuncontended"),
-    Pair("mutex, contended", "acquisition", "mutex_fiber", "mutex_thread_contended", short="mutex\ncontended"),
+    Pair("mutex, contended", "acquisition", "mutex_fiber_contended", "mutex_thread_contended",
+         short="mutex\ncontended", fiber_fallback="mutex_fiber",
+         fallback_caveat="one fiber: no contention, no yields, so the ratio comes out too high"),
     Pair("malloc+free: shared lock / subheap", "malloc+free", "malloc_subheap", "malloc_shared_lock",
          pair_on="size", short="malloc+free\nshared lock\n/ subheap"),
     Pair("system call: int80 / sysenter", "call", "syscall_sysenter", "syscall_int80",
@@ -100,11 +106,11 @@ def pick(points: list[Point], mode: str, case: str, **want: Any) -> Point | None
 
 
 def skip_why(records: list[Record], case: str) -> str:
-    """Why the kernel skipped an aspace case ("" when it did not)."""
-    for r in records:
-        if r.get("t") == "skip" and r.get("bench") == ASPACE and str(r.get("what", "")).split(" ")[:1] == [case]:
-            return str(r.get("why") or "skipped")
-    return ""
+    """Why the kernel skipped (variants of) an aspace case: the distinct reasons of the skip records
+    whose `what` is the case, joined by "; " ("" when it skipped none)."""
+    whys = [str(r.get("why") or "skipped") for r in records
+            if r.get("t") == "skip" and r.get("bench") == ASPACE and str(r.get("what", "")) == case]
+    return "; ".join(dict.fromkeys(whys))
 
 
 def _value_cell(v: Value | None, digits: int = 0) -> str:
@@ -123,6 +129,7 @@ class PairRow:
     fiber: Point | None
     thread: Point | None
     fallback: bool  # the thread side is pge=off because pge=on was not measured
+    fiber_fallback: bool = False  # the fiber side is pair.fiber_fallback: pair.fiber was not measured
 
     @property
     def ratio(self) -> float:
@@ -130,9 +137,10 @@ class PairRow:
 
     @property
     def short(self) -> str:
-        """The figure's label: the pair's, with the shared param and the PGE fallback."""
+        """The figure's label: the pair's, with the shared param and the fallbacks."""
         extra = self.what[len(self.pair.what):].lstrip(", ")
-        return self.pair.short + (f"\n{extra}" if extra else "") + ("\n(no PGE: pge=off)" if self.fallback else "")
+        return (self.pair.short + (f"\n{extra}" if extra else "") + ("\n(no PGE: pge=off)" if self.fallback else "")
+                + (f"\n(fiber: {self.pair.fiber_fallback})" if self.fiber_fallback else ""))
 
 
 def pair_rows(points: list[Point]) -> list[PairRow]:
@@ -145,6 +153,10 @@ def pair_rows(points: list[Point]) -> list[PairRow]:
             what = pair.what + (f", {pair.pair_on}={value}" if len(shared) > 1 else "")
             for mode in modes(points):
                 fiber = pick(points, mode, pair.fiber, **key)
+                fiber_fallback = False
+                if fiber is None and pair.fiber_fallback:
+                    fiber = pick(points, mode, pair.fiber_fallback, **key)
+                    fiber_fallback = fiber is not None
                 want = dict(pair.want, **key)
                 thread = pick(points, mode, pair.thread, **want)
                 fallback = False
@@ -152,13 +164,21 @@ def pair_rows(points: list[Point]) -> list[PairRow]:
                     thread = pick(points, mode, pair.thread, **dict(want, pge="off"))
                     fallback = thread is not None
                 if fiber or thread:
-                    rows.append(PairRow(pair, what, mode, fiber, thread, fallback))
+                    rows.append(PairRow(pair, what, mode, fiber, thread, fallback, fiber_fallback))
     return rows
 
 
-def shown(what: str, fallback: bool) -> str:
-    """A comparison's name, marked when its thread side fell back to pge=off."""
-    return what + (" (no PGE: pge=off)" if fallback else "")
+def shown(what: str, fallback: bool, fiber_fallback: bool = False, pair: Pair | None = None) -> str:
+    """A comparison's name, marked when its thread side fell back to pge=off or its fiber side
+    to the pair's fiber_fallback case."""
+    out = what + (" (no PGE: pge=off)" if fallback else "")
+    if fiber_fallback and pair is not None:
+        out += f" (no {pair.fiber}: {pair.fiber_fallback})"
+    return out
+
+
+def row_name(r: PairRow) -> str:
+    return shown(r.what, r.fallback, r.fiber_fallback, r.pair)
 
 
 def _side(records: list[Record], rows: list[PairRow], thread: bool) -> str:
@@ -179,13 +199,17 @@ def section_pairs(records: list[Record], points: list[Point]) -> list[str]:
     ms = modes(points)
     body = []
     fallbacks = []
+    fiber_fallbacks: list[PairRow] = []
     for what in dict.fromkeys(r.what for r in rows):
         mine = [r for r in rows if r.what == what]
         by = {r.mode: r for r in mine}
         fallback = any(r.fallback for r in mine)
+        fiber_fallback = any(r.fiber_fallback for r in mine)
         if fallback:
             fallbacks.append(what)
-        body.append([shown(what, fallback), _side(records, mine, False)]
+        if fiber_fallback:
+            fiber_fallbacks.append(mine[0])
+        body.append([shown(what, fallback, fiber_fallback, mine[0].pair), _side(records, mine, False)]
                     + [_cell(by[m].fiber.value) if m in by and by[m].fiber else "" for m in ms]
                     + [_side(records, mine, True)]
                     + [_cell(by[m].thread.value) if m in by and by[m].thread else "" for m in ms]
@@ -200,6 +224,11 @@ def section_pairs(records: list[Record], points: list[Point]) -> list[str]:
     if fallbacks:
         why = skip_why(records, "switch_thread") or skip_why(records, "switch_thread_samecr3") or "not measured"
         out.append(f"no PGE ({why}): " + "; ".join(fallbacks) + ": the thread side ran with pge=off")
+    for r in fiber_fallbacks:
+        why = skip_why(records, r.pair.fiber)
+        caveat = f" ({r.pair.fallback_caveat})" if r.pair.fallback_caveat else ""
+        out.append(f"no {r.pair.fiber} ({'skipped: ' + why if why else 'not measured'}): {r.what}: "
+                   f"the fiber side is {r.pair.fiber_fallback}{caveat}")
     return out
 
 
@@ -326,7 +355,8 @@ def _case_rows(tbl: str, points: list[Point], cases: tuple[tuple[str, str], ...]
 def tlb_rows(points: list[Point]) -> list[CaseRow]:
     rows = _case_rows("tlb", points, TLB_CASES)
     refill = [r for r in rows if r.test == "tlb_refill"]
-    refill.sort(key=lambda r: (r.params.get("pge") != "on", as_int(r.params.get("pages")) or 0))
+    refill.sort(key=lambda r: (str(r.params.get("region", "")), r.params.get("pge") != "on",
+                               as_int(r.params.get("pages")) or 0))
     return [r for r in rows if r.test != "tlb_refill"] + refill
 
 
@@ -371,7 +401,8 @@ def section_tlb(points: list[Point]) -> list[str]:
     if not rows:
         return []
     return (["aspace TLB: cycles per instruction (invlpg, cr3_reload) and per refill (tlb_refill: CR3 reload "
-             "+ touching `pages` pages, minus touching them with a warm TLB), median (min-max)"]
+             "+ touching `pages` pages, minus touching them with a warm TLB; region=4k: 4 KiB pages, "
+             "region=4m: all in one 4 MiB page), median (min-max)"]
             + _case_table(rows, modes(points), per_page=True))
 
 
@@ -491,7 +522,7 @@ def csv_rows(records: list[Record]) -> list[list[str]]:
 
     points = collect(records, ASPACE)
     for r in pair_rows(points):
-        unit, what = f"cycles/{r.pair.per}", shown(r.what, r.fallback)
+        unit, what = f"cycles/{r.pair.per}", row_name(r)
         add("fibers_vs_threads", r.mode, what, "fiber", unit, r.fiber.value if r.fiber else None)
         add("fibers_vs_threads", r.mode, what, "thread", unit, r.thread.value if r.thread else None)
         add("fibers_vs_threads", r.mode, what, "thread/fiber", "ratio", r.ratio)
