@@ -106,15 +106,17 @@ static bool setup(struct tcase *c)
     return true;
 }
 
-/* The time between the leader's last two marks, minus one mark's own round trip. */
-static uint64_t marked_cycles(void)
+/* The time between the leader's last two marks, minus one mark's own
+ * round trip; false when the leader did not make its three marks. */
+static bool marked_cycles(uint64_t *cycles)
 {
     const struct umark *m;
     uint32_t n = uworld_marks(&m);
     if (n < 3)
-        return 0;
+        return false;
     uint64_t mark = m[1].tsc - m[0].tsc, body = m[n - 1].tsc - m[1].tsc;
-    return body > mark ? body - mark : 0;
+    *cycles = body > mark ? body - mark : 0;
+    return true;
 }
 
 /* Acquisitions of the busiest address-space lock (a space's record
@@ -134,11 +136,9 @@ static uint64_t run_world(void *arg)
     struct region_mark mark;
     memory_mark(&mark);
     uint64_t cycles = 0;
-    c->failed = !uworld_init(&c->cfg) || !setup(c) || !uworld_run();
-    if (!c->failed) {
-        cycles = marked_cycles();
+    c->failed = !uworld_init(&c->cfg) || !setup(c) || !uworld_run() || !marked_cycles(&cycles);
+    if (!c->failed)
         c->lock_max = busiest_lock(c);
-    }
     uworld_end();
     memory_release(&mark);
     return cycles;
@@ -149,7 +149,7 @@ static void measure_world(struct bench_ctx *ctx, struct bench_case *c, struct tc
 {
     run_world(t);
     if (t->failed) {
-        bench_skip(ctx, c->name, "the threads' world could not be made (memory) or deadlocked");
+        bench_skip(ctx, c->name, "the threads' world could not be made (memory), deadlocked or lost its leader");
         return;
     }
     bench_measure(ctx, c, run_world, t);
@@ -724,12 +724,6 @@ static void workset_threads(struct bench_ctx *ctx, enum uentry entry)
 
 /* --- the benchmark ------------------------------------------------------------------ */
 
-static const char *unavailable(const struct config *cfg)
-{
-    (void)cfg;
-    return 0; /* uworld_unavailable() is asked once paging is on (run) */
-}
-
 static void run(struct bench_ctx *ctx)
 {
     const uint64_t *sizes;
@@ -762,6 +756,6 @@ const struct bench bench_aspace = {
     .what = "threads with address spaces of their own vs fibers: switches, TLB, faults, commits, locks",
     .in_quick = true,
     .needs_paging = true,
-    .unavailable = unavailable,
+    .unavailable = 0, /* uworld_unavailable() is asked in run(), once paging is on */
     .run = run,
 };

@@ -300,7 +300,7 @@ static void sync_point(void)
 
 static uint32_t create(struct trapframe *tf, uint32_t fn, uint32_t arg)
 {
-    struct uthread *cur = W.current;
+    struct uthread *cur = W.current, *t;
     if (threads_full())
         return USYS_ERROR;
     if (!W.cfg.isolated) { /* clone: the parent's space, a stack slot of its own */
@@ -308,7 +308,8 @@ static uint32_t create(struct trapframe *tf, uint32_t fn, uint32_t arg)
         if (slot < 0)
             return USYS_ERROR;
         struct trapframe child = entry_frame(cur->as, (uint32_t)slot, (void (*)(void *))fn, (void *)arg);
-        thread_new(cur->as, (uint32_t)slot)->tf = child;
+        t = thread_new(cur->as, (uint32_t)slot);
+        t->tf = child;
     } else { /* fork: a new space, the parent's stack copied at the same address */
         struct aspace *as = uworld_space();
         if (!as)
@@ -318,12 +319,12 @@ static uint32_t create(struct trapframe *tf, uint32_t fn, uint32_t arg)
             return USYS_ERROR;
         }
         aspace_stack_copy(as, cur->slot, cur->as, cur->slot);
-        struct uthread *t = thread_new(as, cur->slot);
+        t = thread_new(as, cur->slot);
         t->tf = *tf;
         t->tf.eax = 0; /* the child sees 0, as after fork() */
     }
     W.stats.creates++;
-    return W.next_id;
+    return t->id;
 }
 
 static struct uthread *find(uint32_t id)
