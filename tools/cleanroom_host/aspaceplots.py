@@ -14,7 +14,7 @@ from typing import Callable
 from . import aspacereport as ar
 from . import paper
 from .derive import Interval
-from .lockplots import OURS, THEIRS, Context, _new, _save
+from .lockplots import OURS, THEIRS, Context, _new, _save, pair_bars
 from .lockreport import collect, modes
 from .plots import _size_axis
 from .protocol import Record
@@ -119,29 +119,19 @@ def fibers_vs_threads(ctx: Context, out: Path) -> Path | None:
     mode = rows[0].mode
     rows = [r for r in rows if r.mode == mode]
     fig, ax = _new(ctx, "aspace: fibers vs ring-3 threads in their own address spaces", mode)
-    width = 0.38
-    xs = list(range(len(rows)))
     fibers = [r.fiber.value.mid if r.fiber else float("nan") for r in rows]
     threads = [r.thread.value.mid if r.thread else float("nan") for r in rows]
-    b1 = ax.bar([x - width / 2 for x in xs], fibers, width, color=OURS,
-                label="fiber side (malloc: subheap; system call: sysenter)")
-    b2 = ax.bar([x + width / 2 for x in xs], threads, width, color=THEIRS,
-                label="thread side (malloc: shared lock; system call: int80)")
-    ax.bar_label(b1, fmt="%.0f", fontsize=8, padding=2)
-    ax.bar_label(b2, fmt="%.0f", fontsize=8, padding=2)
+    xs, width = pair_bars(ax, fibers, threads, ("fiber side (malloc: subheap; system call: sysenter)",
+                                                "thread side (malloc: shared lock; system call: int80)"),
+                          [r.ratio for r in rows])
     for x, r in zip(xs, rows):
         for side, dx in ((r.fiber, -width / 2), (r.thread, width / 2)):
             if side is None:
                 ax.annotate("no record", xy=(x + dx, 1), xycoords=("data", "data"), ha="center", va="bottom",
                             fontsize=8, rotation=90, color="dimgray")
-        if r.ratio == r.ratio:
-            ax.annotate(f"x{r.ratio:.3g}", xy=(x, 1.0), xycoords=("data", "axes fraction"), xytext=(0, -12),
-                        textcoords="offset points", ha="center", fontsize=8, color="black")
-    ax.set_yscale("log")
     finite = [v for v in fibers + threads if v == v and v > 0]
     ax.set_ylim(1, max(finite) * 100 if finite else 10)
     ax.set_xticks(xs, [r.short for r in rows], fontsize=8)
-    ax.set_ylabel("cycles per operation (median), log scale")
     ax.set_xlabel("comparison (x: thread side / fiber side)")
     ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(0.0, 0.93))
     return _save(fig, ctx, out / "aspace-fibers-vs-threads.png")

@@ -142,6 +142,24 @@ def create(ctx: Context, out: Path) -> Path | None:
     return _save(fig, ctx, out / "create.png")
 
 
+def pair_bars(ax: "Axes", left: list[float], right: list[float], labels: tuple[str, str],
+              ratios: list[float]) -> tuple[list[int], float]:
+    """Two bars a comparison (left ours, right theirs) with their values, the
+    ratio above each pair, log y. Returns the x positions and the bar width."""
+    width = 0.38
+    xs = list(range(len(left)))
+    for vals, dx, color, label in ((left, -width / 2, OURS, labels[0]), (right, width / 2, THEIRS, labels[1])):
+        bars = ax.bar([x + dx for x in xs], vals, width, color=color, label=label)
+        ax.bar_label(bars, fmt="%.0f", fontsize=8, padding=2)
+    for x, ratio in zip(xs, ratios):
+        if ratio == ratio:
+            ax.annotate(f"x{ratio:.3g}", xy=(x, 1.0), xycoords=("data", "axes fraction"), xytext=(0, -12),
+                        textcoords="offset points", ha="center", fontsize=8, color="black")
+    ax.set_yscale("log")
+    ax.set_ylabel("cycles per operation (median), log scale")
+    return xs, width
+
+
 def peers(ctx: Context, out: Path) -> Path | None:
     rows = lr.peer_rows(ctx.records)
     if not rows:
@@ -149,26 +167,17 @@ def peers(ctx: Context, out: Path) -> Path | None:
     mode = rows[0].mode
     rows = [r for r in rows if r.mode == mode]
     fig, ax = _new(ctx, "peers: cleanroom vs glibc/NPTL on the same host", mode)
-    width = 0.38
-    xs = list(range(len(rows)))
     ours = [r.ours.value.mid if r.ours else float("nan") for r in rows]
     theirs = [r.theirs.value.mid if r.theirs else float("nan") for r in rows]
-    b1 = ax.bar([x - width / 2 for x in xs], ours, width, color=OURS, label="cleanroom")
-    b2 = ax.bar([x + width / 2 for x in xs], theirs, width, color=THEIRS, label="glibc / NPTL")
-    ax.bar_label(b1, fmt="%.0f", fontsize=8, padding=2)
-    ax.bar_label(b2, fmt="%.0f", fontsize=8, padding=2)
+    xs, width = pair_bars(ax, ours, theirs, ("cleanroom", "glibc / NPTL"),
+                          [r.ratio if r.theirs is not None else float("nan") for r in rows])
     for x, r in zip(xs, rows):
         if r.theirs is None:
             ax.annotate("skipped", xy=(x + width / 2, 1), xycoords=("data", "data"), ha="center",
                         va="bottom", fontsize=8, rotation=90, color="dimgray")
-        elif r.ratio == r.ratio:
-            ax.annotate(f"x{r.ratio:.3g}", xy=(x, 1.0), xycoords=("data", "axes fraction"), xytext=(0, -12),
-                        textcoords="offset points", ha="center", fontsize=8, color="black")
-    ax.set_yscale("log")
     top = max(v for v in ours + theirs if v == v)
     ax.set_ylim(1, top * 12)
     ax.set_xticks(xs, [r.what.replace(", ", "\n") for r in rows], fontsize=8)
-    ax.set_ylabel("cycles per operation (median), log scale")
     ax.set_xlabel("comparison (x: NPTL / cleanroom)")
     ax.legend(fontsize=8, loc="center right")
     return _save(fig, ctx, out / "peers.png")
