@@ -20,6 +20,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent / "fixtures"))
 
 import synth_aspace  # noqa: E402
 import synth_workset  # noqa: E402
+from test_report_locks import png_ok  # noqa: E402
 
 from cleanroom_host import aspacereport, report  # noqa: E402
 from cleanroom_host.protocol import RECORD_TYPES, parse_log  # noqa: E402
@@ -68,16 +69,6 @@ def med(recs: list[dict[str, Any]], case: str, bench: str = "aspace", mode: str 
 
 def render(recs: list[dict[str, Any]]) -> str:
     return report.render(ResultSet(Path("synthetic"), {"records": recs}))
-
-
-def png_ok(path: Path) -> None:
-    data = path.read_bytes()
-    assert data[:8] == b"\x89PNG\r\n\x1a\n" and data[12:16] == b"IHDR", f"{path} is not a PNG"
-    w, h = struct.unpack(">II", data[16:24])
-    assert 600 <= w <= 2000 and 400 <= h <= 1200
-    import matplotlib.image as mpimg
-
-    assert mpimg.imread(str(path)).std() > 0.05, f"{path.name} is (nearly) blank"
 
 
 @pytest.fixture(scope="module")

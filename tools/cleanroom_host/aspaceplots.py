@@ -14,7 +14,7 @@ from typing import Callable
 from . import aspacereport as ar
 from . import paper
 from .derive import Interval
-from .lockplots import OURS, THEIRS, Context, _new, _save, pair_bars
+from .lockplots import OURS, THEIRS, Context, _new, _save, draw, pair_bars
 from .lockreport import collect, modes
 from .plots import _size_axis
 from .protocol import Record
@@ -176,13 +176,4 @@ FIGURES: tuple[tuple[str, FigureFn], ...] = (
 
 
 def write_all(records: list[Record], out: Path) -> list[Path]:
-    """Draw every figure the records have data for; return the files written."""
-    if not any(r.get("t") == "result" and r.get("bench") == ar.ASPACE for r in records):
-        return []
-    ctx = Context(records)
-    written = []
-    for _name, fn in FIGURES:
-        path = fn(ctx, out)
-        if path is not None:
-            written.append(path)
-    return written
+    return draw(FIGURES, (ar.ASPACE,), records, out)

@@ -189,14 +189,15 @@ FIGURES: tuple[tuple[str, FigureFn], ...] = (
 )
 
 
-def write_all(records: list[Record], out: Path) -> list[Path]:
-    """Draw every figure the records have data for; return the files written."""
-    if not any(r.get("t") == "result" and r.get("bench") in (lr.LOCKS, lr.CREATE, lr.PEERS) for r in records):
+def draw(figures: tuple[tuple[str, FigureFn], ...], benches: tuple[str, ...],
+         records: list[Record], out: Path) -> list[Path]:
+    """Draw every figure the records have data for (when they have results of
+    one of these benchmarks); return the files written."""
+    if not any(r.get("t") == "result" and r.get("bench") in benches for r in records):
         return []
     ctx = Context(records)
-    written = []
-    for _name, fn in FIGURES:
-        path = fn(ctx, out)
-        if path is not None:
-            written.append(path)
-    return written
+    return [path for _name, fn in figures if (path := fn(ctx, out)) is not None]
+
+
+def write_all(records: list[Record], out: Path) -> list[Path]:
+    return draw(FIGURES, (lr.LOCKS, lr.CREATE, lr.PEERS), records, out)
