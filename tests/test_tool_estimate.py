@@ -128,7 +128,10 @@ def test_short_run_starts_quietly(cleanroom_tool: Path, fake: dict[str, Any], tm
     p = tool(cleanroom_tool, "run", "--cmdline", "suite=quick", "--out", str(tmp_path / "o"), *fake["args"],
              env=fake["env"])
     assert p.returncode == 0 and "estimated duration" not in p.stderr
-    assert json.loads((tmp_path / "o" / "results.json").read_text())["run"]["timeout"] == 120
+    est = estimate.estimate(estimate.plan("suite=quick"), "qemu", 128)
+    assert est is not None and est.seconds < 30  # not printed, the default timeout unless 3x it + 60 s is more
+    timeout = json.loads((tmp_path / "o" / "results.json").read_text())["run"]["timeout"]
+    assert timeout == pytest.approx(max(120, 3 * est.seconds + 60))
 
 
 def test_hosted_is_never_refused(cleanroom_tool: Path, fake: dict[str, Any], tmp_path: Path, fixtures_dir: Path) -> None:

@@ -1,7 +1,8 @@
-"""How long a workset/ctxsw run will take in an emulator: a rough model.
+"""How long a workset/ctxsw/locks/aspace run will take in an emulator: a rough model.
 
     seconds = boot + bytes / bytes_per_s + refills * refill_s + switches * switch_s
-              + lock_reps * lock_rep_s
+              + lock_reps * lock_rep_s + thread_switches * thread_switch_s
+              + aspace_reps * aspace_rep_s
 
 bytes, refills and switches are counted from the command line with the
 kernel's own defaults (bench/workset.c, bench/ctxsw.c, kernel/suite.c):
@@ -15,6 +16,12 @@ kernel's own defaults (bench/workset.c, bench/ctxsw.c, kernel/suite.c):
   locks with R reps (10000, 1000000 for suite=paper): lock_reps = R x
     (runs + warmup) x passes; lock_rep_s is the measured time of one rep of
     every locks case together. tsc and create take well under a second.
+  aspace (paging on only: one pass; every ring-3 case has a probe run, so
+    rounds = runs + warmup + 1): workset_threads per size S, R = reps(S):
+    bytes += 2 buffers x R x S x rounds, refills += 2 R x rounds,
+    thread_switches += 2 R x rounds; the other cases with A reps (reps=,
+    20000 for suite=paper, else 1000): aspace_reps = A x rounds, aspace_rep_s
+    being one rep of them all together.
 Sizes whose two buffers do not fit in guest memory are skipped, as the kernel
 skips them. The per-emulator constants were measured here (docs/REPORT.md).
 The model is approximate: within a factor of about 2 on another host.
@@ -38,6 +45,8 @@ class Speed:
     switch_s: float  # one fiber switch
     boot_s: float  # boot to done with nothing measured
     lock_rep_s: float  # one rep of the whole locks benchmark (all its cases)
+    aspace_rep_s: float = 0.0  # one rep of every aspace case but workset_threads
+    thread_switch_s: float = 0.0  # one ring-3 thread switch between address spaces
 
 
 # Measured 2026-11-22 on a 2-CPU AMD EPYC VM, QEMU 7.2.22 (Debian), Bochs 2.7
@@ -46,12 +55,16 @@ class Speed:
 # 200000) for the refill and switch costs (split by the cycles of single vs
 # multi); sizes=0 reps=1 runs=1 for the boot; bench=locks reps=10000 runs=1
 # warmup=0 paging=off for the locks. See docs/REPORT.md.
+# aspace (2026-11-23, same machine): bench=aspace paging=on sizes=0 reps=2000
+# (Bochs: 500) runs=1 warmup=0, the wall time less the boot over 2 rounds;
+# the thread switch from workset_threads' own cycles at size 0 under TCG
+# (QEMU drops its software TLB at every CR3 load), taken for all emulators.
 SPEEDS: dict[str, Speed] = {
-    "qemu": Speed(3.7e9, 22e-9, 22e-9, 0.3, 120e-6),
-    "qemu-icount": Speed(1.0e9, 37e-9, 8e-9, 2.0, 210e-6),
-    "iso": Speed(3.7e9, 21e-9, 22e-9, 0.6, 110e-6),
-    "uefi": Speed(3.6e9, 19e-9, 19e-9, 3.6, 140e-6),
-    "bochs": Speed(2.1e8, 455e-9, 94e-9, 1.4, 140e-6),
+    "qemu": Speed(3.7e9, 22e-9, 22e-9, 0.3, 120e-6, 190e-6, 4e-6),
+    "qemu-icount": Speed(1.0e9, 37e-9, 8e-9, 2.0, 210e-6, 560e-6, 4e-6),
+    "iso": Speed(3.7e9, 21e-9, 22e-9, 0.6, 110e-6, 190e-6, 4e-6),
+    "uefi": Speed(3.6e9, 19e-9, 19e-9, 3.6, 140e-6, 190e-6, 4e-6),
+    "bochs": Speed(2.1e8, 455e-9, 94e-9, 1.4, 140e-6, 3.2e-3, 4e-6),
     # The hosted build, from its own records (cycles / tsc.hz) of sizes=0,1M,24M
     # reps=200 and sizes=0 reps=2000000: real hardware, so it varies most
     # between hosts. Used only to lengthen the timeout, never to refuse.
@@ -62,9 +75,9 @@ REFUSING = ("qemu", "qemu-icount", "iso", "uefi", "bochs")  # emulators a long r
 ONE_PASS = ("hosted",)  # paging=both runs once there (Linux pages; the other pass is a skip)
 
 # The kernel's defaults (kernel/config.c, kernel/suite.c, bench/*.c).
-ALL_BENCHES = ("tsc", "ctxsw", "workset", "locks", "create")
+ALL_BENCHES = ("tsc", "ctxsw", "workset", "locks", "create", "aspace")
 SUITE_BENCHES = {"selftest": (), "quick": ALL_BENCHES, "paper": ALL_BENCHES, "all": ALL_BENCHES}
-TIMED = ("workset", "ctxsw", "locks")  # the benchmarks the model counts
+TIMED = ("workset", "ctxsw", "locks", "aspace")  # the benchmarks the model counts
 SWEEP_SUITES = ("quick", "paper")  # suites with their own runs/warmup/paging/maxsize defaults
 PAPER_REPS = 100_000
 QUICK_BYTES = 8 * MIB
@@ -73,6 +86,8 @@ QUICK_MAX_REPS = 10_000
 CTXSW_REPS = 10_000
 LOCKS_REPS = 10_000
 LOCKS_PAPER_REPS = 1_000_000
+ASPACE_REPS = 1_000
+ASPACE_PAPER_REPS = 20_000
 
 
 class CmdlineError(ValueError):
@@ -124,6 +139,9 @@ class Plan:
     def locks_reps(self) -> int:
         return self.reps if self.reps is not None else LOCKS_PAPER_REPS if self.suite == "paper" else LOCKS_REPS
 
+    def aspace_reps(self) -> int:
+        return self.reps if self.reps is not None else ASPACE_PAPER_REPS if self.suite == "paper" else ASPACE_REPS
+
 
 def plan(cmdline: str | None) -> Plan:
     kv: dict[str, str] = {}
@@ -154,11 +172,15 @@ class Estimate:
     switches: int
     lock_reps: int
     skipped_sizes: int
+    thread_switches: int = 0
+    aspace_reps: int = 0
 
     def text(self, emulator: str) -> str:
+        threads = (f", {self.thread_switches:,} thread switches, {self.aspace_reps:,} aspace reps"
+                   if self.thread_switches or self.aspace_reps else "")
         return (f"estimated duration under {emulator}: {duration_text(self.seconds)} "
                 f"({self.bytes / 1e9:,.1f} GB zeroed, {self.refills:,} buffer refills, "
-                f"{self.switches:,} fiber switches, {self.lock_reps:,} locks reps; "
+                f"{self.switches:,} fiber switches, {self.lock_reps:,} locks reps{threads}; "
                 f"a rough model, see docs/REPORT.md)")
 
 
@@ -180,8 +202,8 @@ def estimate(p: Plan, emulator: str, memory_mb: int) -> Estimate | None:
     passes = 1 if emulator in ONE_PASS else p.passes
     rounds = (p.runs + p.warmup) * passes
     nbytes = refills = switches = skipped = 0
+    room = memory_mb * MIB - 4 * MIB  # kernel, page tables, stacks: roughly
     if "workset" in p.benches:
-        room = memory_mb * MIB - 4 * MIB  # kernel, page tables, stacks: roughly
         for size in p.sizes:
             if 2 * size > room:
                 skipped += 1
@@ -194,9 +216,21 @@ def estimate(p: Plan, emulator: str, memory_mb: int) -> Estimate | None:
         r = p.ctxsw_reps()
         switches += 22 * r * rounds + 5 * r * passes
     lock_reps = p.locks_reps() * rounds if "locks" in p.benches else 0
+    thread_switches = aspace_reps = 0
+    if "aspace" in p.benches and speed.aspace_rep_s:
+        aspace_rounds = p.runs + p.warmup + 1
+        for size in p.sizes:
+            if 2 * size > room:
+                continue
+            r = p.workset_reps(size)
+            nbytes += 2 * r * size * aspace_rounds
+            refills += 2 * r * aspace_rounds
+            thread_switches += 2 * r * aspace_rounds
+        aspace_reps = p.aspace_reps() * aspace_rounds
     seconds = (speed.boot_s + nbytes / speed.bytes_per_s + refills * speed.refill_s
-               + switches * speed.switch_s + lock_reps * speed.lock_rep_s)
-    return Estimate(seconds, nbytes, refills, switches, lock_reps, skipped)
+               + switches * speed.switch_s + lock_reps * speed.lock_rep_s
+               + thread_switches * speed.thread_switch_s + aspace_reps * speed.aspace_rep_s)
+    return Estimate(seconds, nbytes, refills, switches, lock_reps, skipped, thread_switches, aspace_reps)
 
 
 def timeout_for(est: Estimate, default: float) -> float:
