@@ -7,7 +7,6 @@ Expected values are worked out here from the records' medians."""
 from __future__ import annotations
 
 import csv
-import re
 import struct
 import subprocess
 import sys
@@ -20,7 +19,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent / "fixtures"))
 
 import synth_aspace  # noqa: E402
 import synth_workset  # noqa: E402
-from test_report_locks import png_ok  # noqa: E402
+from test_report_locks import block, cells, png_ok  # noqa: E402
 
 from cleanroom_host import aspacereport, report  # noqa: E402
 from cleanroom_host.protocol import RECORD_TYPES, parse_log  # noqa: E402
@@ -35,18 +34,6 @@ NOTES = ("one CPU", "no PGE", "no mutex_fiber_contended")
 def tool(cleanroom_tool: Path, *args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, str(cleanroom_tool), *args], capture_output=True, text=True,
                           timeout=180, stdin=subprocess.DEVNULL)
-
-
-def block(text: str, head: str) -> list[str]:
-    """The lines of the report section starting with `head`, up to the blank line."""
-    lines = text.splitlines()
-    start = next(i for i, line in enumerate(lines) if line.startswith(head))
-    end = next((i for i in range(start, len(lines)) if not lines[i].strip()), len(lines))
-    return lines[start:end]
-
-
-def cells(line: str) -> list[str]:
-    return re.split(r"\s{2,}", line.strip())
 
 
 def body(text: str, head: str) -> dict[str, list[str]]:
