@@ -21,7 +21,8 @@
  *   malloc_*        IAmalloc's lock-free sub-heap vs one heap behind a lock
  *   map_unmap, demand_fault  the address-space lock model: two threads in
  *                   one space share a lock, in two spaces they do not
- *   workset_threads Klimiankou's two workers as threads in two spaces
+ *   workset_threads Klimiankou's two workers as threads in two spaces (the
+ *                   quick suite: four sizes; the sweep with sizes= or paper)
  *
  * Ring-3 cases are timed by marks the leading thread makes (bench/aspace_user.h);
  * ring-0 cases by the TSC around the loop. Emulators model no TLB: there a
@@ -679,11 +680,27 @@ static bool map_buffer(struct tcase *c, struct aspace *as, uint32_t thread)
     return true;
 }
 
+/* The quick suite's workset_threads: one size per region of the sweep (no
+ * buffer, a page, L1-sized, L2-sized) instead of all of it; each size costs
+ * about as much as any other, and the full sweep belongs to suite=paper. */
+static const uint64_t quick_sizes[] = { 0, 4096, 65536, 1u << 20 };
+
+static uint32_t workset_sizes(const struct config *cfg, const uint64_t **sizes)
+{
+    if (cfg->suite != SUITE_QUICK || cfg->given[KEY_SIZES])
+        return sweep_sizes(cfg, sizes);
+    uint32_t n = 0;
+    while (n < sizeof quick_sizes / sizeof quick_sizes[0] && quick_sizes[n] <= cfg->maxsize)
+        n++;
+    *sizes = quick_sizes;
+    return n;
+}
+
 static void workset_threads(struct bench_ctx *ctx, enum uentry entry)
 {
     const struct config *cfg = ctx->cfg;
     const uint64_t *sizes;
-    uint32_t n = sweep_sizes(cfg, &sizes);
+    uint32_t n = workset_sizes(cfg, &sizes);
     bool large = paging_current_size() == PAGESIZE_4M;
     for (uint32_t i = 0; i < n; i++) {
         if (cfg->fill == FILL_SSE && !cpu_has(FEAT_SSE)) {
@@ -727,7 +744,7 @@ static void workset_threads(struct bench_ctx *ctx, enum uentry entry)
 static void run(struct bench_ctx *ctx)
 {
     const uint64_t *sizes;
-    uint32_t nsizes = sweep_sizes(ctx->cfg, &sizes);
+    uint32_t nsizes = workset_sizes(ctx->cfg, &sizes);
     /* switch 5, tlb 16, flushes 3, faults 2, syscalls 2, create 2, commit 6,
      * mutex 4, malloc 2, lock model 4, and the sweep */
     bench_plan(ctx, 46 + nsizes);

@@ -1,8 +1,8 @@
 #include "bench/sweep.h"
 
 #define PAPER_REPS 100000
-#define QUICK_BYTES (8u << 20)
-#define QUICK_MIN_REPS 8
+#define QUICK_BYTES (4u << 20)
+#define QUICK_MIN_REPS 4
 #define QUICK_MAX_REPS 10000
 
 uint32_t sweep_sizes(const struct config *cfg, const uint64_t **sizes)

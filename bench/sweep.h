@@ -13,8 +13,8 @@
 /* sizes= if given, else 0, then 2^k and 3*2^(k-1) bytes (1, 2, 3, 4, 6, 8,
  * 12, ...) up to maxsize. Returns the count; *sizes points at them. */
 uint32_t sweep_sizes(const struct config *cfg, const uint64_t **sizes);
-/* reps= if given; paper: 100000; quick: about 8 MiB written per buffer per
- * series, at least 8 (a buffer refilled once or twice shows no reuse) and
+/* reps= if given; paper: 100000; quick: about 4 MiB written per buffer per
+ * series, at least 4 (a buffer refilled once or twice shows no reuse) and
  * at most 10000. */
 uint32_t sweep_reps(const struct bench_ctx *ctx, uint64_t size);
 

@@ -17,3 +17,10 @@ void exit_now(enum run_status status)
     serial_drain();
     _exit((int)status);
 }
+
+void exit_stall(void)
+{
+    serial_drain();
+    for (;;)
+        pause();
+}

@@ -6,7 +6,7 @@ static const char *const console_values[] = { "serial", "vga", "both", 0 };
 static const char *const paging_values[] = { "off", "on", "both", 0 };
 static const char *const pagesize_values[] = { "4k", "4m", 0 };
 static const char *const fill_values[] = { "loop", "stos", "sse", 0 };
-static const char *const provoke_values[] = { "none", "de", "ud", "pf", "gp", "stack", "fiber", 0 };
+static const char *const provoke_values[] = { "none", "de", "ud", "pf", "gp", "stack", "fiber", "hang", 0 };
 /* in the order of enum switch_kind (runtime/switch.h) */
 static const char *const switch_values[] = { "pushad", "callee", "fxsave", 0 };
 
@@ -40,7 +40,7 @@ const struct key_spec config_keys[KEY_COUNT] = {
     [KEY_RAW] = { "raw", KIND_FLAG, 0, 0, 1, offsetof(struct config, raw),
                   "1: add every sample to result records" },
     [KEY_PROVOKE] = { "provoke", KIND_ENUM, provoke_values, 0, 0, offsetof(struct config, provoke),
-                      "raise an unexpected CPU exception before the suite (tests the fault path)" },
+                      "raise an unexpected CPU exception before the suite (tests the fault path), or hang: stop printing before done (tests the host's silence limit)" },
     [KEY_SWITCH] = { "switch", KIND_ENUM, switch_values, 0, 0, offsetof(struct config, switch_kind),
                      "the fiber switch routine of the two-fiber scenarios (workset multi)" },
 };

@@ -78,3 +78,10 @@ void exit_now(enum run_status status)
     console_say(VGA_WHITE, "cleanroom: done. It is safe to switch the machine off.");
     halt_forever();
 }
+
+void exit_stall(void)
+{
+    serial_drain();
+    console_say(VGA_YELLOW, "provoke=hang: stopped before the done record, on purpose");
+    halt_forever();
+}

@@ -23,5 +23,8 @@ const char *exit_platform_name(void);
 void exit_set_mode(enum exit_mode mode);
 const char *exit_method_name(void);
 __attribute__((noreturn)) void exit_now(enum run_status status);
+/* Stops without a done record and without exiting, as a hung machine would
+ * (provoke=hang): the host must notice the silence. */
+__attribute__((noreturn)) void exit_stall(void);
 
 #endif

@@ -4,6 +4,7 @@
 #include "arch/x86.h"
 #include "bench/registry.h"
 #include "kernel/console.h"
+#include "kernel/exit.h"
 #include "kernel/fault.h"
 #include "kernel/finish.h"
 #include "kernel/record.h"
@@ -139,5 +140,7 @@ void suite_run(const struct config *cfg)
         run_benches(cfg, false);
     if (cfg->paging != PAGING_OFF)
         run_benches(cfg, true);
+    if (cfg->provoke == PROVOKE_HANG)
+        exit_stall();
     finish_run(status);
 }
