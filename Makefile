@@ -147,7 +147,7 @@ run:
 test:
 	@tools/setup.sh
 	@$(MAKE) --no-print-directory all iso units hosted
-	.venv/bin/python -m pytest tests
+	.venv/bin/python -m pytest -n auto --durations=15 tests
 
 QEMU := qemu-system-i386
 QEMU_FLAGS := -m 128 -no-reboot -device isa-debug-exit,iobase=0xf4,iosize=0x04

@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
+
+from booting import QUICK_ICOUNT, shared_boot, shared_root
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 TOOLS_DIR = REPO_ROOT / "tools"
@@ -41,3 +44,15 @@ def kernel_elf() -> Path:
 def kernel_iso() -> Path:
     """build/cleanroom.iso (made by `make iso`)."""
     return REPO_ROOT / "build" / "cleanroom.iso"
+
+
+@pytest.fixture(scope="session")
+def boots_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Where shared boots are kept: one directory for all xdist workers."""
+    return shared_root(tmp_path_factory.getbasetemp())
+
+
+@pytest.fixture(scope="session")
+def quick_icount(boots_root: Path) -> tuple[int, dict[str, Any]]:
+    """`suite=quick` under qemu-icount, booted once per session: (exit status, results.json)."""
+    return shared_boot(boots_root, *QUICK_ICOUNT)

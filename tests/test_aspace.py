@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from test_boot import KERNEL, boot, done, of_type
+from booting import KERNEL, boot, done, of_type
 
 pytestmark = pytest.mark.skipif(not KERNEL.exists(), reason="build/cleanroom.elf missing: run `make`")
 
@@ -61,6 +61,16 @@ def test_every_case_with_its_parameters(icount_run: dict[str, Any]) -> None:
     assert not of_type(icount_run, "thread_fault") and not of_type(icount_run, "error")
     # the paging=on pass alone: no skip of the benchmark as a whole
     assert not [s for s in of_type(icount_run, "skip") if s["bench"] == "aspace"]
+
+
+def test_quick_suite_keeps_every_kind_at_four_sizes(quick_icount: tuple[int, dict[str, Any]]) -> None:
+    """suite=quick: every case, but workset_threads at one size per region of
+    the sweep (the full sweep is suite=paper's, or sizes=)."""
+    rc, res = quick_icount
+    assert rc == 0
+    rs = results(res)
+    assert {r["case"] for r in rs} == CASES
+    assert sorted(r["params"]["size"] for r in rs if r["case"] == "workset_threads") == [0, 4096, 65536, 1 << 20]
 
 
 def test_a_thread_with_its_own_address_space_costs_more(icount_run: dict[str, Any]) -> None:

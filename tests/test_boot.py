@@ -11,9 +11,7 @@ from typing import Any
 
 import pytest
 
-REPO = Path(__file__).resolve().parent.parent
-TOOL = REPO / "tools" / "cleanroom"
-KERNEL = REPO / "build" / "cleanroom.elf"
+from booting import KERNEL, QUICK_ICOUNT, SMALL_ALL, TOOL, TOOL_SAFETY_NET_S, boot, done, of_type
 
 # What the issue asks the self-test to cover, by record name.
 REQUIRED_SELFTESTS = {
@@ -26,27 +24,6 @@ REQUIRED_SELFTESTS = {
 }
 
 pytestmark = pytest.mark.skipif(not KERNEL.exists(), reason="build/cleanroom.elf missing: run `make`")
-
-
-def boot(tmp_path: Path, emulator: str, cmdline: str, *extra: str, timeout: int = 120) -> tuple[int, dict[str, Any]]:
-    out = tmp_path / emulator
-    proc = subprocess.run(
-        [str(TOOL), "run", "--emulator", emulator, "--cmdline", cmdline, "--out", str(out), "--quiet",
-         "--timeout", str(timeout), *extra],
-        capture_output=True, text=True, timeout=timeout + 60)
-    results_file = out / "results.json"
-    assert results_file.exists(), f"no results.json\nstdout:\n{proc.stdout}\nstderr:\n{proc.stderr}"
-    return proc.returncode, json.loads(results_file.read_text())
-
-
-def of_type(res: dict[str, Any], t: str) -> list[dict[str, Any]]:
-    return [r for r in res["records"] if r["t"] == t]
-
-
-def done(res: dict[str, Any]) -> dict[str, Any]:
-    d = of_type(res, "done")
-    assert len(d) == 1, "exactly one done record"
-    return d[0]
 
 
 def assert_selftest_passes(rc: int, res: dict[str, Any]) -> None:
@@ -83,7 +60,7 @@ def test_iso_bios_through_grub(tmp_path: Path) -> None:
 
 
 def test_iso_uefi_through_grub(tmp_path: Path) -> None:
-    rc, res = boot(tmp_path, "uefi", "suite=selftest", timeout=180)
+    rc, res = boot(tmp_path, "uefi", "suite=selftest")
     assert_selftest_passes(rc, res)
     hello = of_type(res, "hello")[0]
     assert hello["loader"].startswith("GRUB")
@@ -91,7 +68,7 @@ def test_iso_uefi_through_grub(tmp_path: Path) -> None:
 
 
 def test_selftest_bochs(tmp_path: Path) -> None:
-    rc, res = boot(tmp_path, "bochs", "suite=selftest", timeout=90)
+    rc, res = boot(tmp_path, "bochs", "suite=selftest")
     assert_selftest_passes(rc, res)
     cpu = of_type(res, "cpu")[0]
     assert cpu["platform"] == "bochs"
@@ -122,7 +99,8 @@ def test_no_tsc_on_a_486_is_a_clean_error(tmp_path: Path) -> None:
 
 
 def test_pentium_completes_with_cpuid_serialisation(tmp_path: Path) -> None:
-    rc, res = boot(tmp_path, "qemu", "suite=all", "--cpu", "pentium")
+    """Every benchmark and self-test on a CPU without cmov, SSE, rdtscp or global pages."""
+    rc, res = boot(tmp_path, "qemu", SMALL_ALL, "--cpu", "pentium")
     assert rc == 0 and done(res)["status"] == "ok"
     assert of_type(res, "tsc")[0]["serialize"] == "cpuid"
     skipped = {s["what"] for s in of_type(res, "skip")}
@@ -131,7 +109,7 @@ def test_pentium_completes_with_cpuid_serialisation(tmp_path: Path) -> None:
 
 
 def test_small_memory_completes(tmp_path: Path) -> None:
-    rc, res = boot(tmp_path, "qemu", "suite=all", "--memory", "16")
+    rc, res = boot(tmp_path, "qemu", SMALL_ALL, "--memory", "16")
     assert rc == 0 and done(res)["status"] == "ok", of_type(res, "skip") + of_type(res, "error")
     assert of_type(res, "mem")[0]["usable"] < 16 << 20
 
@@ -155,10 +133,9 @@ def test_unexpected_fault_is_reported(tmp_path: Path, kind: str, vector: int, na
         assert f["cr2"] >> 12 == f["esp"] >> 12 or f["cr2"] < f["esp"]
 
 
-def test_icount_runs_are_identical(tmp_path: Path) -> None:
+def test_icount_runs_are_identical(tmp_path: Path, quick_icount: tuple[int, dict[str, Any]]) -> None:
     runs = []
-    for i in range(2):
-        rc, res = boot(tmp_path / str(i), "qemu-icount", "suite=quick")
+    for rc, res in (quick_icount, boot(tmp_path, *QUICK_ICOUNT)):
         assert rc == 0
         runs.append([r for r in res["records"] if r["t"] == "result"])
     assert runs[0] and runs[0] == runs[1]
@@ -184,3 +161,42 @@ def test_paging_both_runs_each_benchmark_twice(tmp_path: Path) -> None:
     assert rc == 0
     modes = [(r["case"], r["params"]["paging"], r["params"]["pagesize"]) for r in of_type(res, "result")]
     assert ("rdtsc", "off", "4m") in modes and ("rdtsc", "on", "4m") in modes
+
+
+# Throttled on purpose: with -icount shift=9,align=on QEMU runs one guest
+# instruction per 512 ns of virtual time and keeps the guest from running
+# ahead of the host's clock, so the run below takes about 30 s on any host
+# (longer on a slow or busy one), records a few seconds apart at most.
+SLOW_QEMU = ("--qemu-arg=-icount", "--qemu-arg=shift=9,align=on")
+SLOW_WORKLOAD = "bench=tsc,ctxsw,locks,workset paging=both runs=12 warmup=0 reps=200 sizes=0,256,4K"
+SILENCE_S = 8
+
+
+def test_a_slow_run_that_keeps_talking_is_not_a_hang(tmp_path: Path) -> None:
+    """Total time does not matter, only silence: a run several times longer
+    than the silence limit completes (a fixed limit that long would have
+    killed it)."""
+    rc, res = boot(tmp_path, "qemu", SLOW_WORKLOAD, *SLOW_QEMU, f"--silence={SILENCE_S}")
+    assert rc == 0 and done(res)["status"] == "ok" and res["complete"]
+    assert not res["run"]["hung"] and res["run"]["timeout"] is None
+    # the premise, guaranteed by align=on rather than measured: longer than the limit
+    assert res["run"]["wall_seconds"] > 2 * SILENCE_S
+    assert len(of_type(res, "result")) > 100
+
+
+def test_a_kernel_that_stops_printing_is_reported_hung(tmp_path: Path) -> None:
+    """provoke=hang: the benchmarks' records arrive, then silence and no
+    done record; the tool stops it after the silence limit, keeps every
+    record and names the last one."""
+    out = tmp_path / "hang"
+    proc = subprocess.run(
+        [str(TOOL), "run", "--emulator", "qemu", "--cmdline", "provoke=hang bench=tsc runs=2", "--out", str(out),
+         "--quiet", f"--silence={SILENCE_S}"],
+        capture_output=True, text=True, timeout=TOOL_SAFETY_NET_S, stdin=subprocess.DEVNULL)
+    assert proc.returncode == 4, proc.stderr
+    res = json.loads((out / "results.json").read_text())
+    assert not of_type(res, "done") and not res["complete"]
+    assert len(of_type(res, "result")) == 8, "four tsc cases, paging off and on: all kept"
+    last = res["records"][-1]["seq"]
+    assert f"no record for {SILENCE_S} s after seq {last}" in proc.stderr
+    assert res["run"]["hung"] and res["run"]["last_seq"] == last

@@ -7,14 +7,16 @@ import os
 import queue
 import re
 import shutil
+import signal
 import socket
 import subprocess
 import sys
 import threading
 import time
 import zlib
+from contextlib import contextmanager
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, Iterator
 
 import pytest
 
@@ -24,8 +26,8 @@ def frame(obj: dict[str, Any]) -> bytes:
     return b"@cr1 " + js + b" ~" + format(zlib.crc32(js), "08x").encode() + b"\r\n"
 
 
-def wait_for_line(stream: IO[str], pattern: str, timeout: float = 30) -> re.Match[str]:
-    """Read lines from a child's pipe until one matches; never block past timeout."""
+def wait_for_line(stream: IO[str], pattern: str, timeout: float = 600) -> re.Match[str]:
+    """Read lines from a child's pipe until one matches; never block past timeout (a safety net)."""
     lines: "queue.Queue[str]" = queue.Queue()
 
     def pump() -> None:
@@ -52,15 +54,37 @@ def wait_for_line(stream: IO[str], pattern: str, timeout: float = 30) -> re.Matc
     raise AssertionError(f"no line matching {pattern!r} within {timeout} s; got {seen!r}")
 
 
-def start_capture(cleanroom_tool: Path, port: str, out: Path, timeout: float) -> subprocess.Popen[str]:
-    return subprocess.Popen([sys.executable, str(cleanroom_tool), "capture", "--port", port,
-                             "--out", str(out), "--timeout", str(timeout)],
-                            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+def start_capture(cleanroom_tool: Path, port: str, out: Path, *args: str) -> subprocess.Popen[str]:
+    # SIGINT as a terminal would deliver it, even when pytest runs with it ignored
+    return subprocess.Popen([sys.executable, str(cleanroom_tool), "capture", "--port", port, "--out", str(out), *args],
+                            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+
+
+@contextmanager
+def capture_on_pty(cleanroom_tool: Path, out: Path, *args: str) -> Iterator[tuple[int, str, subprocess.Popen[str]]]:
+    """A pty pair and `capture` reading its slave side: (master fd, port name, the capture process)."""
+    master, slave = os.openpty()
+    port = os.ttyname(slave)
+    proc = start_capture(cleanroom_tool, port, out, *args)
+    try:
+        yield master, port, proc
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        os.close(master)
+        os.close(slave)
+
+
+def selftest_records() -> list[dict[str, Any]]:
+    """hello, test, progress (seq 0-2): the progress line on stderr shows all three were read."""
+    body = [{"t": "hello", "proto": 1, "kernel": "0.1.0", "cmdline": "suite=selftest"},
+            {"t": "test", "name": "t1", "ok": True, "detail": ""},
+            {"t": "progress", "bench": "selftest", "done": 0, "total": 1}]
+    return [dict(r, seq=i) for i, r in enumerate(body)]
 
 
 def test_capture_from_a_pty(tmp_path: Path, cleanroom_tool: Path) -> None:
-    master, slave = os.openpty()
-    port = os.ttyname(slave)
     body = [{"t": "hello", "proto": 1, "kernel": "0.1.0", "cmdline": "suite=selftest"},
             {"t": "progress", "bench": "selftest", "done": 0, "total": 1},
             {"t": "test", "name": "t1", "ok": True, "detail": ""}]
@@ -68,42 +92,67 @@ def test_capture_from_a_pty(tmp_path: Path, cleanroom_tool: Path) -> None:
     recs.append({"t": "done", "seq": 3, "status": "ok", "records": 3, "passed": 1, "failed": 0})
     log = b"GRUB noise\r\n\x1b[0m" + b"".join(frame(r) for r in recs)
     out = tmp_path / "cap"
-    proc = start_capture(cleanroom_tool, port, out, 30)
-    try:
+    with capture_on_pty(cleanroom_tool, out) as (master, port, proc):
         assert proc.stderr is not None
-        wait_for_line(proc.stderr, r"^capturing from ")
+        wait_for_line(proc.stderr, r"^capturing from .*waiting for the first record; Ctrl-C stops")
         for i in range(0, len(log), 7):
             os.write(master, log[i:i + 7])
-        stdout, stderr = proc.communicate(timeout=30)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-        os.close(master)
-        os.close(slave)
+        stdout, stderr = proc.communicate(timeout=600)
     assert proc.returncode == 0, stdout + stderr
     assert "progress: selftest (1 cases)" in stderr
     assert stdout.splitlines()[0] == "records: 4 good, 0 corrupt, 0 missing, complete: yes"
     assert (out / "serial.log").read_bytes() == log
     doc = json.loads((out / "results.json").read_text())
-    assert doc["complete"] and doc["run"]["port"] == port and doc["run"]["timed_out"] is False
+    run = doc["run"]
+    assert doc["complete"] and run["port"] == port and run["timed_out"] is False and run["hung"] is False
+    assert run["silence"] == 60 and run["timeout"] is None and run["last_seq"] == 3
+    assert list(run["bench_seconds"]) == ["boot", "selftest"]
+    assert any(line.startswith("time per benchmark: boot ") for line in stdout.splitlines())
 
 
 def test_capture_times_out(tmp_path: Path, cleanroom_tool: Path) -> None:
-    master, slave = os.openpty()
-    try:
-        proc = start_capture(cleanroom_tool, os.ttyname(slave), tmp_path / "cap", 1.5)
-        stdout, stderr = proc.communicate(timeout=30)
-    finally:
-        os.close(master)
-        os.close(slave)
+    with capture_on_pty(cleanroom_tool, tmp_path / "cap", "--timeout", "1.5") as (_, _, proc):
+        stdout, stderr = proc.communicate(timeout=600)
     assert proc.returncode == 4
-    assert "timed out after 1.5 s; 0 records received" in stderr
+    assert "timed out after 1.5 s (--timeout); 0 records received" in stderr
     assert (tmp_path / "cap" / "serial.log").read_bytes() == b""
+
+
+def test_capture_waits_for_the_first_record_then_counts_silence(tmp_path: Path, cleanroom_tool: Path) -> None:
+    """Before the first record there is no limit (the PC may not be booted yet); after it, silence is a hang."""
+    out = tmp_path / "cap"
+    with capture_on_pty(cleanroom_tool, out, "--silence", "1") as (master, _, proc):
+        assert proc.stderr is not None
+        wait_for_line(proc.stderr, r"^capturing from ")
+        time.sleep(2.5)  # more than the silence limit, before any record
+        assert proc.poll() is None, "capture gave up before the first record"
+        os.write(master, b"GRUB noise\r\n" + b"".join(frame(r) for r in selftest_records()))
+        stdout, stderr = proc.communicate(timeout=600)
+    assert proc.returncode == 4, stdout + stderr
+    assert "no record for 1 s after seq 2; 3 records received" in stderr
+    doc = json.loads((out / "results.json").read_text())
+    assert [r["seq"] for r in doc["records"]] == [0, 1, 2] and doc["complete"] is False
+    assert doc["run"]["hung"] is True and doc["run"]["last_seq"] == 2 and doc["run"]["silence"] == 1
+
+
+def test_capture_ctrl_c_keeps_what_arrived(tmp_path: Path, cleanroom_tool: Path) -> None:
+    out = tmp_path / "cap"
+    with capture_on_pty(cleanroom_tool, out) as (master, _, proc):
+        assert proc.stderr is not None
+        wait_for_line(proc.stderr, r"^capturing from ")
+        os.write(master, b"".join(frame(r) for r in selftest_records()))
+        wait_for_line(proc.stderr, r"^progress: selftest")
+        proc.send_signal(signal.SIGINT)
+        stdout, stderr = proc.communicate(timeout=600)
+    assert proc.returncode == 4, stdout + stderr
+    assert "interrupted; 3 records received" in stderr
+    doc = json.loads((out / "results.json").read_text())
+    assert len(doc["records"]) == 3 and doc["run"]["interrupted"] is True and doc["run"]["hung"] is False
 
 
 def test_capture_missing_port(tmp_path: Path, cleanroom_tool: Path) -> None:
     proc = subprocess.run([sys.executable, str(cleanroom_tool), "capture", "--port", str(tmp_path / "ttyNONE"),
-                           "--out", str(tmp_path / "o")], capture_output=True, text=True, timeout=30)
+                           "--out", str(tmp_path / "o")], capture_output=True, text=True, timeout=600)
     assert proc.returncode == 5 and "cannot open" in proc.stderr
 
 
@@ -129,15 +178,15 @@ def test_capture_qemu_serial_pty(tmp_path: Path, cleanroom_tool: Path, kernel_el
         assert qemu.stdout is not None
         m = wait_for_line(qemu.stdout, r"char device redirected to (/dev/pts/\d+) \(label serial0\)")
         port = m.group(1)
-        cap = start_capture(cleanroom_tool, port, tmp_path / "cap", 120)
+        cap = start_capture(cleanroom_tool, port, tmp_path / "cap")  # default silence: a hang ends it
         assert cap.stderr is not None
         wait_for_line(cap.stderr, r"^capturing from ")
         with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as mon:
-            mon.settimeout(10)
+            mon.settimeout(600)
             mon.connect(str(monitor))
             mon.sendall(b"cont\n")
             time.sleep(0.5)  # let the monitor read it before the socket closes
-        stdout, stderr = cap.communicate(timeout=150)
+        stdout, stderr = cap.communicate(timeout=600)
     finally:
         for p in (cap, qemu):
             if p is not None and p.poll() is None:

@@ -10,6 +10,8 @@ from typing import Any
 
 import pytest
 
+from booting import TOOL_SAFETY_NET_S
+
 sys.path.insert(0, str(Path(__file__).resolve().parent / "fixtures"))
 
 import synth_workset  # noqa: E402
@@ -19,7 +21,7 @@ from cleanroom_host.protocol import parse_log  # noqa: E402
 
 def tool(cleanroom_tool: Path, *args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, str(cleanroom_tool), *args], capture_output=True, text=True,
-                          timeout=60, stdin=subprocess.DEVNULL, cwd=cwd)
+                          timeout=TOOL_SAFETY_NET_S, stdin=subprocess.DEVNULL, cwd=cwd)
 
 
 def read_csv(path: Path) -> list[dict[str, str]]:

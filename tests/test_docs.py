@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from booting import SMALL_ALL, boot
+
 REPO = Path(__file__).resolve().parent.parent
 DOC = (REPO / "docs" / "PROTOCOL.md").read_text()
 WIRE = (REPO / "kernel" / "wire.h").read_text()
@@ -40,12 +42,10 @@ def test_every_record_type_has_a_row() -> None:
 
 
 @pytest.mark.skipif(not (REPO / "build" / "cleanroom.elf").exists(), reason="kernel not built")
-@pytest.mark.parametrize("cmdline", ["suite=all raw=1 runs=3", "provoke=pf", "suite=nope", "bench=tsc paging=on"])
+@pytest.mark.parametrize("cmdline", [SMALL_ALL, "provoke=pf", "suite=nope", "bench=tsc paging=on"])
 def test_every_printed_field_is_documented(tmp_path: Path, cmdline: str) -> None:
-    out = tmp_path / "run"
-    subprocess.run([str(REPO / "tools" / "cleanroom"), "run", "--emulator", "qemu", "--quiet", "--out", str(out),
-                    "--cmdline", cmdline], capture_output=True, timeout=120)
-    records = json.loads((out / "results.json").read_text())["records"]
+    _, res = boot(tmp_path, "qemu", cmdline)
+    records = res["records"]
     assert records
     rows = doc_fields()
     for r in records:

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from test_boot import boot, done, of_type
+from booting import TOOL_SAFETY_NET_S, boot, done, of_type
 
 REPO = Path(__file__).resolve().parent.parent
 HOSTED = REPO / "build" / "hosted" / "cleanroom-hosted"
@@ -36,7 +36,7 @@ def test_short_sweep_is_a_complete_valid_record_set(tmp_path: Path) -> None:
 
 def test_same_arguments_as_the_kernel_and_bad_ones_rejected() -> None:
     proc = subprocess.run([str(HOSTED), "suite=quick", "bench=nosuch", "runs=0"], capture_output=True, text=True,
-                          timeout=30)
+                          timeout=TOOL_SAFETY_NET_S)
     assert proc.returncode == 2
     records = [json.loads(line[5:line.rindex(" ~")]) for line in proc.stdout.splitlines() if line.startswith("@cr1 ")]
     errors = [r for r in records if r["t"] == "error"]

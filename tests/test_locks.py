@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from test_boot import KERNEL, boot, of_type
+from booting import KERNEL, boot, of_type
 from test_hosted import HOSTED
 
 pytestmark = pytest.mark.skipif(not KERNEL.exists(), reason="build/cleanroom.elf missing: run `make`")

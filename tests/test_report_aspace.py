@@ -15,6 +15,8 @@ from typing import Any
 
 import pytest
 
+from booting import TOOL_SAFETY_NET_S
+
 sys.path.insert(0, str(Path(__file__).resolve().parent / "fixtures"))
 
 import synth_aspace  # noqa: E402
@@ -33,7 +35,7 @@ NOTES = ("one CPU", "no PGE", "no mutex_fiber_contended")
 
 def tool(cleanroom_tool: Path, *args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, str(cleanroom_tool), *args], capture_output=True, text=True,
-                          timeout=180, stdin=subprocess.DEVNULL)
+                          timeout=TOOL_SAFETY_NET_S, stdin=subprocess.DEVNULL)
 
 
 def body(text: str, head: str) -> dict[str, list[str]]:

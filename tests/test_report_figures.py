@@ -14,6 +14,8 @@ from typing import Any
 
 import pytest
 
+from booting import TOOL_SAFETY_NET_S
+
 sys.path.insert(0, str(Path(__file__).resolve().parent / "fixtures"))
 
 import synth_workset  # noqa: E402
@@ -28,7 +30,7 @@ QEMU_FIXTURE = "qemu-quick-workset.log"
 
 def tool(cleanroom_tool: Path, *args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, str(cleanroom_tool), *args], capture_output=True, text=True,
-                          timeout=120, stdin=subprocess.DEVNULL)
+                          timeout=TOOL_SAFETY_NET_S, stdin=subprocess.DEVNULL)
 
 
 def png_size(path: Path) -> tuple[int, int]:
@@ -199,7 +201,7 @@ def test_no_plots_never_loads_matplotlib(tmp_path: Path, fixtures_dir: Path, rep
             "import io; rc = main(['report', sys.argv[2], '--out', sys.argv[3], '--no-plots'], io.StringIO()); "
             "print(rc, 'matplotlib' in sys.modules)")
     p = subprocess.run([sys.executable, "-c", code, str(repo_root / "tools"), str(fixtures_dir / QEMU_FIXTURE),
-                        str(tmp_path)], capture_output=True, text=True, timeout=60)
+                        str(tmp_path)], capture_output=True, text=True, timeout=TOOL_SAFETY_NET_S)
     assert p.stdout.split() == ["0", "False"], p.stderr
     assert sorted(os.listdir(tmp_path)) == ["derived.csv", "locks.csv"]
 

@@ -14,6 +14,8 @@ from pathlib import Path
 
 import pytest
 
+from booting import TOOL_SAFETY_NET_S
+
 from cleanroom_host.protocol import encode_record, parse_log
 
 HOSTED = "hosted-quick-locks.log"
@@ -23,7 +25,7 @@ LOCK_PLOTS = ["litethreads.png", "valchanov.png", "create.png"]
 
 def tool(cleanroom_tool: Path, *args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, str(cleanroom_tool), *args], capture_output=True, text=True,
-                          timeout=180, stdin=subprocess.DEVNULL)
+                          timeout=TOOL_SAFETY_NET_S, stdin=subprocess.DEVNULL)
 
 
 def medians(log: Path) -> dict[tuple[str, str, tuple[tuple[str, object], ...]], int]:

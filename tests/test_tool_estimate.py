@@ -16,14 +16,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parent / "fixtures"))
 import synth_workset  # noqa: E402
 
 from cleanroom_host import estimate  # noqa: E402
-from cleanroom_host.protocol import parse_log  # noqa: E402
 
 MIB = 1 << 20
 
 
 def tool(cleanroom_tool: Path, *args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, str(cleanroom_tool), *args], capture_output=True, text=True,
-                          env=dict(os.environ, **(env or {})), timeout=60, stdin=subprocess.DEVNULL)
+                          env=dict(os.environ, **(env or {})), timeout=600, stdin=subprocess.DEVNULL)
 
 
 def test_paper_suite_plan_is_the_kernels_default() -> None:
@@ -34,16 +33,18 @@ def test_paper_suite_plan_is_the_kernels_default() -> None:
     assert set(p.benches) >= {"workset", "ctxsw"}
 
 
-def test_model_matches_the_recorded_quick_run(fixtures_dir: Path) -> None:
-    """Sizes and reps of a real quick run are what the model assumes for suite=quick."""
-    res = parse_log((fixtures_dir / "qemu-quick-workset.log").read_bytes())
+def test_model_matches_a_real_quick_run(quick_icount: tuple[int, dict[str, Any]]) -> None:
+    """Sizes and reps of this kernel's quick run are what the model assumes for suite=quick."""
+    _, res = quick_icount
     plan = estimate.plan("suite=quick")
-    cfg = res.first("config")
-    assert cfg is not None
+    cfg = next(r for r in res["records"] if r["t"] == "config")
     assert (cfg["cfg"]["runs"], cfg["cfg"]["warmup"]) == (plan.runs, plan.warmup)
-    seen = {(r["params"]["size"], r["params"]["reps"]) for r in res.of_type("result")
+    results = [r for r in res["records"] if r["t"] == "result"]
+    seen = {(r["params"]["size"], r["params"]["reps"]) for r in results
             if r["bench"] == "workset" and r["params"]["paging"] == "off"}
     assert sorted(seen) == [(s, plan.workset_reps(s)) for s in plan.sizes]
+    threads = {r["params"]["size"] for r in results if r["case"] == "workset_threads"}
+    assert sorted(threads) == plan.aspace_sizes()
 
 
 def test_bytes_refills_and_switches_by_hand() -> None:
@@ -64,7 +65,8 @@ def test_locks_reps_by_hand() -> None:
     est = estimate.estimate(estimate.plan("suite=paper bench=locks"), "qemu", 128)
     assert est is not None and est.bytes == est.switches == 0
     assert est.lock_reps == 1_000_000 * (3 + 1) * 2
-    assert est.seconds > estimate.LIMIT_S  # paper-sized locks alone need --yes under QEMU
+    s = estimate.SPEEDS["qemu"]
+    assert est.seconds == pytest.approx(s.boot_s + est.lock_reps * s.lock_rep_s)
 
 
 def test_sizes_that_do_not_fit_are_left_out() -> None:
@@ -93,6 +95,59 @@ def test_paper_suite_takes_hours_in_every_emulator() -> None:
         assert est.bytes > 2e14  # ~80 MiB of sizes x 4 x 100000 x 4 x 2
 
 
+def test_longest_case_by_hand() -> None:
+    """One case is all its rounds of one size (multi: with the switches); paging passes are separate cases."""
+    p = estimate.plan("bench=workset,ctxsw,locks sizes=0,4K,1M reps=20 runs=3 warmup=1 paging=both")
+    s = estimate.SPEEDS["qemu"]
+    cases = estimate.case_seconds(p, "qemu", 128)
+    assert cases["workset"] == pytest.approx(4 * (2 * 20 * MIB / s.bytes_per_s + 40 * s.refill_s + 40 * s.switch_s))
+    assert cases["ctxsw"] == pytest.approx(4 * 22 * 20 * s.switch_s)
+    assert cases["locks"] == pytest.approx(4 * 20 * s.lock_rep_s)
+    assert estimate.longest_case(p, "qemu", 128) == max(cases.values())
+
+
+def test_longest_case_of_aspace_counts_the_probe_round() -> None:
+    p = estimate.plan("bench=aspace sizes=1M reps=20 runs=3 warmup=1")
+    s = estimate.SPEEDS["qemu"]
+    threads = 2 * 20 * MIB / s.bytes_per_s + 40 * s.refill_s + 40 * s.thread_switch_s
+    assert estimate.longest_case(p, "qemu", 128) == pytest.approx(5 * max(threads, 20 * s.aspace_rep_s))
+
+
+def test_longest_case_grows_with_sizes_and_reps() -> None:
+    def case(cmdline: str) -> float:
+        secs = estimate.longest_case(estimate.plan(cmdline), "qemu", 128)
+        assert secs is not None
+        return secs
+
+    assert case("bench=workset sizes=1M reps=100") < case("bench=workset sizes=4M reps=100")
+    assert case("bench=workset sizes=1M,4M reps=100") == case("bench=workset sizes=4M reps=100")
+    assert case("bench=workset sizes=1M reps=100") < case("bench=workset sizes=1M reps=1000")
+    assert case("bench=workset sizes=1M,100M reps=100") == case("bench=workset sizes=1M reps=100")  # 100M does not fit
+    assert case("bench=workset sizes=1M reps=100 paging=both") == case("bench=workset sizes=1M reps=100 paging=on")
+
+
+@pytest.mark.parametrize("cmdline", ["suite=quick", "suite=paper", "bench=locks reps=50000", "bench=ctxsw,aspace"])
+@pytest.mark.parametrize("emu", ["qemu", "qemu-icount", "bochs", "hosted"])
+def test_longest_case_is_part_of_the_run(cmdline: str, emu: str) -> None:
+    p = estimate.plan(cmdline)
+    est, case = estimate.estimate(p, emu, 128), estimate.longest_case(p, emu, 128)
+    assert est is not None and case is not None and 0 < case < est.seconds
+
+
+def test_no_longest_case_without_a_timed_benchmark() -> None:
+    assert estimate.longest_case(estimate.plan("suite=selftest"), "qemu", 128) is None
+    assert estimate.longest_case(estimate.plan("suite=paper"), "vmware", 128) is None
+
+
+def test_silence_limit_from_the_longest_case() -> None:
+    assert estimate.silence_for(1.0, 60) == 60
+    assert estimate.silence_for(100.0, 60) == 330
+    paper = estimate.longest_case(estimate.plan("suite=paper"), "qemu", 128)
+    quick = estimate.longest_case(estimate.plan("suite=quick"), "qemu", 128)
+    assert paper is not None and paper > 1800  # a 24 MiB case of 100000 reps: the better part of hours
+    assert quick is not None and estimate.silence_for(quick, 60) == 60
+
+
 @pytest.fixture
 def fake(tmp_path: Path, fixtures_dir: Path) -> dict[str, Any]:
     kernel = tmp_path / "cleanroom.elf"
@@ -113,25 +168,47 @@ def test_long_run_refused_without_yes(cleanroom_tool: Path, fake: dict[str, Any]
     assert not fake["info"].exists()  # nothing was started
 
 
-def test_yes_starts_it_with_a_longer_timeout(cleanroom_tool: Path, fake: dict[str, Any], tmp_path: Path) -> None:
+def test_yes_starts_it_with_a_raised_silence_limit(cleanroom_tool: Path, fake: dict[str, Any],
+                                                    tmp_path: Path) -> None:
     out = tmp_path / "o"
     p = tool(cleanroom_tool, "run", "--cmdline", "suite=paper", "--yes", "--out", str(out), *fake["args"],
              env=fake["env"])
     assert p.returncode == 0, p.stderr
-    assert "timeout raised to" in p.stderr and fake["info"].exists()
-    est = estimate.estimate(estimate.plan("suite=paper"), "qemu", 128)
-    assert est is not None
-    assert json.loads((out / "results.json").read_text())["run"]["timeout"] == pytest.approx(3 * est.seconds + 60)
+    case = estimate.longest_case(estimate.plan("suite=paper"), "qemu", 128)
+    assert case is not None
+    silence = 3 * case + 30
+    assert f"silence limit raised to {silence:.0f} s for this run (longest case estimated at " in p.stderr
+    assert fake["info"].exists() and "timeout" not in p.stderr
+    run = json.loads((out / "results.json").read_text())["run"]
+    assert run["silence"] == pytest.approx(silence) and run["timeout"] is None
+
+
+def test_silence_option_wins_over_the_estimate(cleanroom_tool: Path, fake: dict[str, Any], tmp_path: Path) -> None:
+    out = tmp_path / "o"
+    p = tool(cleanroom_tool, "run", "--cmdline", "suite=paper", "--yes", "--silence", "45", "--out", str(out),
+             *fake["args"], env=fake["env"])
+    assert p.returncode == 0, p.stderr
+    assert "silence limit raised" not in p.stderr
+    assert json.loads((out / "results.json").read_text())["run"]["silence"] == 45
+
+
+def test_quiet_raises_the_limit_without_saying_so(cleanroom_tool: Path, fake: dict[str, Any], tmp_path: Path) -> None:
+    out = tmp_path / "o"
+    p = tool(cleanroom_tool, "run", "--cmdline", "suite=paper", "--yes", "--quiet", "--out", str(out),
+             *fake["args"], env=fake["env"])
+    assert p.returncode == 0, p.stderr
+    assert "silence limit raised" not in p.stderr
+    assert json.loads((out / "results.json").read_text())["run"]["silence"] > 600
 
 
 def test_short_run_starts_quietly(cleanroom_tool: Path, fake: dict[str, Any], tmp_path: Path) -> None:
     p = tool(cleanroom_tool, "run", "--cmdline", "suite=quick", "--out", str(tmp_path / "o"), *fake["args"],
              env=fake["env"])
-    assert p.returncode == 0 and "estimated duration" not in p.stderr
+    assert p.returncode == 0 and "estimated duration" not in p.stderr and "silence limit" not in p.stderr
     est = estimate.estimate(estimate.plan("suite=quick"), "qemu", 128)
-    assert est is not None and est.seconds < 30  # not printed, the default timeout unless 3x it + 60 s is more
-    timeout = json.loads((tmp_path / "o" / "results.json").read_text())["run"]["timeout"]
-    assert timeout == pytest.approx(max(120, 3 * est.seconds + 60))
+    assert est is not None and est.seconds < 30  # not printed
+    run = json.loads((tmp_path / "o" / "results.json").read_text())["run"]
+    assert run["silence"] == 60 and run["timeout"] is None  # its cases are short: the default stays
 
 
 def test_hosted_is_never_refused(cleanroom_tool: Path, fake: dict[str, Any], tmp_path: Path, fixtures_dir: Path) -> None:
@@ -139,6 +216,8 @@ def test_hosted_is_never_refused(cleanroom_tool: Path, fake: dict[str, Any], tmp
              "--emulator-binary", str(fixtures_dir / "fake_emulator.py"), env=fake["env"])
     assert p.returncode == 0, p.stderr
     assert "estimated duration under hosted: ~" in p.stderr and "not started" not in p.stderr
-    timeout = json.loads((tmp_path / "o" / "results.json").read_text())["run"]["timeout"]
+    silence = json.loads((tmp_path / "o" / "results.json").read_text())["run"]["silence"]
     est = estimate.estimate(estimate.plan("suite=paper"), "hosted", 3072)
-    assert est is not None and est.seconds > 600 and timeout == pytest.approx(3 * est.seconds + 60)
+    case = estimate.longest_case(estimate.plan("suite=paper"), "hosted", 3072)
+    assert est is not None and est.seconds > 600
+    assert case is not None and silence == pytest.approx(3 * case + 30) and silence > 60

@@ -21,7 +21,7 @@ LAST_CPU = max(os.sched_getaffinity(0))
 
 def tool(cleanroom_tool: Path, *args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, str(cleanroom_tool), *args], capture_output=True, text=True,
-                          env=dict(os.environ, **(env or {})), timeout=60, stdin=subprocess.DEVNULL)
+                          env=dict(os.environ, **(env or {})), timeout=600, stdin=subprocess.DEVNULL)
 
 
 @pytest.fixture
@@ -53,6 +53,9 @@ def test_hosted_gets_tokens_as_argv_pinned_to_the_last_cpu(cleanroom_tool: Path,
     assert Path(run["command"][0]).name == "taskset" and run["command"][1:3] == ["-c", str(LAST_CPU)]
     assert run["kernel_cmdline"] == "bench=workset,ctxsw sizes=0,4K reps=20"
     assert doc["complete"] and "records: " in p.stdout
+    assert run["silence"] == 60 and run["hung"] is False and run["timeout"] is None
+    assert list(run["bench_seconds"])[0] == "boot" and {"workset", "ctxsw"} <= set(run["bench_seconds"])
+    assert "time per benchmark: boot " in p.stdout
 
 
 def test_hosted_host_cpu_option(cleanroom_tool: Path, fake: dict[str, Any], tmp_path: Path) -> None:

@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from booting import TOOL_SAFETY_NET_S
+
 REPO = Path(__file__).resolve().parent.parent
 UNIT_SOURCES = sorted((REPO / "tests" / "unit").glob("test_*.c"))
 
@@ -21,7 +23,7 @@ def built_units() -> None:
 @pytest.mark.parametrize("source", UNIT_SOURCES, ids=lambda p: p.stem)
 def test_unit(source: Path) -> None:
     binary = REPO / "build" / "units" / source.stem
-    proc = subprocess.run([str(binary)], capture_output=True, text=True, timeout=60)
+    proc = subprocess.run([str(binary)], capture_output=True, text=True, timeout=TOOL_SAFETY_NET_S)
     lines = proc.stdout.strip().splitlines()
     assert lines, f"{source.stem} printed nothing"
     summary = lines[-1]

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from test_boot import KERNEL, boot, done, of_type
+from booting import KERNEL, boot, done, of_type
 
 pytestmark = pytest.mark.skipif(not KERNEL.exists(), reason="build/cleanroom.elf missing: run `make`")
 
@@ -23,8 +23,8 @@ def by_size(res: dict[str, Any], case: str, paging: str = "off") -> dict[int, di
             if r["case"] == case and r["params"]["paging"] == paging}
 
 
-def test_quick_suite_shape(tmp_path: Path) -> None:
-    rc, res = boot(tmp_path, "qemu", "suite=quick")
+def test_quick_suite_shape(quick_icount: tuple[int, dict[str, Any]]) -> None:
+    rc, res = quick_icount
     assert rc == 0 and done(res)["status"] == "ok"
     ws = results(res, "workset")
     sizes = sorted({r["params"]["size"] for r in ws})

@@ -25,6 +25,29 @@ class Parser(argparse.ArgumentParser):
         self.exit(results.EXIT_SETUP, f"{self.prog}: error: {message}\n")
 
 
+def seconds(text: str) -> float:
+    """A positive number of seconds (--silence, --timeout)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
+    if not value > 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"must be a positive number of seconds: {text!r}")
+    return value
+
+
+def _paper(emulator: str, case: bool = False) -> str:
+    """The estimate of suite=paper (or of its longest case) for --help, from the model itself."""
+    p = estimate.plan("suite=paper")
+    secs: float | None
+    if case:
+        secs = estimate.longest_case(p, emulator, emulators.DEFAULT_MEMORY_MB)
+    else:
+        est = estimate.estimate(p, emulator, emulators.DEFAULT_MEMORY_MB)
+        secs = est.seconds if est is not None else None
+    return estimate.duration_text(secs).lstrip("~") if secs is not None else "?"
+
+
 def build_parser() -> Parser:
     root = runner.repo_root()
     p = Parser(prog="cleanroom", description="Host tool of the cleanroom measurement kernel.",
@@ -48,23 +71,33 @@ def build_parser() -> Parser:
                 f"               benchmarks, pinned with taskset -c to one CPU; CMDLINE tokens become its argv\n"
                 f"ISO boots with --cmdline use a temporary ISO made with grub-mkrescue; without it,\n"
                 f"the built ISO and its default entry. exit=auto is added when CMDLINE has no exit=.\n"
-                f"Default timeouts: " + ", ".join(f"{k} {v:g} s" for k, v in emulators.DEFAULT_TIMEOUT.items())
-                + f".\n\nDuration estimate: before a run that measures workset, ctxsw or locks, the\n"
-                f"tool estimates its duration as boot + bytes zeroed / throughput + refills x refill\n"
-                f"cost + switches x switch cost + locks reps x rep cost (constants measured per\n"
-                f"emulator; docs/REPORT.md).\n"
+                f"\nHangs: a run is hung when no good record (valid CRC) has arrived for S seconds\n"
+                f"(--silence S, default {runner.DEFAULT_SILENCE_S:g}; for the first record, counted from the emulator's\n"
+                f"start). Every benchmark case ends with records, so however long a run takes, it\n"
+                f"is not hung while its cases finish; only a case longer than S would look hung,\n"
+                f"and for those the limit is raised (below). A hung run is stopped, keeps every\n"
+                f"good record and exits 4. --timeout T limits the total time too (default: none).\n"
+                f"\nDuration estimate: before a run that measures workset, ctxsw, locks or aspace,\n"
+                f"the tool estimates its duration as boot + bytes zeroed / throughput + refills x\n"
+                f"refill cost + switches x switch cost + locks reps x rep cost (constants measured\n"
+                f"per emulator; docs/REPORT.md).\n"
                 f"Over {estimate.LIMIT_S / 60:.0f} min it refuses to start (exit 5) unless --yes is given (hosted\n"
-                f"runs are never refused); without --timeout, a long run's timeout becomes\n"
-                f"3 x the estimate + 60 s. suite=paper\n"
-                f"(reps=100000, sizes 0..24M, paging both, runs 3) comes out at about 20 hours\n"
-                f"in QEMU and two weeks in Bochs; the model is approximate.\n"
+                f"runs are never refused). Without --silence, the silence limit becomes\n"
+                f"3 x the longest single case's estimate + 30 s when that is more. suite=paper\n"
+                f"(reps=100000, sizes 0..24M, paging both, runs 3) comes out at {_paper('qemu')} in QEMU\n"
+                f"and {_paper('bochs')} in Bochs, its longest case at {_paper('qemu', case=True)} in QEMU;\n"
+                f"the model is approximate.\n"
                 f"\nWithout --out, results go to results/<UTC time>-<emulator>/ (results/ or\n"
                 f"${RESULTS_ENV}) and results/latest points at them.\n\n" + results.EXIT_HELP),
         formatter_class=argparse.RawDescriptionHelpFormatter)
     pr.add_argument("--emulator", choices=emulators.EMULATORS, default="qemu", help="default: qemu")
     pr.add_argument("--cmdline", help='kernel command line, e.g. "suite=selftest"')
     pr.add_argument("--out", type=Path, help="results directory")
-    pr.add_argument("--timeout", type=float, help="seconds before the emulator is killed")
+    pr.add_argument("--silence", type=seconds, metavar="S",
+                    help=f"seconds without a record before the run counts as hung (default "
+                         f"{runner.DEFAULT_SILENCE_S:g}, raised for long cases)")
+    pr.add_argument("--timeout", type=seconds, metavar="T",
+                    help="a limit on the run's total seconds (default: none)")
     pr.add_argument("--kernel", type=Path, default=root / "build" / "cleanroom.elf",
                     help="kernel ELF (default: build/cleanroom.elf, made by `make`)")
     pr.add_argument("--iso", type=Path, default=root / "build" / "cleanroom.iso",
@@ -90,7 +123,12 @@ def build_parser() -> Parser:
     pc.add_argument("--port", required=True, help="serial device, e.g. /dev/ttyUSB0")
     pc.add_argument("--baud", type=int, default=115200, help="default 115200")
     pc.add_argument("--out", type=Path, help="results directory (default results/<UTC time>-serial/)")
-    pc.add_argument("--timeout", type=float, default=600.0, help="seconds to wait (default 600)")
+    pc.add_argument("--silence", type=seconds, default=runner.DEFAULT_SILENCE_S, metavar="S",
+                    help="after the first record, seconds without one before the capture counts as hung "
+                         f"(default {runner.DEFAULT_SILENCE_S:g}; a suite with long cases needs more)")
+    pc.add_argument("--timeout", type=seconds, metavar="T",
+                    help="a limit on the total seconds, the wait for the first record included "
+                         "(default: none, wait until Ctrl-C)")
     pc.add_argument("--quiet", action="store_true", help="no progress output")
 
     pp = sub.add_parser(
@@ -167,28 +205,38 @@ def _out_dir(args: argparse.Namespace, label: str) -> tuple[Path, bool]:
     return runner.default_out_dir(Path(base) if base else runner.repo_root() / "results", label), True
 
 
-def _check_duration(args: argparse.Namespace, memory: int, err: TextIO) -> tuple[bool, float | None]:
-    """Print the duration estimate; (may start, timeout to use instead of the default)."""
+def _check_duration(args: argparse.Namespace, memory: int, err: TextIO) -> tuple[bool, float]:
+    """Print the duration estimate; (may start, silence limit for the run)."""
+    silence = args.silence if args.silence is not None else runner.DEFAULT_SILENCE_S
     try:
-        est = estimate.estimate(estimate.plan(args.cmdline), args.emulator, memory)
+        p = estimate.plan(args.cmdline)
     except estimate.CmdlineError:
-        return True, None  # the kernel will reject the command line itself
-    if est is None:
-        return True, None
-    long = est.seconds > estimate.LIMIT_S and args.emulator in estimate.REFUSING
-    if long or (est.seconds >= 30 and not args.quiet):
-        err.write(est.text(args.emulator) + "\n")
-    if long and not args.yes:
-        err.write(f"cleanroom run: not started: the estimate exceeds {estimate.LIMIT_S / 60:.0f} minutes; "
-                  f"add --yes to run it anyway, or lower reps=, sizes=/maxsize= or runs=\n")
-        return False, None
-    default = emulators.DEFAULT_TIMEOUT[args.emulator]
-    wanted = estimate.timeout_for(est, default)
-    if args.timeout is None and wanted > default:
-        if not args.quiet:
-            err.write(f"timeout raised to {wanted:.0f} s for this run (use --timeout to choose)\n")
-        return True, wanted
-    return True, None
+        return True, silence  # the kernel will reject the command line itself
+    est = estimate.estimate(p, args.emulator, memory)
+    if est is not None:
+        long = est.seconds > estimate.LIMIT_S and args.emulator in estimate.REFUSING
+        if long or (est.seconds >= 30 and not args.quiet):
+            err.write(est.text(args.emulator) + "\n")
+        if long and not args.yes:
+            err.write(f"cleanroom run: not started: the estimate exceeds {estimate.LIMIT_S / 60:.0f} minutes; "
+                      f"add --yes to run it anyway, or lower reps=, sizes=/maxsize= or runs=\n")
+            return False, silence
+    if args.silence is None:
+        silence = _silence_for_cases(p, args, memory, err)
+    return True, silence
+
+
+def _silence_for_cases(p: estimate.Plan, args: argparse.Namespace, memory: int, err: TextIO) -> float:
+    """The default silence limit, raised when one case may take longer than it allows."""
+    cases = estimate.case_seconds(p, args.emulator, memory)
+    if not cases:
+        return runner.DEFAULT_SILENCE_S
+    bench, case_s = max(cases.items(), key=lambda item: item[1])
+    silence = estimate.silence_for(case_s, runner.DEFAULT_SILENCE_S)
+    if silence > runner.DEFAULT_SILENCE_S and not args.quiet:
+        err.write(f"silence limit raised to {silence:.0f} s for this run (longest case estimated at "
+                  f"{estimate.duration_text(case_s)}, in {bench}; --silence chooses)\n")
+    return silence
 
 
 def cmd_run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
@@ -201,11 +249,10 @@ def cmd_run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         cpu=args.cpu, memory=memory, qemu_args=list(args.qemu_arg), binary=args.emulator_binary,
         hosted=args.hosted, host_cpu=args.host_cpu)
     # a 32-bit Linux process has about 3 GiB for its buffers
-    may_start, long_timeout = _check_duration(args, 3072 if args.emulator == "hosted" else memory, err)
+    may_start, silence = _check_duration(args, 3072 if args.emulator == "hosted" else memory, err)
     if not may_start:
         return results.EXIT_SETUP
-    timeout = args.timeout if args.timeout is not None else emulators.DEFAULT_TIMEOUT[args.emulator]
-    timeout = long_timeout or timeout
+    limits = runner.Limits(silence=silence, timeout=args.timeout)
     out_dir, is_default = _out_dir(args, args.emulator)
     progress = Progress.for_stream(err, args.quiet)
 
@@ -214,17 +261,18 @@ def cmd_run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             runner.point_latest(path)
 
     try:
-        outcome = runner.run_emulator(spec, out_dir, timeout, progress, on_start=started)
+        outcome = runner.run_emulator(spec, out_dir, limits, progress, on_start=started)
     except emulators.SetupError as exc:
         err.write(f"cleanroom run: {exc}\n")
         return results.EXIT_SETUP
     runner.print_outcome(outcome, out, err)
-    return results.exit_status(outcome.result, outcome.timed_out)
+    return results.exit_status(outcome.result, outcome.cut_short)
 
 
 def cmd_capture(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     out_dir, is_default = _out_dir(args, "serial")
     progress = Progress.for_stream(err, args.quiet)
+    limits = runner.Limits(silence=args.silence, timeout=args.timeout, silence_before_first=False)
 
     def announce(text: str) -> None:
         if not args.quiet:
@@ -232,14 +280,14 @@ def cmd_capture(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             err.flush()
 
     try:
-        outcome = runner.capture_port(args.port, args.baud, out_dir, args.timeout, progress, announce)
+        outcome = runner.capture_port(args.port, args.baud, out_dir, limits, progress, announce)
     except emulators.SetupError as exc:
         err.write(f"cleanroom capture: {exc}\n")
         return results.EXIT_SETUP
     if is_default:
         runner.point_latest(out_dir)
     runner.print_outcome(outcome, out, err)
-    return results.exit_status(outcome.result, outcome.timed_out)
+    return results.exit_status(outcome.result, outcome.cut_short)
 
 
 def cmd_report(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:

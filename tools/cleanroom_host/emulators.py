@@ -22,8 +22,6 @@ BOCHS_VGABIOS = Path("/usr/share/vgabios/vgabios.bin")
 BOCHS_IPS = 50_000_000
 
 DEFAULT_MEMORY_MB = 128
-DEFAULT_TIMEOUT = {"qemu": 120.0, "qemu-icount": 120.0, "iso": 120.0, "uefi": 180.0, "bochs": 600.0,
-                   "hosted": 600.0}
 
 # Debian packages that provide each program or file (tools/setup.sh installs them).
 PACKAGES = {

@@ -17,13 +17,16 @@ kernel's own defaults (bench/workset.c, bench/ctxsw.c, kernel/suite.c):
     (runs + warmup) x passes; lock_rep_s is the measured time of one rep of
     every locks case together. tsc and create take well under a second.
   aspace (paging on only: one pass; every ring-3 case has a probe run, so
-    rounds = runs + warmup + 1): workset_threads per size S, R = reps(S):
+    rounds = runs + warmup + 1): workset_threads per size S (in the quick
+    suite only 0, 4K, 64K and 1M), R = reps(S):
     bytes += 2 buffers x R x S x rounds, refills += 2 R x rounds,
     thread_switches += 2 R x rounds; the other cases with A reps (reps=,
     20000 for suite=paper, else 1000): aspace_reps = A x rounds, aspace_rep_s
     being one rep of them all together.
 Sizes whose two buffers do not fit in guest memory are skipped, as the kernel
-skips them. The per-emulator constants were measured here (docs/REPORT.md).
+skips them. case_seconds gives the longest single case of each benchmark (a
+run is silent for that long between two records): (runs + warmup) rounds, +1
+for aspace, of one size's multi case, of 22 R ctxsw switches, of R locks reps. The per-emulator constants were measured here (docs/REPORT.md).
 The model is approximate: within a factor of about 2 on another host.
 """
 
@@ -59,16 +62,19 @@ class Speed:
 # (Bochs: 500) runs=1 warmup=0, the wall time less the boot over 2 rounds;
 # the thread switch from workset_threads' own cycles at size 0 under TCG
 # (QEMU drops its software TLB at every CR3 load), taken for all emulators.
+# locks (2026-11-23, after the LiteThreads handshake went to a tenth of the
+# steps): bench=locks reps=10000 runs=1 warmup=0 paging=off, the locks time of
+# the run's bench_seconds over 10000 reps (iso and uefi scaled as qemu).
 SPEEDS: dict[str, Speed] = {
-    "qemu": Speed(3.7e9, 22e-9, 22e-9, 0.3, 120e-6, 190e-6, 4e-6),
-    "qemu-icount": Speed(1.0e9, 37e-9, 8e-9, 2.0, 210e-6, 560e-6, 4e-6),
-    "iso": Speed(3.7e9, 21e-9, 22e-9, 0.6, 110e-6, 190e-6, 4e-6),
-    "uefi": Speed(3.6e9, 19e-9, 19e-9, 3.6, 140e-6, 190e-6, 4e-6),
-    "bochs": Speed(2.1e8, 455e-9, 94e-9, 1.4, 140e-6, 3.2e-3, 4e-6),
+    "qemu": Speed(3.7e9, 22e-9, 22e-9, 0.3, 17e-6, 190e-6, 4e-6),
+    "qemu-icount": Speed(1.0e9, 37e-9, 8e-9, 2.0, 27e-6, 560e-6, 4e-6),
+    "iso": Speed(3.7e9, 21e-9, 22e-9, 0.6, 16e-6, 190e-6, 4e-6),
+    "uefi": Speed(3.6e9, 19e-9, 19e-9, 3.6, 20e-6, 190e-6, 4e-6),
+    "bochs": Speed(2.1e8, 455e-9, 94e-9, 1.4, 96e-6, 3.2e-3, 4e-6),
     # The hosted build, from its own records (cycles / tsc.hz) of sizes=0,1M,24M
     # reps=200 and sizes=0 reps=2000000: real hardware, so it varies most
-    # between hosts. Used only to lengthen the timeout, never to refuse.
-    "hosted": Speed(1.1e11, 11e-9, 3.7e-9, 0.2, 24e-6),
+    # between hosts. Used only to raise the silence limit, never to refuse.
+    "hosted": Speed(1.1e11, 11e-9, 3.7e-9, 0.2, 3.2e-6),
 }
 LIMIT_S = 600.0  # longer estimates need --yes
 REFUSING = ("qemu", "qemu-icount", "iso", "uefi", "bochs")  # emulators a long run is refused on
@@ -80,14 +86,16 @@ SUITE_BENCHES = {"selftest": (), "quick": ALL_BENCHES, "paper": ALL_BENCHES, "al
 TIMED = ("workset", "ctxsw", "locks", "aspace")  # the benchmarks the model counts
 SWEEP_SUITES = ("quick", "paper")  # suites with their own runs/warmup/paging/maxsize defaults
 PAPER_REPS = 100_000
-QUICK_BYTES = 8 * MIB
-QUICK_MIN_REPS = 8
+QUICK_BYTES = 4 * MIB
+QUICK_MIN_REPS = 4
 QUICK_MAX_REPS = 10_000
 CTXSW_REPS = 10_000
 LOCKS_REPS = 10_000
 LOCKS_PAPER_REPS = 1_000_000
 ASPACE_REPS = 1_000
 ASPACE_PAPER_REPS = 20_000
+# bench/aspace.c: the quick suite measures workset_threads at these sizes only
+ASPACE_QUICK_SIZES = (0, 4 * KIB, 64 * KIB, MIB)
 
 
 class CmdlineError(ValueError):
@@ -125,6 +133,7 @@ class Plan:
     passes: int
     sizes: list[int]
     reps: int | None  # reps= if given
+    sizes_given: bool = False  # sizes= was on the command line
 
     def workset_reps(self, size: int) -> int:
         if self.reps is not None:
@@ -141,6 +150,12 @@ class Plan:
 
     def aspace_reps(self) -> int:
         return self.reps if self.reps is not None else ASPACE_PAPER_REPS if self.suite == "paper" else ASPACE_REPS
+
+    def aspace_sizes(self) -> list[int]:
+        """workset_threads' sizes: the sweep's, or in the quick suite four of them."""
+        if self.suite != "quick" or self.sizes_given:
+            return self.sizes
+        return [s for s in ASPACE_QUICK_SIZES if s <= max(self.sizes)]
 
 
 def plan(cmdline: str | None) -> Plan:
@@ -161,7 +176,7 @@ def plan(cmdline: str | None) -> Plan:
     paging = kv.get("paging", "both" if sweep else "off")
     maxsize = parse_size(kv["maxsize"]) if "maxsize" in kv else (4 * MIB if suite == "quick" else 24 * MIB)
     sizes = [parse_size(s) for s in kv["sizes"].split(",") if s] if "sizes" in kv else default_sizes(maxsize)
-    return Plan(suite, benches, runs, warmup, 2 if paging == "both" else 1, sizes, reps)
+    return Plan(suite, benches, runs, warmup, 2 if paging == "both" else 1, sizes, reps, "sizes" in kv)
 
 
 @dataclass
@@ -219,7 +234,7 @@ def estimate(p: Plan, emulator: str, memory_mb: int) -> Estimate | None:
     thread_switches = aspace_reps = 0
     if "aspace" in p.benches and speed.aspace_rep_s:
         aspace_rounds = p.runs + p.warmup + 1
-        for size in p.sizes:
+        for size in p.aspace_sizes():
             if 2 * size > room:
                 continue
             r = p.workset_reps(size)
@@ -233,6 +248,58 @@ def estimate(p: Plan, emulator: str, memory_mb: int) -> Estimate | None:
     return Estimate(seconds, nbytes, refills, switches, lock_reps, skipped, thread_switches, aspace_reps)
 
 
-def timeout_for(est: Estimate, default: float) -> float:
-    """A timeout that lets an estimated run finish: 3x the estimate + 60 s, at least the default."""
-    return max(default, 3 * est.seconds + 60)
+def _fits(size: int, memory_mb: int) -> bool:
+    """Whether a size's two buffers fit in guest memory (the kernel skips those that do not)."""
+    return 2 * size <= memory_mb * MIB - 4 * MIB
+
+
+def _workset_round_s(speed: Speed, reps: int, size: int, switch_s: float) -> float:
+    """One round of one workset-like case: 2 buffers x R refills of S bytes, 2R switches."""
+    return 2 * reps * size / speed.bytes_per_s + 2 * reps * speed.refill_s + 2 * reps * switch_s
+
+
+def case_seconds(p: Plan, emulator: str, memory_mb: int) -> dict[str, float]:
+    """The longest single case of each benchmark the model counts, in seconds.
+
+    A case runs all its rounds (runs + warmup) before its result and progress
+    records go out, so this is the longest silence a healthy run can have.
+    locks and ctxsw are bounded by one round of the whole benchmark.
+    """
+    speed = SPEEDS.get(emulator)
+    if speed is None:
+        return {}
+    rounds = p.runs + p.warmup
+    out: dict[str, float] = {}
+    if "workset" in p.benches:
+        # multi (the two buffers' fibers switching) is the longer of each size's two cases
+        per_size = [_workset_round_s(speed, p.workset_reps(s), s, speed.switch_s)
+                    for s in p.sizes if _fits(s, memory_mb)]
+        out["workset"] = rounds * max(per_size, default=0.0)
+    if "ctxsw" in p.benches:
+        out["ctxsw"] = rounds * 22 * p.ctxsw_reps() * speed.switch_s
+    if "locks" in p.benches:
+        out["locks"] = rounds * p.locks_reps() * speed.lock_rep_s
+    if "aspace" in p.benches and speed.aspace_rep_s:
+        probed = rounds + 1  # every ring-3 case runs once more as a probe
+        threads = [_workset_round_s(speed, p.workset_reps(s), s, speed.thread_switch_s)
+                   for s in p.aspace_sizes() if _fits(s, memory_mb)]
+        others = p.aspace_reps() * speed.aspace_rep_s  # all its other cases together: an upper bound
+        out["aspace"] = probed * max([others, *threads])
+    return out
+
+
+def longest_case(p: Plan, emulator: str, memory_mb: int) -> float | None:
+    """Seconds of the longest single case; None without a measured speed or a counted benchmark."""
+    cases = case_seconds(p, emulator, memory_mb)
+    return max(cases.values()) if cases else None
+
+
+# A healthy run may be silent for a whole case; the margin covers a slower
+# host (the model is within a factor of about 2) and setup between cases.
+SILENCE_FACTOR = 3
+SILENCE_MARGIN_S = 30.0
+
+
+def silence_for(case_s: float, default: float) -> float:
+    """A silence limit that lets the longest case finish: 3x it + 30 s, at least the default."""
+    return max(default, SILENCE_FACTOR * case_s + SILENCE_MARGIN_S)

@@ -8,7 +8,7 @@ from typing import Any, Callable
 from . import aspacereport, benchreport, lockreport
 from .protocol import format_ranges
 from .results import ResultSet
-from .text import compact, format_params, human_bytes, human_hz, table
+from .text import bench_time_text, compact, format_params, human_bytes, human_hz, table
 
 __all__ = ["compact", "format_params", "human_bytes", "human_hz", "table", "render", "write_outputs"]
 
@@ -34,11 +34,16 @@ def section_run(rs: ResultSet) -> list[str]:
     out = [f"cleanroom report: {rs.path}"]
     run = doc.get("run")
     if isinstance(run, dict):
+        hung = (f", hung: no record for {run.get('silence'):g} s after seq {run.get('last_seq')}"
+                if run.get("hung") else "")
         out.append(f"run: {run.get('emulator')}, {run.get('wall_seconds')} s"
-                   + (", timed out" if run.get("timed_out") else "")
+                   + (", timed out (--timeout)" if run.get("timed_out") else "") + hung
                    + (f", emulator exit code {run.get('exit_code')}" if "exit_code" in run else ""))
         if run.get("command_line"):
             out.append(f"  command: {run.get('command_line')}")
+        per_bench = bench_time_text(run)
+        if per_bench:
+            out.append(f"  {per_bench}")
     missing = doc.get("missing") or []
     out.append(f"records: {len(rs.records)} good, {doc.get('corrupt', 0)} corrupt, "
                f"{len(missing)} missing, complete: {'yes' if doc.get('complete') else 'no'}")

@@ -152,7 +152,7 @@ EXIT_OK = 0        # complete, done.status ok, nothing corrupt or missing
 EXIT_FAIL = 1      # done.status fail: a self-test or check failed
 EXIT_CONFIG = 2    # done.status config: the kernel rejected the command line
 EXIT_FAULT = 3     # done.status fault: an unexpected CPU exception
-EXIT_DAMAGED = 4   # incomplete, timed out, corrupt or missing records
+EXIT_DAMAGED = 4   # incomplete (hung, timed out, interrupted), corrupt or missing records
 EXIT_SETUP = 5     # could not run: missing kernel, ISO, emulator, port, bad arguments
 
 EXIT_HELP = """exit status:
@@ -160,16 +160,20 @@ EXIT_HELP = """exit status:
   1  done status fail (a self-test or check failed)
   2  done status config (the kernel rejected the command line)
   3  done status fault (an unexpected CPU exception)
-  4  incomplete, timed out, corrupt or missing records (status ok or none)
+  4  incomplete (hung: no record for the silence limit; --timeout; Ctrl-C),
+     corrupt or missing records (status ok or none)
   5  could not run: kernel/ISO/emulator/port missing, bad arguments"""
 
 _STATUS_EXIT = {"fail": EXIT_FAIL, "config": EXIT_CONFIG, "fault": EXIT_FAULT}
 
 
-def exit_status(res: ParseResult, timed_out: bool = False) -> int:
-    """The kernel's own verdict first; then whether the record set is whole."""
+def exit_status(res: ParseResult, cut_short: bool = False) -> int:
+    """The kernel's own verdict first; then whether the record set is whole.
+
+    cut_short: the run was stopped (hung, --timeout, Ctrl-C) rather than finished.
+    """
     if res.status in _STATUS_EXIT:
         return _STATUS_EXIT[res.status]
-    if timed_out or not res.complete or res.damaged or res.status != "ok":
+    if cut_short or not res.complete or res.damaged or res.status != "ok":
         return EXIT_DAMAGED
     return EXIT_OK

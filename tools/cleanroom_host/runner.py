@@ -23,28 +23,42 @@ from typing import IO, Any, BinaryIO, Callable, TextIO
 
 from . import emulators
 from .progress import Progress
-from .protocol import ParseResult, StreamScanner, parse_log
+from .protocol import ParseResult, Record, StreamScanner, parse_log
 from .results import SERIAL_LOG, write_results
+from .text import bench_time_text
 
 # After a good `done` record, give the emulator this long to exit by itself.
 DONE_GRACE_S = 1.0
+# A run is hung when no good record has arrived for this long (--silence).
+# Every benchmark case ends with records, so only a case longer than this
+# needs more; `run` raises it from the duration estimate's longest case.
+DEFAULT_SILENCE_S = 60.0
 POLL_S = 0.05
 EMULATOR_LOG = "emulator.log"
 TAIL_KEEP = 64 * 1024
 
 
 class Session:
-    """Collects serial bytes: saves them exactly, scans them for progress."""
+    """Collects serial bytes: saves them exactly, scans them for progress.
 
-    def __init__(self, log: BinaryIO, progress: Progress, clock: Callable[[], float] = time.monotonic) -> None:
+    Keeps when each good record arrived: silence between records is what
+    tells a hang from a long run, and the gaps show where the time went.
+    """
+
+    def __init__(self, log: BinaryIO, progress: Progress, clock: Callable[[], float] = time.monotonic,
+                 start: float | None = None) -> None:
         self.log = log
         self.progress = progress
         self.scanner = StreamScanner()
         self.clock = clock
+        self.start = clock() if start is None else start
         self.good = 0
         self.corrupt = 0
         self.done_at: float | None = None
         self.bytes = 0
+        self.last_seq: int | None = None
+        # (arrival, bench) of every good record, bench None when it names none
+        self.arrivals: list[tuple[float, str | None]] = []
 
     def feed(self, data: bytes) -> None:
         if not data:
@@ -56,14 +70,80 @@ class Session:
             if frame.record is None:
                 self.corrupt += 1
                 continue
-            self.good += 1
-            self.progress.record(frame.record)
-            if frame.record.get("t") == "done" and self.done_at is None:
-                self.done_at = self.clock()
+            self._arrived(frame.record)
+
+    def _arrived(self, rec: Record) -> None:
+        now = self.clock()
+        self.good += 1
+        seq, bench = rec.get("seq"), rec.get("bench")
+        self.last_seq = seq if isinstance(seq, int) else None
+        if not isinstance(bench, str):  # self-tests name none: time them as one
+            bench = "selftest" if rec.get("t") == "test" else None
+        self.arrivals.append((now, bench))
+        self.progress.record(rec)
+        if rec.get("t") == "done" and self.done_at is None:
+            self.done_at = now
 
     def done_for(self) -> float:
         """Seconds since a good `done` arrived (0 if none has)."""
         return 0.0 if self.done_at is None else self.clock() - self.done_at
+
+    def silent_for(self) -> float:
+        """Seconds since the last good record (since the start before the first)."""
+        last = self.arrivals[-1][0] if self.arrivals else self.start
+        return self.clock() - last
+
+    def bench_seconds(self) -> dict[str, float]:
+        """Seconds per benchmark, in order of first appearance.
+
+        The gap before a record is credited to the benchmark it names: it
+        ends the case that filled the gap. Until the first record that names
+        one, it is the boot (firmware, loader, the kernel's set-up and clock
+        calibration); later records that name none (done, a self-test) go
+        with the benchmark before them.
+        """
+        out: dict[str, float] = {}
+        prev, name = self.start, "boot"
+        for at, bench in self.arrivals:
+            name = bench or name
+            out[name] = out.get(name, 0.0) + (at - prev)
+            prev = at
+        return {name: round(secs, 3) for name, secs in out.items()}
+
+
+@dataclass(frozen=True)
+class Limits:
+    """When to give up on a run that has not sent `done`."""
+
+    silence: float  # seconds without a good record: a hang, however long the run
+    timeout: float | None = None  # total seconds (--timeout); None: no total limit
+    silence_before_first: bool = True  # False for capture: the PC may boot long after it starts
+
+    def check(self, session: Session) -> str | None:
+        """'hung' or 'timeout' once a limit has passed, else None."""
+        if (session.good or self.silence_before_first) and session.silent_for() >= self.silence:
+            return "hung"
+        if self.timeout is not None and session.clock() - session.start >= self.timeout:
+            return "timeout"
+        return None
+
+    def message(self, stop: str, session: Session) -> str:
+        received = f"{session.good} records received"
+        if stop == "timeout":
+            return f"timed out after {self.timeout:g} s (--timeout); {received}"
+        if not session.good:
+            after = "the emulator started"
+        elif session.last_seq is None:
+            after = "the last record"
+        else:
+            after = f"seq {session.last_seq}"
+        return f"no record for {self.silence:g} s after {after}; {received}"
+
+    def fields(self, stop: str | None, session: Session) -> dict[str, Any]:
+        """What results.json's run records about the limits and the time."""
+        return {"silence": self.silence, "timeout": self.timeout, "hung": stop == "hung",
+                "timed_out": stop == "timeout", "last_seq": session.last_seq,
+                "bench_seconds": session.bench_seconds()}
 
 
 @dataclass
@@ -73,7 +153,7 @@ class Outcome:
     out_dir: Path
     result: ParseResult
     run: dict[str, Any]
-    timed_out: bool
+    cut_short: bool  # hung, timed out or interrupted: not a whole run, whatever the records say
     messages: list[str] = field(default_factory=list)
 
 
@@ -219,10 +299,12 @@ def _start(launch: emulators.Launch, cwd: str, chunks: "queue.Queue[tuple[str, b
     return proc, threads, master
 
 
-def run_emulator(spec: emulators.RunSpec, out_dir: Path, timeout: float,
+def run_emulator(spec: emulators.RunSpec, out_dir: Path, limits: Limits,
                  progress: Progress, on_start: Callable[[Path], None] | None = None) -> Outcome:
     """Boot the kernel, capture serial output into out_dir, parse it.
 
+    Stops when `done` has arrived (after a grace period), when the run is
+    hung or past --timeout (limits), or on Ctrl-C; every good record is kept.
     Raises emulators.SetupError before anything starts if something is missing.
     """
     with tempfile.TemporaryDirectory(prefix="cleanroom-") as tmp:
@@ -234,13 +316,14 @@ def run_emulator(spec: emulators.RunSpec, out_dir: Path, timeout: float,
             on_start(out_dir)
         chunks: "queue.Queue[tuple[str, bytes]]" = queue.Queue()
         emu_out = bytearray()
-        start = time.monotonic()
+        start = time.monotonic()  # the first record's silence counts from here
         proc, threads, master = _start(launch, tmp, chunks, emu_out)
 
-        timed_out = stopped_early = interrupted = False
+        stop: str | None = None
+        stopped_early = interrupted = False
         serial_fh = launch.serial_file.open("rb") if launch.serial_file else None
         with (out_dir / SERIAL_LOG).open("wb") as log:
-            session = Session(log, progress)
+            session = Session(log, progress, start=start)
 
             def pump(wait: float) -> None:
                 try:
@@ -264,8 +347,7 @@ def run_emulator(spec: emulators.RunSpec, out_dir: Path, timeout: float,
                         if session.done_for() >= DONE_GRACE_S:
                             stopped_early = proc.poll() is None
                             break
-                    elif time.monotonic() - start >= timeout:
-                        timed_out = True
+                    elif (stop := limits.check(session)) is not None:
                         break
             except KeyboardInterrupt:
                 interrupted = True
@@ -293,17 +375,16 @@ def run_emulator(spec: emulators.RunSpec, out_dir: Path, timeout: float,
         "command": launch.argv,
         "command_line": launch.display(),
         "kernel_cmdline": launch.kernel_cmdline,
-        "timeout": timeout,
         "wall_seconds": round(wall, 3),
         "exit_code": proc.returncode,
-        "timed_out": timed_out,
+        **limits.fields(stop, session),
         "interrupted": interrupted,
         "stopped_after_done": stopped_early,
         **launch.info,
     }
     messages: list[str] = []
-    if timed_out:
-        messages.append(f"timed out after {timeout:g} s; {session.good} records received")
+    if stop is not None:
+        messages.append(limits.message(stop, session))
     elif interrupted:
         messages.append(f"interrupted; {session.good} records received")
     elif result.done is None:
@@ -313,12 +394,17 @@ def run_emulator(spec: emulators.RunSpec, out_dir: Path, timeout: float,
             msg += f"; it said:\n{tail}"
         messages.append(msg)
     write_results(out_dir, result, SERIAL_LOG, run)
-    return Outcome(out_dir, result, run, timed_out or interrupted, messages)
+    return Outcome(out_dir, result, run, stop is not None or interrupted, messages)
 
 
-def capture_port(port: str, baud: int, out_dir: Path, timeout: float, progress: Progress,
+def capture_port(port: str, baud: int, out_dir: Path, limits: Limits, progress: Progress,
                  announce: Callable[[str], None]) -> Outcome:
-    """Read a serial port until a done record (plus a grace period) or timeout."""
+    """Read a serial port until a done record (plus a grace period), a hang, --timeout or Ctrl-C.
+
+    The PC may be booted long after capture starts, so silence only counts
+    once the first record has arrived (limits.silence_before_first is False
+    for a capture).
+    """
     try:
         import serial  # pyserial
     except ImportError as exc:
@@ -330,24 +416,30 @@ def capture_port(port: str, baud: int, out_dir: Path, timeout: float, progress: 
         raise emulators.SetupError(f"cannot open {port}: {exc}") from exc
     out_dir.mkdir(parents=True, exist_ok=True)
     start = time.monotonic()
-    timed_out = False
+    stop: str | None = None
+    interrupted = False
     closed: str | None = None
     with ser, (out_dir / SERIAL_LOG).open("wb") as log:
-        session = Session(log, progress)
-        announce(f"capturing from {port} at {baud} baud (timeout {timeout:g} s)")
-        while True:
-            try:
-                data = ser.read(max(1, ser.in_waiting))
-            except (serial.SerialException, OSError) as exc:
-                closed = str(exc)
-                break
-            session.feed(data)
-            if session.done_at is not None:
-                if session.done_for() >= DONE_GRACE_S:
+        session = Session(log, progress, start=start)
+        total = f", at most {limits.timeout:g} s in all" if limits.timeout is not None else ""
+        announce(f"capturing from {port} at {baud} baud (after the first record, {limits.silence:g} s "
+                 f"without one is a hang{total}); waiting for the first record; "
+                 f"Ctrl-C stops and keeps what arrived")
+        try:
+            while True:
+                try:
+                    data = ser.read(max(1, ser.in_waiting))
+                except (serial.SerialException, OSError) as exc:
+                    closed = str(exc)
                     break
-            elif time.monotonic() - start >= timeout:
-                timed_out = True
-                break
+                session.feed(data)
+                if session.done_at is not None:
+                    if session.done_for() >= DONE_GRACE_S:
+                        break
+                elif (stop := limits.check(session)) is not None:
+                    break
+        except KeyboardInterrupt:
+            interrupted = True
     progress.finish()
     wall = time.monotonic() - start
     result = parse_log((out_dir / SERIAL_LOG).read_bytes())
@@ -355,17 +447,19 @@ def capture_port(port: str, baud: int, out_dir: Path, timeout: float, progress: 
         "emulator": "serial",
         "port": port,
         "baud": baud,
-        "timeout": timeout,
         "wall_seconds": round(wall, 3),
-        "timed_out": timed_out,
+        **limits.fields(stop, session),
+        "interrupted": interrupted,
     }
     messages: list[str] = []
-    if timed_out:
-        messages.append(f"timed out after {timeout:g} s; {session.good} records received")
+    if stop is not None:
+        messages.append(limits.message(stop, session))
+    elif interrupted:
+        messages.append(f"interrupted; {session.good} records received")
     elif closed is not None and result.done is None:
         messages.append(f"{port} closed before a done record: {closed}")
     write_results(out_dir, result, SERIAL_LOG, run)
-    return Outcome(out_dir, result, run, timed_out, messages)
+    return Outcome(out_dir, result, run, stop is not None or interrupted, messages)
 
 
 def print_outcome(outcome: Outcome, out: TextIO, err: TextIO) -> None:
@@ -380,3 +474,6 @@ def print_outcome(outcome: Outcome, out: TextIO, err: TextIO) -> None:
     out.write(f"run: {run['emulator']} in {run['wall_seconds']:.1f} s"
               + (f", emulator exit code {run['exit_code']}" if "exit_code" in run else "")
               + f"; results in {outcome.out_dir}\n")
+    per_bench = bench_time_text(run)
+    if per_bench:  # where the time went: the longest benchmark is the one to shorten
+        out.write(per_bench + "\n")

@@ -82,3 +82,20 @@ def write_csv(path: Path, header: Sequence[str], rows: Iterable[Sequence[Any]]) 
         w.writerow(header)
         w.writerows(rows)
     return path
+
+
+def seconds_text(s: float) -> str:
+    """A duration for people: 0.3 s, 12.5 min, 3.2 h."""
+    if s < 120:
+        return f"{s:.1f} s"
+    if s < 2 * 3600:
+        return f"{s / 60:.1f} min"
+    return f"{s / 3600:.1f} h"
+
+
+def bench_time_text(run: dict[str, Any]) -> str | None:
+    """"time per benchmark: boot 0.3 s, tsc 0.2 s, ..." from results.json's run, if it has them."""
+    per_bench = run.get("bench_seconds")
+    if not isinstance(per_bench, dict) or not per_bench:
+        return None
+    return "time per benchmark: " + ", ".join(f"{name} {seconds_text(secs)}" for name, secs in per_bench.items())

@@ -1,0 +1,76 @@
+"""Booting the kernel (or the hosted build) through the host tool, exactly
+as a user runs it, for the tests that read what it printed.
+
+A hang is found by the tool's silence limit (no record for a while), never
+by a total time: a slow machine makes a run longer, not wrong. The
+subprocess timeout below is only a safety net for a tool that itself hangs.
+
+Expensive configurations are booted once per test session and shared by
+every test that reads them (shared_boot), also across pytest-xdist workers:
+the first worker to ask boots, the others wait for its results.json.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import hashlib
+import json
+import os
+import subprocess
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parent.parent
+TOOL = REPO / "tools" / "cleanroom"
+KERNEL = REPO / "build" / "cleanroom.elf"
+
+# The quick suite under -icount (the TSC counts instructions, runs repeat
+# exactly): booted once per session, read by every test of its shape.
+QUICK_ICOUNT = ("qemu-icount", "suite=quick")
+# Every benchmark and self-test, each case as small as still shows it: for
+# tests that need all of it (old CPUs, small memory, every record field).
+SMALL_ALL = "suite=all raw=1 runs=2 warmup=0 maxsize=64K reps=200"
+
+# Only for a tool that never returns (a bug of the tool, not of the kernel).
+TOOL_SAFETY_NET_S = 3600
+
+
+def boot(tmp_path: Path, emulator: str, cmdline: str, *extra: str) -> tuple[int, dict[str, Any]]:
+    """Runs `cleanroom run`; (its exit status, the results.json it wrote)."""
+    out = tmp_path / emulator
+    proc = subprocess.run(
+        [str(TOOL), "run", "--emulator", emulator, "--cmdline", cmdline, "--out", str(out), "--quiet", *extra],
+        capture_output=True, text=True, timeout=TOOL_SAFETY_NET_S, stdin=subprocess.DEVNULL)
+    results_file = out / "results.json"
+    assert results_file.exists(), f"no results.json\nstdout:\n{proc.stdout}\nstderr:\n{proc.stderr}"
+    return proc.returncode, json.loads(results_file.read_text())
+
+
+def shared_root(base: Path) -> Path:
+    """The directory every xdist worker of this session sees (base: the worker's basetemp)."""
+    return base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+
+
+def shared_boot(root: Path, emulator: str, cmdline: str, *extra: str) -> tuple[int, dict[str, Any]]:
+    """boot(), once per session for the same arguments; a lock file keeps
+    two workers from booting the same configuration at once."""
+    key = hashlib.sha256(json.dumps([emulator, cmdline, *extra]).encode()).hexdigest()[:16]
+    where = root / "shared-boots" / key
+    where.mkdir(parents=True, exist_ok=True)
+    with (where / "lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        status = where / "status"
+        if not status.exists():
+            rc, _ = boot(where, emulator, cmdline, *extra)
+            status.write_text(str(rc))
+        return int(status.read_text()), json.loads((where / emulator / "results.json").read_text())
+
+
+def of_type(res: dict[str, Any], t: str) -> list[dict[str, Any]]:
+    return [r for r in res["records"] if r["t"] == t]
+
+
+def done(res: dict[str, Any]) -> dict[str, Any]:
+    d = of_type(res, "done")
+    assert len(d) == 1, "exactly one done record"
+    return d[0]
