@@ -62,7 +62,7 @@ UNIT_CFLAGS := -std=c11 -O1 -m32 -static -Wall -Wextra -Werror -I. -DCLEANROOM_H
 # (hosted/ supplies the platform); real caches on a development machine.
 HOSTED := $(BUILD)/hosted/cleanroom-hosted
 HOSTED_SHARED := kernel/strutil.c kernel/config.c kernel/crc32.c kernel/record.c kernel/cmdline.c \
-	kernel/fmt.c kernel/regions.c kernel/startup.c kernel/fault_record.c kernel/finish.c kernel/suite.c \
+	kernel/fmt.c kernel/regions.c kernel/startup.c kernel/fault_record.c kernel/counters_record.c kernel/finish.c kernel/suite.c \
 	kernel/sysinfo.c $(filter-out $(KERNEL_ONLY_SRCS),$(wildcard bench/*.c)) arch/cpu.c arch/tsc.c arch/exc_names.c \
 	runtime/switch.c runtime/stack.c runtime/fiber.c runtime/pair.c runtime/overflow.c \
 	runtime/spinlock.c runtime/sync.c runtime/stackpool.c runtime/pingpong.c

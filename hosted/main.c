@@ -10,6 +10,7 @@
 #include "kernel/suite.h"
 #include "kernel/sysinfo.h"
 #include "kernel/wire.h"
+#include "arch/counters.h"
 #include "arch/cpu.h"
 
 #define ARENA_SLACK (64ull << 20) /* stacks, samples, the rest of the sweep */
@@ -51,5 +52,6 @@ int main(int argc, char **argv)
     }
     sysinfo_mem();
     sysinfo_config(&cfg);
+    counters_init(&cfg);
     suite_run(&cfg);
 }

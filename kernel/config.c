@@ -7,6 +7,8 @@ static const char *const paging_values[] = { "off", "on", "both", 0 };
 static const char *const pagesize_values[] = { "4k", "4m", 0 };
 static const char *const fill_values[] = { "loop", "stos", "sse", 0 };
 static const char *const provoke_values[] = { "none", "de", "ud", "pf", "gp", "stack", "fiber", "hang", 0 };
+static const char *const pages_values[] = { "4k", "2m", "both", 0 };
+static const char *const counters_values[] = { "auto", "off", 0 };
 /* in the order of enum switch_kind (runtime/switch.h) */
 static const char *const switch_values[] = { "pushad", "callee", "fxsave", 0 };
 
@@ -43,6 +45,10 @@ const struct key_spec config_keys[KEY_COUNT] = {
                       "raise an unexpected CPU exception before the suite (tests the fault path), or hang: stop printing before done (tests the host's silence limit)" },
     [KEY_SWITCH] = { "switch", KIND_ENUM, switch_values, 0, 0, offsetof(struct config, switch_kind),
                      "the fiber switch routine of the two-fiber scenarios (workset multi)" },
+    [KEY_PAGES] = { "pages", KIND_ENUM, pages_values, 0, 0, offsetof(struct config, pages),
+                    "hosted build: back the workset buffers with 4 KiB or 2 MiB pages, or compare both" },
+    [KEY_COUNTERS] = { "counters", KIND_ENUM, counters_values, 0, 0, offsetof(struct config, counters),
+                       "hardware event counters around every sample where the platform has them, or off" },
 };
 
 void config_defaults(struct config *cfg)

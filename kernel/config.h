@@ -15,6 +15,8 @@ enum console_mode { CONSOLE_SERIAL, CONSOLE_VGA, CONSOLE_BOTH };
 enum paging_mode { PAGING_OFF, PAGING_ON, PAGING_BOTH };
 enum page_size { PAGESIZE_4K, PAGESIZE_4M };
 enum fill_kind { FILL_LOOP, FILL_STOS, FILL_SSE };
+enum pages_mode { PAGES_4K, PAGES_2M, PAGES_BOTH };
+enum counters_mode { COUNTERS_AUTO, COUNTERS_OFF };
 enum provoke { PROVOKE_NONE, PROVOKE_DE, PROVOKE_UD, PROVOKE_PF, PROVOKE_GP, PROVOKE_STACK, PROVOKE_FIBER, PROVOKE_HANG };
 
 enum config_key {
@@ -33,6 +35,8 @@ enum config_key {
     KEY_RAW,
     KEY_PROVOKE,
     KEY_SWITCH,
+    KEY_PAGES,
+    KEY_COUNTERS,
     KEY_COUNT
 };
 
@@ -49,7 +53,7 @@ enum key_kind {
 #define CFG_MAX_BENCHES 32
 
 struct config {
-    uint32_t suite, exit, console, paging, pagesize, fill, raw, provoke, switch_kind;
+    uint32_t suite, exit, console, paging, pagesize, fill, raw, provoke, switch_kind, pages, counters;
     uint32_t runs, warmup, reps;
     uint64_t maxsize;
     uint64_t sizes[CFG_MAX_SIZES];

@@ -1,5 +1,6 @@
 #include "kernel/kmain.h"
 
+#include "arch/counters.h"
 #include "arch/cpu.h"
 #include "arch/gdt.h"
 #include "arch/idt.h"
@@ -54,5 +55,6 @@ void kmain(uint32_t magic, const struct multiboot_info *mbi)
     setup_paging();                 /* identity maps built, paging still off */
     sysinfo_mem();
     sysinfo_config(&cfg);
+    counters_init(&cfg);            /* which hardware events count: none here, and why */
     suite_run(&cfg);                /* self-tests and benchmarks, then done */
 }

@@ -23,6 +23,15 @@
 #define REC_FAULT "fault"
 #define REC_THREAD_FAULT "thread_fault"
 #define REC_DONE "done"
+#define REC_COUNTERS "counters"
+
+/* Hardware event names (counters record, result.counters), in the order of
+ * enum counter_event (arch/counters.h). */
+#define CTR_NAME_CORE_CYCLES "core_cycles"
+#define CTR_NAME_INSTRUCTIONS "instructions"
+#define CTR_NAME_L1D_MISSES "l1d_read_misses"
+#define CTR_NAME_LLC_MISSES "llc_misses"
+#define CTR_NAME_DTLB_MISSES "dtlb_read_misses"
 
 /* done.status, and the exit status each maps to (isa-debug-exit value). */
 #define STATUS_OK "ok"
