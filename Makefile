@@ -138,11 +138,22 @@ setup:
 # The two commands a new user runs. Each re-enters make after set-up so the
 # toolchain detection above sees what set-up installed.
 CMDLINE ?= suite=quick
+# make run: the kernel's quick suite under qemu-icount (deterministic: the
+# TSC counts instructions), then the hosted build's quick workset, ctxsw and
+# peers on one CPU of this machine (real caches, counters where perf allows),
+# then the two summaries. RUN_DIR/kernel and RUN_DIR/hosted keep everything.
+HOSTED_CMDLINE ?= bench=workset,ctxsw,peers pages=both
+RUN_DIR ?= results/$(shell date -u +%Y%m%d-%H%M%S)-make-run
 run:
 	@tools/setup.sh
-	@$(MAKE) --no-print-directory all
-	tools/cleanroom run --emulator qemu --cmdline "$(CMDLINE)"
-	tools/cleanroom report results/latest
+	@$(MAKE) --no-print-directory all hosted
+	tools/cleanroom run --emulator qemu-icount --cmdline "$(CMDLINE)" --out $(RUN_DIR)/kernel
+	tools/cleanroom run --emulator hosted --cmdline "$(HOSTED_CMDLINE)" --out $(RUN_DIR)/hosted
+	@ln -sfn $(notdir $(RUN_DIR)) results/latest
+	@echo
+	@tools/cleanroom report $(RUN_DIR)/kernel
+	@echo
+	@tools/cleanroom report $(RUN_DIR)/hosted
 
 test:
 	@tools/setup.sh

@@ -5,8 +5,9 @@
 #include "kernel/string.h"
 
 /* Where each feature bit lives. Words: 0 = leaf 1 EDX, 1 = leaf 1 ECX,
- * 2 = leaf 7 EBX, 3 = 0x80000001 EDX, 4 = 0x80000007 EDX. */
-enum { W_1EDX, W_1ECX, W_7EBX, W_E1EDX, W_E7EDX };
+ * 2 = leaf 7 EBX, 3 = 0x80000001 EDX, 4 = 0x80000007 EDX, 5 = 0x80000001 ECX. */
+enum { W_1EDX, W_1ECX, W_7EBX, W_E1EDX, W_E7EDX, W_E1ECX };
+_Static_assert(W_E1ECX < sizeof ((struct cpu_info *)0)->feature_words / sizeof(uint32_t), "feature_words too small");
 
 static const struct {
     const char *name;
@@ -40,6 +41,7 @@ static const struct {
     [FEAT_SYSCALL] = { "syscall", W_E1EDX, 11 }, [FEAT_NX] = { "nx", W_E1EDX, 20 },
     [FEAT_PDPE1GB] = { "pdpe1gb", W_E1EDX, 26 }, [FEAT_RDTSCP] = { "rdtscp", W_E1EDX, 27 },
     [FEAT_LM] = { "lm", W_E1EDX, 29 },
+    [FEAT_TOPOEXT] = { "topoext", W_E1ECX, 22 }, /* AMD: CPUID 0x8000001D describes the caches */
     [FEAT_INVTSC] = { "invtsc", W_E7EDX, 8 },
 };
 
@@ -89,10 +91,14 @@ static void add_cache(uint32_t level, uint32_t type, uint32_t size, uint32_t way
         info.caches[info.ncaches++] = (struct cache_desc){ level, type, size, ways, line };
 }
 
-static void caches_leaf4(void)
+/* Intel's leaf 4 and AMD's 0x8000001D share one layout: one subleaf per
+ * cache until type 0; ways, partitions, line size and sets, each minus one.
+ * False when the leaf lists no cache. */
+static bool caches_deterministic(uint32_t leaf)
 {
+    uint32_t before = info.ncaches;
     for (uint32_t i = 0; i < 16; i++) {
-        struct cpuid_regs r = cpuid(4, i);
+        struct cpuid_regs r = cpuid(leaf, i);
         uint32_t type = r.eax & 31;
         if (type == 0)
             break;
@@ -100,27 +106,68 @@ static void caches_leaf4(void)
         uint32_t sets = r.ecx + 1;
         add_cache((r.eax >> 5) & 7, type, ways * parts * line * sets, (r.eax >> 9) & 1 ? 0 : ways, line);
     }
-    info.cache_source = "leaf4";
+    return info.ncaches > before;
 }
 
-/* AMD's encoded associativity of L2/L3 (0x80000006). */
+#define AMD_WAYS_SEE_1D 9u /* "every field of this cache is in leaf 0x8000001D" */
+
+/* AMD's encoded associativity of L2/L3 (0x80000006; AMD APM vol. 3,
+ * appendix E): 15 is fully associative (ways 0 here). 0 (disabled), 7
+ * (reserved) and 9 ("see 0x8000001D") give no associativity at all:
+ * amd_ways_known() keeps such a cache out rather than print it 0-way. */
 static uint32_t amd_ways(uint32_t code)
 {
-    static const uint8_t table[16] = { 0, 1, 2, 0, 4, 0, 8, 0, 16, 0, 32, 48, 64, 96, 128, 0 };
+    static const uint8_t table[16] = { 0, 1, 2, 3, 4, 6, 8, 0, 16, 0, 32, 48, 64, 96, 128, 0 };
     return table[code & 15];
 }
 
-static void caches_amd(void)
+static bool amd_ways_known(uint32_t code) { return code != 0 && code != 7 && code != AMD_WAYS_SEE_1D; }
+
+/* The legacy AMD leaves: L1 from 0x80000005, L2 and L3 from 0x80000006.
+ * False when a cache is coded "see 0x8000001D" (newer CPUs do that for
+ * the L3, and under a hypervisor 0x80000006 may describe the host's chip):
+ * that cache is left out, since its size is not the real one either. */
+static bool caches_amd_legacy(void)
 {
     struct cpuid_regs l1 = cpuid(0x80000005, 0);
-    add_cache(1, CACHE_DATA, (l1.ecx >> 24) << 10, (l1.ecx >> 16) & 0xff, l1.ecx & 0xff);
-    add_cache(1, CACHE_INSTRUCTION, (l1.edx >> 24) << 10, (l1.edx >> 16) & 0xff, l1.edx & 0xff);
-    if (info.max_ext_leaf >= 0x80000006) {
-        struct cpuid_regs l2 = cpuid(0x80000006, 0);
-        add_cache(2, CACHE_UNIFIED, (l2.ecx >> 16) << 10, amd_ways(l2.ecx >> 12), l2.ecx & 0xff);
-        add_cache(3, CACHE_UNIFIED, (l2.edx >> 18) * (512u << 10), amd_ways(l2.edx >> 12), l2.edx & 0xff);
-    }
+    /* L1 associativity is a plain count, 0xff fully associative */
+    uint32_t dways = (l1.ecx >> 16) & 0xff, iways = (l1.edx >> 16) & 0xff;
+    add_cache(1, CACHE_DATA, (l1.ecx >> 24) << 10, dways == 0xff ? 0 : dways, l1.ecx & 0xff);
+    add_cache(1, CACHE_INSTRUCTION, (l1.edx >> 24) << 10, iways == 0xff ? 0 : iways, l1.edx & 0xff);
+    info.cache_leaf = "0x80000005";
+    if (info.max_ext_leaf < 0x80000006)
+        return true;
+    struct cpuid_regs l2 = cpuid(0x80000006, 0);
+    uint32_t l2code = (l2.ecx >> 12) & 15, l3code = (l2.edx >> 12) & 15;
+    if (amd_ways_known(l2code))
+        add_cache(2, CACHE_UNIFIED, (l2.ecx >> 16) << 10, amd_ways(l2code), l2.ecx & 0xff);
+    if (amd_ways_known(l3code))
+        add_cache(3, CACHE_UNIFIED, (l2.edx >> 18) * (512u << 10), amd_ways(l3code), l2.edx & 0xff);
+    info.cache_leaf = "0x80000006";
+    return l2code != AMD_WAYS_SEE_1D && l3code != AMD_WAYS_SEE_1D;
+}
+
+/* AMD: the cache topology leaf 0x8000001D where TopologyExtensions says it
+ * exists (family 15h and later; under a hypervisor the only leaf that
+ * describes the virtual CPU's L3 rather than the host chip's), else the
+ * legacy leaves. */
+static void caches_amd(void)
+{
     info.cache_source = "amd";
+    if (cpu_has(FEAT_TOPOEXT) && info.max_ext_leaf >= 0x8000001d && caches_deterministic(0x8000001d)) {
+        info.cache_leaf = "0x8000001d";
+        return;
+    }
+    if (caches_amd_legacy())
+        return;
+    /* A cache coded "see 0x8000001D" without TopologyExtensions: take that
+     * leaf if it answers anyway; else keep the legacy list without it. */
+    uint32_t legacy = info.ncaches;
+    info.ncaches = 0;
+    if (info.max_ext_leaf >= 0x8000001d && caches_deterministic(0x8000001d))
+        info.cache_leaf = "0x8000001d";
+    else
+        info.ncaches = legacy; /* caches_deterministic added nothing: the legacy entries are intact */
 }
 
 /* Leaf 2 one-byte descriptors of older Intel CPUs (Intel SDM Vol. 2A,
@@ -174,6 +221,7 @@ static bool caches_leaf2(void)
         }
     }
     info.cache_source = "leaf2";
+    info.cache_leaf = "2";
     return !defer_to_leaf4;
 }
 
@@ -181,6 +229,7 @@ void cpu_identify(void)
 {
     memset(&info, 0, sizeof info);
     info.cache_source = "none";
+    info.cache_leaf = "none";
     info.has_cpuid = detect_cpuid();
     if (!info.has_cpuid) {
         str_copy(info.vendor, "unknown", sizeof info.vendor);
@@ -205,8 +254,11 @@ void cpu_identify(void)
     info.max_ext_leaf = cpuid(0x80000000, 0).eax;
     if (info.max_ext_leaf < 0x80000000 || info.max_ext_leaf > 0x8000ffff)
         info.max_ext_leaf = 0; /* no extended leaves: the value is garbage */
-    if (info.max_ext_leaf >= 0x80000001)
-        info.feature_words[W_E1EDX] = cpuid(0x80000001, 0).edx;
+    if (info.max_ext_leaf >= 0x80000001) {
+        r = cpuid(0x80000001, 0);
+        info.feature_words[W_E1EDX] = r.edx;
+        info.feature_words[W_E1ECX] = r.ecx;
+    }
     if (info.max_ext_leaf >= 0x80000007)
         info.feature_words[W_E7EDX] = cpuid(0x80000007, 0).edx;
     if (info.max_ext_leaf >= 0x80000004) {
@@ -230,10 +282,11 @@ void cpu_identify(void)
     bool amd = str_eq(info.vendor, "AuthenticAMD") || str_eq(info.vendor, "HygonGenuine");
     if (amd && info.max_ext_leaf >= 0x80000005)
         caches_amd();
-    else if (info.max_leaf >= 4 && str_eq(info.vendor, "GenuineIntel") && cpuid(4, 0).eax & 31)
-        caches_leaf4();
+    else if (info.max_leaf >= 4 && str_eq(info.vendor, "GenuineIntel") && caches_deterministic(4))
+        info.cache_source = "leaf4", info.cache_leaf = "4";
     else if (info.max_leaf >= 2 && !caches_leaf2() && info.max_leaf >= 4) {
         info.ncaches = 0; /* descriptor 0xff: leaf 4 has the real list */
-        caches_leaf4();
+        caches_deterministic(4);
+        info.cache_source = "leaf4", info.cache_leaf = "4";
     }
 }

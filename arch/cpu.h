@@ -16,6 +16,7 @@ enum cpu_feature {
     FEAT_AES, FEAT_XSAVE, FEAT_AVX, FEAT_F16C, FEAT_RDRAND, FEAT_HYPERVISOR,
     FEAT_SMEP, FEAT_ERMS, FEAT_INVPCID, FEAT_AVX2, FEAT_SMAP,
     FEAT_SYSCALL, FEAT_NX, FEAT_PDPE1GB, FEAT_RDTSCP, FEAT_LM,
+    FEAT_TOPOEXT,
     FEAT_INVTSC,
     FEAT_COUNT
 };
@@ -38,6 +39,7 @@ struct cpu_info {
     struct cache_desc caches[CPU_MAX_CACHES];
     uint32_t ncaches;
     const char *cache_source; /* "leaf4", "amd", "leaf2", "none" */
+    const char *cache_leaf;   /* the CPUID leaf they came from: "4", "0x8000001d", "0x80000006", "0x80000005", "2", "none" */
     char hypervisor[13];      /* "" when none */
 };
 

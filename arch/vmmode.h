@@ -41,5 +41,12 @@ void vm_leave(void);
  * "pages" (asked) and "pages_got" ("4k", "2m" or "mixed", read from
  * /proc/self/smaps after the buffers were touched). */
 void vm_params(const struct config *cfg, uint32_t m, const struct vm_buffers *b, struct bench_case *c);
+/* Why mode m cannot be measured with these buffers (NULL: it can), asked
+ * after vm_alloc and before mode m's first sample; the caller then skips
+ * mode m at this size with the reason and measures the other modes.
+ * Hosted: pages=2m where the host backed none of the mode's buffers with
+ * 2 MiB pages (what it gave only in part is measured, pages_got "mixed").
+ * Kernel: NULL. */
+const char *vm_unavailable(const struct config *cfg, uint32_t m, const struct vm_buffers *b);
 
 #endif

@@ -108,15 +108,16 @@ static bool setup(struct tcase *c)
 }
 
 /* The time between the leader's last two marks, minus one mark's own
- * round trip; false when the leader did not make its three marks. */
-static bool marked_cycles(uint64_t *cycles)
+ * round trip (signed: a body inside the noise of a mark is negative, as
+ * measured); false when the leader did not make its three marks. */
+static bool marked_cycles(int64_t *cycles)
 {
     const struct umark *m;
     uint32_t n = uworld_marks(&m);
     if (n < 3)
         return false;
     uint64_t mark = m[1].tsc - m[0].tsc, body = m[n - 1].tsc - m[1].tsc;
-    *cycles = body > mark ? body - mark : 0;
+    *cycles = (int64_t)body - (int64_t)mark;
     return true;
 }
 
@@ -131,12 +132,12 @@ static uint32_t busiest_lock(const struct tcase *c)
     return most;
 }
 
-static uint64_t run_world(void *arg)
+static int64_t run_world(void *arg)
 {
     struct tcase *c = arg;
     struct region_mark mark;
     memory_mark(&mark);
-    uint64_t cycles = 0;
+    int64_t cycles = 0;
     c->failed = !uworld_init(&c->cfg) || !setup(c) || !uworld_run() || !marked_cycles(&cycles);
     if (!c->failed)
         c->lock_max = busiest_lock(c);
@@ -176,7 +177,7 @@ static void yielder(void *arg)
         fiber_yield();
 }
 
-static uint64_t fibers_run(void (*fn)(void *), uint32_t n, uint64_t *switches)
+static int64_t fibers_run(void (*fn)(void *), uint32_t n, uint64_t *switches)
 {
     struct fiber_spec specs[2];
     for (uint32_t i = 0; i < n; i++)
@@ -185,7 +186,7 @@ static uint64_t fibers_run(void (*fn)(void *), uint32_t n, uint64_t *switches)
     return bench_time_fibers(specs, n, switches);
 }
 
-static uint64_t run_switch_fiber(void *arg)
+static int64_t run_switch_fiber(void *arg)
 {
     (void)arg;
     return fibers_run(yielder, 2, 0);
@@ -233,7 +234,8 @@ static void touch_pages(uint32_t pages)
         (void)*(volatile uint32_t *)(U_PRIVATE + i * U_PAGE + (i & 63) * 64);
 }
 
-static uint64_t run_tlb(void *arg)
+/* Cold minus warm, signed: a refill inside the noise is negative, as measured. */
+static int64_t run_tlb(void *arg)
 {
     const struct tlb *t = arg;
     uint32_t kernel = read_cr3(), cr3 = aspace_cr3(t->as);
@@ -250,25 +252,25 @@ static uint64_t run_tlb(void *arg)
     uint64_t t2 = tsc_end();
     write_cr3(kernel);
     uint64_t cold = t1 - t0, warm = t2 - t1;
-    return cold > warm ? cold - warm : 0;
+    return (int64_t)cold - (int64_t)warm;
 }
 
-static uint64_t run_invlpg(void *arg)
+static int64_t run_invlpg(void *arg)
 {
     uint32_t reps = *(const uint32_t *)arg, va = (uint32_t)arg;
     uint64_t t0 = tsc_begin();
     for (uint32_t i = 0; i < reps; i++)
         invlpg(va);
-    return tsc_end() - t0;
+    return (int64_t)(tsc_end() - t0);
 }
 
-static uint64_t run_cr3_reload(void *arg)
+static int64_t run_cr3_reload(void *arg)
 {
     uint32_t reps = *(const uint32_t *)arg, cr3 = read_cr3();
     uint64_t t0 = tsc_begin();
     for (uint32_t i = 0; i < reps; i++)
         write_cr3(cr3);
-    return tsc_end() - t0;
+    return (int64_t)(tsc_end() - t0);
 }
 
 /* The region at U_PRIVATE: 512 small pages, or one 4 MiB page. */
@@ -368,7 +370,7 @@ static bool fix_write(struct trapframe *tf)
     return true;
 }
 
-static uint64_t run_pf_ring0(void *arg)
+static int64_t run_pf_ring0(void *arg)
 {
     (void)arg;
     for (uint32_t i = 0; i < FAULT_PAGES; i++) {
@@ -378,7 +380,7 @@ static uint64_t run_pf_ring0(void *arg)
     uint64_t t0 = tsc_begin();
     for (uint32_t i = 0; i < FAULT_PAGES; i++)
         *(volatile uint32_t *)(U_PRIVATE + i * U_PAGE) = i;
-    return tsc_end() - t0;
+    return (int64_t)(tsc_end() - t0);
 }
 
 static void faults(struct bench_ctx *ctx, enum uentry entry)
@@ -454,7 +456,7 @@ static void parent(void *arg)
     }
 }
 
-static uint64_t run_create_fiber(void *arg)
+static int64_t run_create_fiber(void *arg)
 {
     (void)arg;
     const struct fiber_spec spec = { &life.parent, "parent", parent, 0, 0 };
@@ -491,7 +493,7 @@ struct commit_run {
     bool diff;      /* make the copies stale: the commit must diff */
 };
 
-static uint64_t run_commit(void *arg)
+static int64_t run_commit(void *arg)
 {
     const struct commit_run *r = arg;
     uint32_t kernel = read_cr3();
@@ -510,7 +512,7 @@ static uint64_t run_commit(void *arg)
     twin_commit(r->as, 0);
     uint64_t t1 = tsc_end();
     write_cr3(kernel);
-    return t1 - t0;
+    return (int64_t)(t1 - t0);
 }
 
 static void commits(struct bench_ctx *ctx, enum uentry entry)
@@ -569,13 +571,13 @@ static void lock_pingpong(void *arg)
     }
 }
 
-static uint64_t run_mutex_fiber(void *arg)
+static int64_t run_mutex_fiber(void *arg)
 {
     (void)arg;
     return fibers_run(lock_unlock, 1, 0);
 }
 
-static uint64_t run_mutex_fiber_contended(void *arg)
+static int64_t run_mutex_fiber_contended(void *arg)
 {
     (void)arg;
     return fibers_run(lock_pingpong, 2, 0);

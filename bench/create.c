@@ -69,7 +69,7 @@ static void parent(void *arg)
     }
 }
 
-static uint64_t run_life(void *arg)
+static int64_t run_life(void *arg)
 {
     struct life *l = arg;
     const struct fiber_spec spec = { &l->parent, "parent", parent, l, 0 };

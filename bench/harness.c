@@ -1,10 +1,12 @@
 #include "bench/harness.h"
 
+#include "arch/counters.h"
 #include "arch/paging.h"
 #include "arch/tsc.h"
 #include "bench/registry.h"
 #include "bench/stats.h"
 #include "kernel/console.h"
+#include "kernel/counters_record.h"
 #include "kernel/fault.h"
 #include "kernel/memory.h"
 #include "kernel/record.h"
@@ -80,54 +82,157 @@ void bench_skip(struct bench_ctx *ctx, const char *case_name, const char *why)
     case_done(ctx);
 }
 
-void bench_measure(struct bench_ctx *ctx, const struct bench_case *c, bench_run_fn fn, void *arg)
+/* The events this run counts, in enum order; their count. */
+static uint32_t open_events(enum counter_event ev[CTR_COUNT])
 {
-    struct region_mark mark;
-    memory_mark(&mark);
-    uint64_t *samples = memory_alloc(ctx->runs * (uint32_t)sizeof(uint64_t), 8);
-    if (!samples) {
-        bench_skip(ctx, c->name, "no memory for the samples");
-        return;
-    }
-    fault_set_running(ctx->bench->name, c->name);
-    uint64_t sub = c->subtract_overhead ? tsc_info()->overhead : 0;
-    uint64_t per = c->per > 1 ? c->per : 1;
-    for (uint32_t i = 0; i < ctx->warmup; i++)
-        fn(arg);
-    for (uint32_t i = 0; i < ctx->runs; i++) {
-        uint64_t s = fn(arg);
-        s = s > sub ? s - sub : 0;
-        samples[i] = s / per;
-    }
+    uint32_t n = 0;
+    if (counters_open() == 0)
+        return 0;
+    for (uint32_t e = 0; e < CTR_COUNT; e++)
+        if (counters_has((enum counter_event)e))
+            ev[n++] = (enum counter_event)e;
+    return n;
+}
 
+/* One call of the item's function: the hook first, then (when ctr is
+ * given, i.e. a recorded sample with counters open) the counters read
+ * just before and just after it, their differences stored in ctr[j]. */
+static int64_t call_item(const struct bench_ctx *ctx, const struct bench_item *it, int64_t *ctr,
+                         const enum counter_event *ev, uint32_t nev)
+{
+    fault_set_running(ctx->bench->name, it->c->name);
+    if (it->before)
+        it->before(it->hook_arg);
+    if (!ctr)
+        return it->fn(it->arg);
+    uint64_t before[CTR_COUNT], after[CTR_COUNT];
+    counters_read(before);
+    int64_t s = it->fn(it->arg);
+    counters_read(after);
+    for (uint32_t j = 0; j < nev; j++)
+        ctr[j] = (int64_t)(after[ev[j]] - before[ev[j]]);
+    return s;
+}
+
+static int64_t overhead_of(const struct bench_case *c)
+{
+    return c->subtract_overhead ? (int64_t)tsc_info()->overhead : 0;
+}
+
+static uint64_t per_of(const struct bench_case *c)
+{
+    return c->per > 1 ? c->per : 1;
+}
+
+/* The record of one item: samples[runs] in run order (sorted here), its
+ * counters ctr[nev][runs] (sorted here too). */
+static void emit(struct bench_ctx *ctx, const struct bench_item *it, int64_t *samples, int64_t *ctr,
+                 const enum counter_event *ev, uint32_t nev)
+{
+    struct bench_case c = *it->c;
+    if (it->late_params)
+        it->late_params(&c, it->hook_arg);
     rec_begin(REC_RESULT);
     rec_str("bench", ctx->bench->name);
-    rec_str("case", c->name);
-    params(ctx, c);
+    rec_str("case", c.name);
+    params(ctx, &c);
     rec_str("unit", "cycles");
     if (ctx->cfg->raw) { /* in run order, before stats sorts them */
         rec_arr_begin("samples");
         for (uint32_t i = 0; i < ctx->runs; i++)
-            rec_u64(0, samples[i]);
+            rec_i64(0, samples[i]);
         rec_arr_end();
     }
     struct stats st;
     stats_compute(samples, ctx->runs, &st);
     rec_u64("n", st.n);
-    rec_u64("min", st.min);
-    rec_u64("med", st.med);
-    rec_u64("max", st.max);
-    rec_u64("mean", st.mean);
-    rec_u64("per", per);
-    rec_u64("overhead", sub);
+    rec_i64("min", st.min);
+    rec_i64("med", st.med);
+    rec_i64("max", st.max);
+    rec_i64("mean", st.mean);
+    rec_u64("per", per_of(&c));
+    rec_u64("overhead", (uint64_t)overhead_of(&c));
+    if (nev) {
+        /* totals of the whole run function per sample, not divided by per */
+        rec_obj_begin("counters");
+        for (uint32_t j = 0; j < nev; j++) {
+            struct stats cs;
+            stats_compute(ctr + j * ctx->runs, ctx->runs, &cs);
+            rec_obj_begin(counters_name(ev[j]));
+            rec_i64("min", cs.min);
+            rec_i64("med", cs.med);
+            rec_i64("max", cs.max);
+            rec_obj_end();
+        }
+        rec_obj_end();
+    }
     rec_end();
-    console_say(VGA_GREY, "  %s/%-14s med %8llu  min %8llu  max %8llu cycles", ctx->bench->name, c->name,
-                (unsigned long long)st.med, (unsigned long long)st.min, (unsigned long long)st.max);
-    memory_release(&mark);
+    console_say(VGA_GREY, "  %s/%-14s med %8lld  min %8lld  max %8lld cycles", ctx->bench->name, c.name,
+                (long long)st.med, (long long)st.min, (long long)st.max);
     case_done(ctx);
 }
 
-uint64_t bench_time_fibers(const struct fiber_spec *specs, uint32_t n, uint64_t *switches)
+/* A set measured in turn writes its records only after its last round, so
+ * a long one would be silent for all its cases together, and the host
+ * takes a long silence for a hang: between rounds, once a second of TSC
+ * time has passed since the last word, a progress record (done unchanged)
+ * says the run goes on. Outside every timed region. */
+static void heartbeat(struct bench_ctx *ctx, uint64_t *last)
+{
+    uint64_t hz = tsc_info()->hz ? tsc_info()->hz : 1000000000u, now = rdtsc();
+    if (now - *last < hz)
+        return;
+    progress(ctx);
+    *last = rdtsc();
+}
+
+void bench_measure_set(struct bench_ctx *ctx, const struct bench_item items[], uint32_t n)
+{
+    struct region_mark mark;
+    memory_mark(&mark);
+    enum counter_event ev[CTR_COUNT];
+    uint32_t nev = open_events(ev);
+    /* per item: runs samples, then nev x runs counter differences */
+    uint64_t stride = (uint64_t)ctx->runs * (1 + nev);
+    uint64_t bytes = stride * n * sizeof(int64_t);
+    int64_t *mem = bytes < (1ull << 32) ? memory_alloc((uint32_t)bytes, 8) : 0;
+    if (!mem) {
+        for (uint32_t k = 0; k < n; k++)
+            bench_skip(ctx, items[k].c->name, "no memory for the samples");
+        memory_release(&mark);
+        return;
+    }
+    uint64_t last = rdtsc();
+    for (uint32_t i = 0; i < ctx->warmup; i++) {
+        for (uint32_t k = 0; k < n; k++)
+            call_item(ctx, &items[k], 0, ev, 0);
+        heartbeat(ctx, &last);
+    }
+    int64_t ctr_now[CTR_COUNT];
+    for (uint32_t i = 0; i < ctx->runs; i++) {
+        for (uint32_t k = 0; k < n; k++) {
+            int64_t *own = mem + k * stride;
+            int64_t s = call_item(ctx, &items[k], nev ? ctr_now : 0, ev, nev);
+            own[i] = stats_per(s - overhead_of(items[k].c), per_of(items[k].c));
+            for (uint32_t j = 0; j < nev; j++)
+                own[ctx->runs * (1 + j) + i] = ctr_now[j];
+        }
+        heartbeat(ctx, &last);
+    }
+    for (uint32_t k = 0; k < n; k++) {
+        int64_t *own = mem + k * stride;
+        emit(ctx, &items[k], own, own + ctx->runs, ev, nev);
+    }
+    memory_release(&mark);
+}
+
+void bench_measure(struct bench_ctx *ctx, const struct bench_case *c, bench_run_fn fn, void *arg)
+{
+    const struct bench_item item = { .c = c, .fn = fn, .arg = arg };
+    bench_measure_set(ctx, &item, 1);
+}
+
+int64_t bench_time_fibers(const struct fiber_spec *specs, uint32_t n, uint64_t *switches)
 {
     struct region_mark mark;
     memory_mark(&mark);
@@ -136,11 +241,11 @@ uint64_t bench_time_fibers(const struct fiber_spec *specs, uint32_t n, uint64_t 
     while (made < n && fiber_create(specs[made].fiber, specs[made].name, specs[made].fn, specs[made].arg,
                                     specs[made].stack))
         made++;
-    uint64_t cycles = 0;
+    int64_t cycles = 0;
     if (made == n) {
         uint64_t t0 = tsc_begin();
         sched_run();
-        cycles = tsc_end() - t0;
+        cycles = (int64_t)(tsc_end() - t0);
     }
     if (switches)
         *switches = sched_switches();

@@ -3,7 +3,16 @@
  * by the benchmark's own function (which returns cycles); optionally the
  * empty-region overhead subtracted and a per-operation division; integer
  * statistics; one `result` record per case (with raw samples if raw=1);
- * a `progress` record after every case. */
+ * a `progress` record after every case.
+ *
+ * Cases that are compared with each other are measured as one set, in
+ * turn, sample by sample (A B A B ...): drift of the machine over the run
+ * (clock, temperature, a neighbour on the host) then lands on every case
+ * alike instead of reading as a difference between them.
+ *
+ * Samples are signed and never clamped: a difference inside the noise
+ * (a run minus its baseline, minus the timing overhead) may be negative,
+ * and is recorded as measured. */
 #ifndef BENCH_HARNESS_H
 #define BENCH_HARNESS_H
 
@@ -38,8 +47,25 @@ struct bench_ctx {
     uint32_t done, total; /* cases finished / planned, for progress */
 };
 
-/* Cycles of one run of a case. */
-typedef uint64_t (*bench_run_fn)(void *arg);
+/* Cycles of one run of a case: a difference of TSC readings (or of two
+ * such differences), so it may be negative when what it measures is
+ * inside the noise. */
+typedef int64_t (*bench_run_fn)(void *arg);
+
+/* One case of a set measured in turn (bench_measure_set). */
+struct bench_item {
+    const struct bench_case *c;
+    bench_run_fn fn;
+    void *arg;
+    /* Optional, before every call of fn (warm-up too), outside the timed
+     * region and the counters: e.g. switching paging on or off. */
+    void (*before)(void *hook_arg);
+    /* Optional, once after the last sample, before the record is written:
+     * adds to a copy of *c the parameters only known by then (what the host
+     * gave, read after the buffers were used). */
+    void (*late_params)(struct bench_case *c, void *hook_arg);
+    void *hook_arg; /* for both hooks */
+};
 
 struct fiber;
 struct fiber_spec {
@@ -53,10 +79,16 @@ struct fiber_spec {
 /* Creates the fibers on a fresh scheduler, times sched_run() until none is
  * ready, and gives their memory back. Cycles, or 0 when they did not fit;
  * *switches (if given) gets the scheduler's switch count. */
-uint64_t bench_time_fibers(const struct fiber_spec *specs, uint32_t n, uint64_t *switches);
+int64_t bench_time_fibers(const struct fiber_spec *specs, uint32_t n, uint64_t *switches);
 
 /* Announce how many cases this benchmark will report (for the progress bar). */
 void bench_plan(struct bench_ctx *ctx, uint32_t cases);
+/* `warmup` rounds, then `runs` rounds; a round runs every item once, in
+ * order. Then one result record per item, in order, each followed by a
+ * progress record. Where hardware counters are open (arch/counters.h)
+ * every recorded call of fn is bracketed by them as well as timed. */
+void bench_measure_set(struct bench_ctx *ctx, const struct bench_item items[], uint32_t n);
+/* One case on its own: bench_measure_set of one item. */
 void bench_measure(struct bench_ctx *ctx, const struct bench_case *c, bench_run_fn fn, void *arg);
 void bench_skip(struct bench_ctx *ctx, const char *case_name, const char *why);
 /* The repetitions a benchmark should use: reps= if given, else its default. */

@@ -80,22 +80,22 @@ struct lock_loop {
     uint32_t reps;
 };
 
-static uint64_t time_loop(struct lock_loop *l)
+static int64_t time_loop(struct lock_loop *l)
 {
     uint64_t t0 = tsc_begin();
     for (uint32_t i = 0; i < l->reps; i++) {
         l->lock(l->obj);
         l->unlock(l->obj);
     }
-    return tsc_end() - t0;
+    return (int64_t)(tsc_end() - t0);
 }
 
-static uint64_t run_uncontended(void *arg)
+/* The loop minus its empty twin: signed, as measured. */
+static int64_t run_uncontended(void *arg)
 {
     struct lock_loop *real = arg;
     struct lock_loop empty = { no_op, no_op, real->obj, real->reps };
-    uint64_t t = time_loop(real), base = time_loop(&empty);
-    return t > base ? t - base : 0;
+    return time_loop(real) - time_loop(&empty);
 }
 
 /* --- fibers doing the same thing --------------------------------------------- */
@@ -138,14 +138,14 @@ static void barrier_body(void *arg)
 static struct fiber_spec crowd_specs[MAX_FIBERS];
 
 /* Runs c->n fibers of c->body to the end; cycles (0: did not fit), switches. */
-static uint64_t run_crowd_counting(struct crowd *c, uint64_t *switches)
+static int64_t run_crowd_counting(struct crowd *c, uint64_t *switches)
 {
     for (uint32_t i = 0; i < c->n; i++)
         crowd_specs[i] = (struct fiber_spec){ &c->fibers[i], "crowd", c->body, c, 4096 };
     return bench_time_fibers(crowd_specs, c->n, switches);
 }
 
-static uint64_t run_crowd(void *arg)
+static int64_t run_crowd(void *arg)
 {
     uint64_t switches;
     return run_crowd_counting(arg, &switches);
@@ -190,7 +190,7 @@ static void consumer(void *arg)
     }
 }
 
-static uint64_t run_handshake(void *arg)
+static int64_t run_handshake(void *arg)
 {
     struct handshake *h = arg;
     fcond_init(&h->full);
@@ -204,7 +204,7 @@ static uint64_t run_handshake(void *arg)
 
 /* --- condvar ping-pong ----------------------------------------------------------- */
 
-static uint64_t run_pingpong(void *arg)
+static int64_t run_pingpong(void *arg)
 {
     struct fiber_pingpong *p = arg;
     pingpong_init(p, p->rounds);

@@ -14,6 +14,7 @@
 #include <ucontext.h>
 #include <unistd.h>
 
+#include "arch/counters.h"
 #include "arch/tsc.h"
 #include "bench/registry.h"
 #include "kernel/memory.h"
@@ -31,7 +32,7 @@
 
 static void no_work(void *ctx, int which) { (void)ctx, (void)which; }
 
-static uint64_t run_switch_fiber(void *arg) { return pair_switch_cycles(arg); }
+static int64_t run_switch_fiber(void *arg) { return pair_switch_cycles(arg); }
 
 struct uc_pair {
     ucontext_t main, a, b;
@@ -51,7 +52,7 @@ static void uc_b(void)
         swapcontext(&ucp.b, &ucp.a);
 }
 
-static uint64_t run_switch_ucontext(void *arg)
+static int64_t run_switch_ucontext(void *arg)
 {
     uint8_t *stacks = arg;
     getcontext(&ucp.a);
@@ -66,12 +67,12 @@ static uint64_t run_switch_ucontext(void *arg)
     makecontext(&ucp.b, uc_b, 0);
     uint64_t t0 = tsc_begin();
     swapcontext(&ucp.main, &ucp.a); /* a and b alternate 2*reps times, then a ends */
-    return tsc_end() - t0;
+    return (int64_t)(tsc_end() - t0);
 }
 
 /* --- mutex + condvar ping-pong ----------------------------------------------------------- */
 
-static uint64_t run_pingpong_fiber(void *arg)
+static int64_t run_pingpong_fiber(void *arg)
 {
     struct fiber_pingpong *p = arg;
     pingpong_init(p, p->rounds);
@@ -115,7 +116,7 @@ static void *tpp_body(void *arg)
     return 0;
 }
 
-static uint64_t run_pingpong_pthread(void *arg)
+static int64_t run_pingpong_pthread(void *arg)
 {
     struct thread_pp *p = arg;
     pthread_mutex_init(&p->m, 0);
@@ -128,7 +129,7 @@ static uint64_t run_pingpong_pthread(void *arg)
     pthread_create(&t[1], 0, tpp_body, &a[1]);
     pthread_join(t[0], 0);
     pthread_join(t[1], 0);
-    uint64_t cycles = tsc_end() - t0;
+    int64_t cycles = (int64_t)(tsc_end() - t0);
     pthread_cond_destroy(&p->cv);
     pthread_mutex_destroy(&p->m);
     return cycles;
@@ -156,7 +157,7 @@ static void creator(void *arg)
     }
 }
 
-static uint64_t run_create_fiber(void *arg)
+static int64_t run_create_fiber(void *arg)
 {
     struct creation *c = arg;
     const struct fiber_spec parent = { &c->parent, "parent", creator, c, 0 };
@@ -165,7 +166,7 @@ static uint64_t run_create_fiber(void *arg)
 
 static void *empty_thread(void *arg) { return arg; }
 
-static uint64_t run_create_pthread(void *arg)
+static int64_t run_create_pthread(void *arg)
 {
     (void)arg;
     uint64_t t0 = tsc_begin();
@@ -174,7 +175,7 @@ static uint64_t run_create_pthread(void *arg)
         if (pthread_create(&t, 0, empty_thread, 0) == 0)
             pthread_join(t, 0);
     }
-    return tsc_end() - t0;
+    return (int64_t)(tsc_end() - t0);
 }
 
 /* --- uncontended locks ---------------------------------------------------------------------- */
@@ -194,7 +195,7 @@ struct lock_run {
     pthread_spinlock_t ps;
 };
 
-static uint64_t run_lock(void *arg)
+static int64_t run_lock(void *arg)
 {
     struct lock_run *l = arg;
     uint64_t t0 = tsc_begin();
@@ -207,7 +208,7 @@ static uint64_t run_lock(void *arg)
         default: spin_lock(&l->spin); spin_unlock(&l->spin); break;
         }
     }
-    return tsc_end() - t0;
+    return (int64_t)(tsc_end() - t0);
 }
 
 /* --- the benchmark ------------------------------------------------------------------------------- */
@@ -224,6 +225,19 @@ static void measure1(struct bench_ctx *ctx, const char *name, uint64_t per, benc
     c.params[c.nparams++] = (struct bench_param)PARAM_NUM("ops", per);
     c.params[c.nparams++] = (struct bench_param)PARAM_STR("impl", peer);
     bench_measure(ctx, &c, fn, arg);
+}
+
+/* A case that runs more than one thread runs with the counters paused: in a
+ * virtual machine, switching a thread with counters open traps to the
+ * hypervisor, which saves and reloads the PMU (a pthread handoff rose from
+ * ~15 k to ~860 k ticks on a KVM guest), so the sample would time the trap,
+ * not the handoff. Its samples carry no counts. */
+static void measure_threads(struct bench_ctx *ctx, const char *name, uint64_t per, bench_run_fn fn, void *arg,
+                            const char *peer)
+{
+    counters_pause();
+    measure1(ctx, name, per, fn, arg, peer);
+    counters_resume();
 }
 
 static void run(struct bench_ctx *ctx)
@@ -253,10 +267,10 @@ static void run(struct bench_ctx *ctx)
     tpp.rounds = rounds;
     int here = sched_getcpu();
     tpp.cpus[0] = tpp.cpus[1] = here < 0 ? 0 : here;
-    measure1(ctx, "pingpong_pthread_1cpu", rounds, run_pingpong_pthread, &tpp, "NPTL mutex+cond, one CPU");
+    measure_threads(ctx, "pingpong_pthread_1cpu", rounds, run_pingpong_pthread, &tpp, "NPTL mutex+cond, one CPU");
     if (cpus >= 2) {
         tpp.cpus[1] = tpp.cpus[0] == 0 ? 1 : 0;
-        measure1(ctx, "pingpong_pthread_2cpu", rounds, run_pingpong_pthread, &tpp, "NPTL mutex+cond, two CPUs");
+        measure_threads(ctx, "pingpong_pthread_2cpu", rounds, run_pingpong_pthread, &tpp, "NPTL mutex+cond, two CPUs");
         pin(tpp.cpus[0]);
     } else {
         bench_skip(ctx, "pingpong_pthread_2cpu", "this machine has one CPU online");
@@ -266,7 +280,7 @@ static void run(struct bench_ctx *ctx)
         measure1(ctx, "create_fiber", CREATE_BATCH, run_create_fiber, &creation, "cleanroom stack pool");
     else
         bench_skip(ctx, "create_fiber", "no memory for the stack pool");
-    measure1(ctx, "create_pthread", CREATE_BATCH, run_create_pthread, 0, "NPTL pthread_create/join");
+    measure_threads(ctx, "create_pthread", CREATE_BATCH, run_create_pthread, 0, "NPTL pthread_create/join");
 
     lr.reps = reps;
     for (int k = 0; k < PL_COUNT; k++) {

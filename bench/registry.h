@@ -14,6 +14,12 @@ struct bench {
     const char *what;               /* one line for docs and the screen */
     bool in_quick;                  /* part of suite=quick */
     bool needs_paging;              /* runs only with paging on (kernel/suite.c) */
+    /* Compares the memory modes itself (arch/vmmode.h: paging off and on in
+     * the kernel, 4 KiB and 2 MiB pages hosted), sample by sample: the suite
+     * runs it once per boot, in the first pass it is selected for, leaves
+     * paging to its vm_enter/vm_leave, and skips it (with vm_modes' reason)
+     * when no mode can run. */
+    bool vm_axis;
     /* NULL when the benchmark can run here, else why not (skip record). */
     const char *(*unavailable)(const struct config *cfg);
     void (*run)(struct bench_ctx *ctx);

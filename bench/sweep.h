@@ -15,7 +15,8 @@
 uint32_t sweep_sizes(const struct config *cfg, const uint64_t **sizes);
 /* reps= if given; paper: 100000; quick: about 4 MiB written per buffer per
  * series, at least 4 (a buffer refilled once or twice shows no reuse) and
- * at most 10000. */
+ * at most 10000; the hosted build's quick: about 512 MiB, at least 16, at
+ * most 200000 (bench/sweep.c). */
 uint32_t sweep_reps(const struct bench_ctx *ctx, uint64_t size);
 
 #endif

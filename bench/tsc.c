@@ -5,15 +5,15 @@
 #include "arch/tsc.h"
 #include "bench/registry.h"
 
-static uint64_t pair_rdtsc(void *arg)
+static int64_t pair_rdtsc(void *arg)
 {
     (void)arg;
     uint64_t a = rdtsc();
     uint64_t b = rdtsc();
-    return b - a;
+    return (int64_t)(b - a);
 }
 
-static uint64_t pair_lfence(void *arg)
+static int64_t pair_lfence(void *arg)
 {
     (void)arg;
     lfence();
@@ -21,34 +21,34 @@ static uint64_t pair_lfence(void *arg)
     lfence();
     uint64_t b = rdtsc();
     lfence();
-    return b - a;
+    return (int64_t)(b - a);
 }
 
-static uint64_t pair_rdtscp(void *arg)
+static int64_t pair_rdtscp(void *arg)
 {
     (void)arg;
     uint64_t a = rdtscp(0);
     uint64_t b = rdtscp(0);
-    return b - a;
+    return (int64_t)(b - a);
 }
 
-static uint64_t pair_cpuid(void *arg)
+static int64_t pair_cpuid(void *arg)
 {
     (void)arg;
     cpuid_serialize();
     uint64_t a = rdtsc();
     cpuid_serialize();
     uint64_t b = rdtsc();
-    return b - a;
+    return (int64_t)(b - a);
 }
 
 /* The harness's own timed region with nothing in it. */
-static uint64_t empty_region(void *arg)
+static int64_t empty_region(void *arg)
 {
     (void)arg;
     uint64_t a = tsc_begin();
     uint64_t b = tsc_end();
-    return b - a;
+    return (int64_t)(b - a);
 }
 
 static const struct {

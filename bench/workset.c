@@ -7,10 +7,15 @@
  * The whole series is one sample (one TSC pair); the harness does the
  * warm-up series and the `runs` recorded ones. The difference multi - single
  * is the cost of concurrency: the switches plus the cache refills they force.
- * Both scenarios use the same buffers, allocated before either runs. */
+ * Both scenarios use the same buffers, allocated before either runs.
+ *
+ * Everything one size compares is measured in turn, sample by sample:
+ * single and multi, in every memory mode (arch/vmmode.h: paging off and on
+ * in the kernel, 4 KiB and 2 MiB pages hosted), so drift of the machine
+ * lands on every point alike instead of reading as a difference. */
 #include "arch/cpu.h"
-#include "arch/mmu.h"
 #include "arch/tsc.h"
+#include "arch/vmmode.h"
 #include "bench/fill_user.h"
 #include "bench/registry.h"
 #include "bench/sweep.h"
@@ -21,11 +26,19 @@ _Static_assert(SWITCH_PUSHAD == 0 && SWITCH_CALLEE == 1 && SWITCH_FXSAVE == 2,
                "switch= values are listed in enum switch_kind order (kernel/config.c)");
 
 struct workset {
-    uint8_t *buf[2];
+    uint8_t *buf[2]; /* the current mode's pair (select_mode) */
     uint32_t size;
     uint32_t reps;
     enum fill_kind fill;
     struct fiber_pair pair;
+};
+
+/* What the hooks of one memory mode's items need. */
+struct mode {
+    struct workset *w;
+    const struct config *cfg;
+    const struct vm_buffers *vb;
+    uint32_t m;
 };
 
 static void refill(void *ctx, int which)
@@ -36,21 +49,43 @@ static void refill(void *ctx, int which)
 
 /* The same loop as the fibers' minus the switches (runtime/pair.h), so
  * that multi - single is the switches and their cache effects. */
-static uint64_t run_single(void *arg)
+static int64_t run_single(void *arg)
 {
     struct workset *w = arg;
     uint64_t t0 = tsc_begin();
     pair_run_serial(&w->pair);
-    return tsc_end() - t0;
+    return (int64_t)(tsc_end() - t0);
 }
 
-static uint64_t run_multi(void *arg)
+static int64_t run_multi(void *arg)
 {
     struct workset *w = arg;
     pair_prepare(&w->pair);
     uint64_t t0 = tsc_begin();
     pair_run(&w->pair);
-    return tsc_end() - t0;
+    return (int64_t)(tsc_end() - t0);
+}
+
+/* Before every multi sample: the mode's buffers (idempotent, no switch). */
+static void select_mode(void *arg)
+{
+    struct mode *md = arg;
+    md->w->buf[0] = md->vb->buf[md->m][0];
+    md->w->buf[1] = md->vb->buf[md->m][1];
+}
+
+/* Before every single sample, a mode's first: its buffers and its paging. */
+static void enter_mode(void *arg)
+{
+    struct mode *md = arg;
+    select_mode(md);
+    vm_enter(md->cfg, md->m);
+}
+
+static void mode_params(struct bench_case *c, void *arg)
+{
+    const struct mode *md = arg;
+    vm_params(md->cfg, md->m, md->vb, c);
 }
 
 static const char *unavailable(const struct config *cfg)
@@ -69,43 +104,77 @@ static void size_case(struct bench_case *c, const char *name, const struct works
     c->params[c->nparams++] = (struct bench_param)PARAM_STR("switch", config_value_name(cfg, KEY_SWITCH));
 }
 
+/* Every (mode, scenario) of one size in turn: per round, for each mode,
+ * its paging, then single, then multi; the records in the same order. */
+static void one_size(struct bench_ctx *ctx, struct workset *w, uint32_t modes)
+{
+    const struct config *cfg = ctx->cfg;
+    struct region_mark mark;
+    memory_mark(&mark);
+    struct vm_buffers vb;
+    bool have = vm_alloc(cfg, w->size, &vb);
+    bool fits = have && pair_init(&w->pair, (enum switch_kind)cfg->switch_kind, w->reps, refill, w);
+    if (!fits) {
+        for (uint32_t m = 0; m < modes; m++) {
+            bench_skip(ctx, "single", "two buffers of this size do not fit in memory");
+            bench_skip(ctx, "multi", "two buffers of this size do not fit in memory");
+        }
+    } else {
+        struct bench_case single, multi;
+        size_case(&single, "single", w, cfg);
+        size_case(&multi, "multi", w, cfg);
+        struct mode md[VM_MODES_MAX];
+        struct bench_item items[2 * VM_MODES_MAX];
+        uint32_t n = 0;
+        for (uint32_t m = 0; m < modes; m++) {
+            /* a mode the host did not give these buffers (hosted pages=2m
+             * without huge pages) is skipped here; the others still run */
+            const char *why = vm_unavailable(cfg, m, &vb);
+            if (why) {
+                bench_skip(ctx, "single", why);
+                bench_skip(ctx, "multi", why);
+                continue;
+            }
+            md[m] = (struct mode){ w, cfg, &vb, m };
+            items[n++] = (struct bench_item){ .c = &single, .fn = run_single, .arg = w, .before = enter_mode,
+                                              .late_params = mode_params, .hook_arg = &md[m] };
+            items[n++] = (struct bench_item){ .c = &multi, .fn = run_multi, .arg = w, .before = select_mode,
+                                              .late_params = mode_params, .hook_arg = &md[m] };
+        }
+        if (n)
+            bench_measure_set(ctx, items, n);
+        pair_free(&w->pair);
+    }
+    if (have)
+        vm_free(&vb);
+    memory_release(&mark);
+}
+
 static void run(struct bench_ctx *ctx)
 {
     const struct config *cfg = ctx->cfg;
     const uint64_t *sizes;
     uint32_t nsizes = sweep_sizes(cfg, &sizes);
-    bench_plan(ctx, 2 * nsizes);
+    const char *why = 0;
+    uint32_t modes = vm_modes(cfg, &why);
+    bench_plan(ctx, 2 * modes * nsizes + (why ? 1 : 0));
+    if (why) /* the suite skips the benchmark when no mode runs; here one of two is missing */
+        bench_skip(ctx, "workset", why);
     static struct workset w;
     for (uint32_t i = 0; i < nsizes; i++) {
-        struct region_mark mark;
-        memory_mark(&mark);
         w.size = (uint32_t)sizes[i];
         w.reps = sweep_reps(ctx, sizes[i]);
         w.fill = (enum fill_kind)cfg->fill;
-        /* 4 MiB alignment keeps a buffer within as few large pages as it can */
-        uint32_t align = sizes[i] >= LARGE_PAGE_SIZE ? LARGE_PAGE_SIZE : PAGE_SIZE;
-        w.buf[0] = memory_alloc(w.size, align);
-        w.buf[1] = w.buf[0] ? memory_alloc(w.size, align) : 0;
-        bool fits = w.buf[1] && pair_init(&w.pair, (enum switch_kind)cfg->switch_kind, w.reps, refill, &w);
-        struct bench_case single, multi;
-        size_case(&single, "single", &w, cfg);
-        size_case(&multi, "multi", &w, cfg);
-        if (!fits) {
-            bench_skip(ctx, "single", "two buffers of this size do not fit in memory");
-            bench_skip(ctx, "multi", "two buffers of this size do not fit in memory");
-        } else {
-            bench_measure(ctx, &single, run_single, &w);
-            bench_measure(ctx, &multi, run_multi, &w);
-            pair_free(&w.pair);
-        }
-        memory_release(&mark);
+        one_size(ctx, &w, modes);
     }
+    vm_leave();
 }
 
 const struct bench bench_workset = {
     .name = "workset",
     .what = "working-set sweep, one buffer after the other vs two fibers (Klimiankou 2018)",
     .in_quick = true,
+    .vm_axis = true,
     .unavailable = unavailable,
     .run = run,
 };

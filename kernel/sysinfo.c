@@ -58,6 +58,7 @@ void sysinfo_cpu(uint32_t boot_cr0)
     }
     rec_arr_end();
     rec_str("cache_source", c->cache_source);
+    rec_str("cache_leaf", c->cache_leaf);
     if (c->hypervisor[0])
         rec_str("hypervisor", c->hypervisor);
     else

@@ -73,7 +73,7 @@ void pair_free(struct fiber_pair *p)
     fiber_stack_free(&p->stacks[0]);
 }
 
-uint64_t pair_switch_cycles(struct fiber_pair *p)
+int64_t pair_switch_cycles(struct fiber_pair *p)
 {
     pair_prepare(p);
     uint64_t t0 = tsc_begin();
@@ -81,5 +81,5 @@ uint64_t pair_switch_cycles(struct fiber_pair *p)
     uint64_t t1 = tsc_end();
     pair_run_serial(p);
     uint64_t serial = tsc_end() - t1, paired = t1 - t0;
-    return paired > serial ? paired - serial : 0;
+    return (int64_t)paired - (int64_t)serial;
 }

@@ -34,7 +34,8 @@ void pair_run_serial(struct fiber_pair *p);
 void pair_run(struct fiber_pair *p);
 void pair_free(struct fiber_pair *p);
 /* Cycles of pair_run minus pair_run_serial (prepared here): the 2*reps
- * switches, their calls included. */
-uint64_t pair_switch_cycles(struct fiber_pair *p);
+ * switches, their calls included. Signed: a difference inside the noise
+ * may be negative, and is returned as measured. */
+int64_t pair_switch_cycles(struct fiber_pair *p);
 
 #endif

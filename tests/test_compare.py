@@ -48,7 +48,7 @@ def test_compare_matches_cases_and_lists_the_rest(two_runs: tuple[Path, Path], c
     p = tool(cleanroom_tool, "compare", str(a), str(b))
     assert p.returncode == 0, p.stderr
     rows = read_csv(b / "compare.csv")  # default: B's results directory
-    assert p.stdout.splitlines()[-1] == f"wrote {b / 'compare.csv'}"
+    assert p.stdout.splitlines()[-1] == f"wrote {b / 'compare.csv'} and {b / 'compare-derived.csv'}"
     both = [r for r in rows if r["in"] == "both"]
     # ctxsw cases are the same on both sides; workset differs in switch= and in sizes
     assert {r["bench"] for r in both} == {"ctxsw"} and len(both) == 16
@@ -78,7 +78,9 @@ def test_compare_ratios_of_a_scaled_run(tmp_path: Path, cleanroom_tool: Path) ->
     assert big and all(float(r["ratio_b_a"]) == pytest.approx(3.0, rel=1e-3) for r in big)
     line = next(line for line in p.stdout.splitlines() if "size=524288" in line and " multi " in line
                 and "paging=off" in line)
-    assert line.split()[-1] == "3.000"
+    # B/A with the band of both runs' samples: "3.00000 (2.99999..3.00001)"
+    ratio, band = line.split()[-2:]
+    assert float(ratio) == pytest.approx(3.0, abs=1e-4) and band.startswith("(") and ".." in band
 
 
 def test_compare_real_run_with_itself(fixtures_dir: Path, cleanroom_tool: Path, tmp_path: Path) -> None:

@@ -3,13 +3,15 @@ kernel's records, run pinned to one CPU through the host tool."""
 
 from __future__ import annotations
 
+import ctypes
 import json
 import subprocess
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from booting import TOOL_SAFETY_NET_S, boot, done, of_type
+from booting import TOOL, TOOL_SAFETY_NET_S, boot, done, of_type
 
 REPO = Path(__file__).resolve().parent.parent
 HOSTED = REPO / "build" / "hosted" / "cleanroom-hosted"
@@ -56,3 +58,175 @@ def test_selftest_is_skipped_not_faked(tmp_path: Path) -> None:
     rc, res = boot(tmp_path, "hosted", "suite=selftest")
     assert rc == 0 and not of_type(res, "test")
     assert any(s["what"] == "selftest" for s in of_type(res, "skip"))
+
+
+# --- hardware event counters (hosted/counters.c) -------------------------------------------
+
+EVENTS = ["core_cycles", "instructions", "l1d_read_misses", "llc_misses", "dtlb_read_misses"]
+
+
+def counters_record(res: dict[str, Any]) -> dict[str, Any]:
+    recs = of_type(res, "counters")
+    assert len(recs) == 1, "exactly one counters record"
+    assert [e["name"] for e in recs[0]["events"]] == EVENTS
+    return recs[0]
+
+
+def test_counters_off_opens_nothing_and_says_so(tmp_path: Path) -> None:
+    rc, res = boot(tmp_path, "hosted", "bench=tsc runs=2 counters=off")
+    assert rc == 0 and done(res)["status"] == "ok" and of_type(res, "result")
+    ctr = counters_record(res)
+    assert all(e["ok"] is False and e["why"] == "counters=off" for e in ctr["events"])
+    assert ctr["scope"] is None
+    assert all("counters" not in r for r in of_type(res, "result"))
+
+
+def test_counters_auto_names_every_event_opened_or_why_not(tmp_path: Path) -> None:
+    """Opened or a named skip: a machine without a PMU (a VM that hides it)
+    or with perf_event_paranoid too high runs as well, only without counts."""
+    rc, res = boot(tmp_path, "hosted", "bench=tsc runs=2")
+    assert rc == 0 and done(res)["status"] == "ok" and of_type(res, "result")
+    ctr = counters_record(res)
+    for e in ctr["events"]:
+        if e["ok"]:
+            assert "why" not in e
+        else:
+            assert e["why"] and e["why"] != "counters=off", e
+    opened = [e for e in ctr["events"] if e["ok"]]
+    assert ctr["scope"] == ("user" if opened else None)
+    # the group is led by core cycles: no other event counts without it
+    assert not opened or ctr["events"][0]["ok"]
+
+
+def test_result_records_carry_the_open_counters(tmp_path: Path) -> None:
+    rc, res = boot(tmp_path, "hosted", "bench=tsc runs=3")
+    assert rc == 0
+    opened = [e["name"] for e in counters_record(res)["events"] if e["ok"]]
+    results = of_type(res, "result")
+    assert results
+    if not opened:
+        assert all("counters" not in r for r in results), "counts from counters that did not open"
+        why = counters_record(res)["events"][0]["why"]
+        pytest.skip(f"no counter opened on this machine ({why}): nothing to check in the result records")
+    if not any("counters" in r for r in results):
+        pytest.skip("the result records carry no counters field yet (the harness change is pending)")
+    for r in results:
+        assert sorted(r["counters"]) == sorted(opened), r
+        for name, s in r["counters"].items():
+            assert s["min"] <= s["med"] <= s["max"], (r["case"], name, s)
+        if "instructions" in r["counters"]:
+            assert r["counters"]["instructions"]["min"] > 0, r  # every sample executes something
+
+
+# --- caches (arch/cpu.c, shared with the kernel) ----------------------------------------------
+
+CACHE_LEAVES = {"4", "2", "0x8000001d", "0x80000006", "0x80000005", "none"}
+
+
+def sysfs_caches(cpu: int) -> set[tuple[int, str, int, int]] | None:
+    """(level, type, size, ways) of every cache Linux lists for this CPU, or None."""
+    base = Path(f"/sys/devices/system/cpu/cpu{cpu}/cache")
+    found = set()
+    for index in sorted(base.glob("index[0-9]*")):
+        try:
+            level = int((index / "level").read_text())
+            kind = (index / "type").read_text().strip().lower()
+            size = (index / "size").read_text().strip()
+            ways = int((index / "ways_of_associativity").read_text())
+        except (OSError, ValueError):
+            return None
+        units = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30}
+        found.add((level, kind, int(size[:-1]) * units[size[-1]] if size[-1] in units else int(size), ways))
+    return found or None
+
+
+def test_caches_come_from_the_cache_topology_leaf(tmp_path: Path) -> None:
+    """AMD with TopologyExtensions: leaf 0x8000001D (0x80000006 may describe the
+    host chip under a hypervisor and codes the L3's ways as "see 0x8000001D");
+    Intel: leaf 4. What Linux itself lists, where it lists it."""
+    rc, res = boot(tmp_path, "hosted", "bench=tsc runs=2")
+    assert rc == 0
+    cpu = of_type(res, "cpu")[0]
+    assert cpu["cache_leaf"] in CACHE_LEAVES
+    if cpu["vendor"] == "AuthenticAMD" and "topoext" in cpu["features"]:
+        assert cpu["cache_leaf"] == "0x8000001d"
+    if cpu["vendor"] == "GenuineIntel" and cpu["max_leaf"] >= 4:
+        assert cpu["cache_leaf"] == "4"
+    caches = cpu["caches"]
+    assert caches and cpu["cache_leaf"] != "none"
+    assert all(c["ways"] > 0 for c in caches), caches  # no real data or unified cache is fully associative
+    listed = sysfs_caches(res["run"]["host_cpu"])
+    if listed is not None:
+        assert {(c["level"], c["type"], c["size"], c["ways"]) for c in caches} == listed
+
+
+# --- the virtual-memory axis: pages=4k|2m|both (hosted/vmmode.c) ------------------------------
+
+def workset_by_pages(res: dict[str, Any]) -> dict[tuple[str, int], list[dict[str, Any]]]:
+    out: dict[tuple[str, int], list[dict[str, Any]]] = {}
+    for r in of_type(res, "result"):
+        if r["bench"] == "workset":
+            out.setdefault((r["params"]["pages"], r["params"]["size"]), []).append(r)
+    return out
+
+
+def needs_pages_axis(res: dict[str, Any]) -> None:
+    ws = [r for r in of_type(res, "result") if r["bench"] == "workset"]
+    if ws and "pages" not in ws[0]["params"]:
+        pytest.skip("the workset does not run through arch/vmmode.h yet (no pages param)")
+
+
+def test_pages_both_measures_each_size_in_both_page_sizes(tmp_path: Path) -> None:
+    sizes = [0, 4096, 3 << 20]
+    rc, res = boot(tmp_path, "hosted", "bench=workset pages=both sizes=0,4K,3M reps=4 runs=2")
+    assert rc == 0 and done(res)["status"] == "ok"
+    needs_pages_axis(res)
+    by = workset_by_pages(res)
+    skips = [s for s in of_type(res, "skip") if s["bench"] == "workset"]
+    for size in sizes:
+        small = by[("4k", size)]
+        assert sorted(r["case"] for r in small) == ["multi", "single"]
+        assert all(r["params"]["pages_got"] == "4k" for r in small)
+        huge = by.get(("2m", size), [])
+        # what the host gave: all or part of it in 2 MiB pages, or none, and then a skip saying why
+        assert all(r["params"]["pages_got"] in ("2m", "mixed") for r in huge)
+        assert len(huge) == 2 or any(s["why"].startswith("pages=2m: ") for s in skips)
+
+
+PR_SET_THP_DISABLE, PR_GET_THP_DISABLE = 41, 42
+
+
+def run_without_thp(tmp_path: Path, cmdline: str) -> tuple[str, dict[str, Any]]:
+    """boot() with transparent huge pages off for the run's processes
+    (prctl PR_SET_THP_DISABLE, inherited by the tool, taskset and the program);
+    (the done record's status, the results.json the tool wrote)."""
+    if ctypes.CDLL(None, use_errno=True).prctl(PR_GET_THP_DISABLE, 0, 0, 0, 0) < 0:
+        pytest.skip("this kernel has no PR_SET_THP_DISABLE (Linux < 3.15)")
+
+    def no_thp() -> None:
+        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_THP_DISABLE, 1, 0, 0, 0)
+    out = tmp_path / "hosted"
+    subprocess.run([str(TOOL), "run", "--emulator", "hosted", "--cmdline", cmdline, "--out", str(out), "--quiet"],
+                   capture_output=True, text=True, timeout=TOOL_SAFETY_NET_S, stdin=subprocess.DEVNULL,
+                   preexec_fn=no_thp)
+    doc = json.loads((out / "results.json").read_text())
+    return next(r["status"] for r in doc["records"] if r["t"] == "done"), doc
+
+
+def test_2m_not_given_is_a_skip_with_the_reason(tmp_path: Path) -> None:
+    status, res = run_without_thp(tmp_path, "bench=workset pages=both sizes=4K,3M reps=4 runs=2")
+    assert status == "ok"
+    needs_pages_axis(res)
+    by = workset_by_pages(res)
+    assert not any(pages == "2m" for pages, _ in by)
+    assert all(len(by[("4k", size)]) == 2 for size in (4096, 3 << 20))
+    whys = [s["why"] for s in of_type(res, "skip") if s["bench"] == "workset"]
+    assert len(whys) == 4 and all(w.startswith("pages=2m: ") and "transparent huge pages" in w for w in whys)
+
+
+def test_pages_2m_where_no_huge_page_can_exist_skips_the_benchmark(tmp_path: Path) -> None:
+    status, res = run_without_thp(tmp_path, "bench=workset pages=2m sizes=4K reps=4 runs=2")
+    assert status == "ok"
+    needs_pages_axis(res)
+    assert not [r for r in of_type(res, "result") if r["bench"] == "workset"]
+    assert any(s["why"].startswith("pages=2m: ") for s in of_type(res, "skip"))

@@ -16,6 +16,7 @@ import synth_workset  # noqa: E402
 
 from cleanroom_host import derive  # noqa: E402
 from cleanroom_host.derive import Interval  # noqa: E402
+from cleanroom_host.interval import NOISE, cell, verdict  # noqa: E402
 from cleanroom_host.paper import Cache, cache_position, comparison, emulated  # noqa: E402
 from cleanroom_host.protocol import encode_record, parse_log  # noqa: E402
 
@@ -100,11 +101,24 @@ def test_division_by_zero_gives_nan_never_an_exception() -> None:
     assert got[("conc_abs", "on/4k", 0)].value.mid == 7
 
 
-def test_ratio_band_is_dropped_when_the_denominator_band_holds_zero() -> None:
+def test_ratio_band_is_unbounded_when_the_denominator_band_holds_zero() -> None:
+    """A denominator that may be 0 lets the ratio be anything: the band is unbounded (it was dropped
+    before, which hid the point's uncertainty), so the value is inside the noise."""
     r = Interval(10, 5, 15).ratio(Interval(2, -1, 4))
-    assert r.mid == 5 and math.isnan(r.lo) and math.isnan(r.hi)
+    assert r.mid == 5 and (r.lo, r.hi) == (-math.inf, math.inf)
+    assert verdict(r) == NOISE and cell(r) == "~0 (unbounded)"
     r = Interval(10, 5, 15).ratio(Interval(2, 1, 4))
     assert (r.lo, r.mid, r.hi) == (1.25, 5, 15)
+
+
+def test_relative_band_enters_the_base_once() -> None:
+    """(multi - single) / single as multi / single - 1: the band is the exact range the extremes
+    allow, not the wider one of subtracting and dividing by single separately."""
+    multi, single = Interval(100, 95, 105), Interval(100, 90, 110)
+    rel = multi.rel(single)
+    assert rel.lo == pytest.approx(100 * (95 / 110 - 1)) and rel.hi == pytest.approx(100 * (105 / 90 - 1))
+    wide = (multi - single).ratio(single).scale(100)
+    assert wide.lo < rel.lo  # the old way: -15 / 90
 
 
 def test_reps_scaled_per_size_stays_one_series() -> None:

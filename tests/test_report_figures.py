@@ -53,7 +53,8 @@ def assert_real_plot(path: Path) -> None:
 def read_derived(path: Path) -> dict[tuple[str, str, int], dict[str, str]]:
     with path.open() as f:
         rows = list(csv.DictReader(f))
-    assert rows and list(rows[0]) == ["figure", "quantity", "unit", "series", "paging", "size", "value", "min", "max"]
+    assert rows and list(rows[0]) == ["figure", "quantity", "unit", "series", "paging", "size", "value", "min", "max",
+                                      "verdict"]
     out = {}
     for r in rows:
         key = (r["quantity"], r["paging"], int(r["size"]))
@@ -102,7 +103,7 @@ def hand_computed(m: dict[tuple[str, str, int], dict[str, int]], size: int) -> d
 def qemu_report(fixtures_dir: Path, cleanroom_tool: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     log = fixtures_dir / QEMU_FIXTURE
     out = tmp_path_factory.mktemp("qemu-report")
-    p = tool(cleanroom_tool, "report", str(log), "--out", str(out))
+    p = tool(cleanroom_tool, "report", str(log), "--out", str(out), "--full")
     return {"log": log, "out": out, "proc": p, "records": parse_log(log.read_bytes()).records}
 
 
@@ -122,15 +123,18 @@ def test_qemu_report_tables(qemu_report: dict[str, Any]) -> None:
     p = qemu_report["proc"]
     assert p.returncode == 0, p.stderr
     text = p.stdout
-    assert "ctxsw: cycles per switch" in text
+    # a QEMU TCG run: TSC ticks of host time, never "cycles"
+    assert "ctxsw: TSC ticks (host time) per switch" in text
     for head in ("paging off: concurrency overhead (Figures 3, 4)", "paging on/4k: concurrency overhead",
-                 "paging on/4k vs off: virtual memory (Figures 5-8)", "paper vs this run"):
+                 "paging on/4k vs paging off: virtual memory (Figures 5-8)", "paper vs this run"):
         assert head in text
     assert "352 % at 512K (= L2)" in text and "peak relative concurrency overhead, paging off:" in text
     assert "emulators model no caches, so no cache effect is expected" in text
-    # derived.csv, Figures 3-8, ctxsw.png; and the locks section: locks.csv and three lock plots
-    assert text.splitlines()[-1].startswith("wrote 12 files into")
-    assert "done: status ok" in text
+    # stdout is report.txt; report.txt, derived.csv, Figures 3-8, ctxsw.png; and the locks section: locks.csv and
+    # three lock plots (the list of files goes to stderr)
+    assert p.stderr.splitlines()[-1].startswith("wrote 13 files into")
+    assert text.splitlines()[-1].startswith("done: status ok")
+    assert (qemu_report["out"] / "report.txt").read_text() == text
 
 
 def test_qemu_derived_csv_agrees_with_a_hand_computation(qemu_report: dict[str, Any]) -> None:
@@ -169,10 +173,10 @@ def test_synthetic_report_without_vm_data_draws_only_its_figures(tmp_path: Path,
 
     log = tmp_path / "serial.log"
     log.write_bytes(b"".join(encode_record(r) for r in recs))
-    p = tool(cleanroom_tool, "report", str(tmp_path))
+    p = tool(cleanroom_tool, "report", str(tmp_path), "--full")
     assert p.returncode == 0, p.stderr
     assert sorted(os.listdir(tmp_path / "plots")) == ["ctxsw.png", FIGURES[0], FIGURES[1]]
-    assert "vs off" not in p.stdout and "note:" not in p.stdout  # hardware, no emulator note
+    assert "vs paging off" not in p.stdout and "note:" not in p.stdout  # hardware, no emulator note
     quantities = {r[0] for r in read_derived(tmp_path / "derived.csv")}
     assert quantities == {"conc_abs", "conc_per_quantum", "conc_rel"}
 
@@ -180,9 +184,10 @@ def test_synthetic_report_without_vm_data_draws_only_its_figures(tmp_path: Path,
 def test_synthetic_report_peak_and_bands(tmp_path: Path, cleanroom_tool: Path) -> None:
     log = tmp_path / "serial.log"
     log.write_bytes(synth_workset.log(runs=5))
-    p = tool(cleanroom_tool, "report", str(log), "--out", str(tmp_path / "out"))
+    p = tool(cleanroom_tool, "report", str(log), "--out", str(tmp_path / "out"), "--full")
     assert p.returncode == 0, p.stderr
-    assert "peak relative concurrency overhead, paging off: 300.0 % at 512K per buffer, = L2 size" in p.stdout
+    assert ("peak relative concurrency overhead, paging off: 299.97 % (299.96..299.97) at 512K per buffer, = L2 size"
+            in p.stdout)
     derived = read_derived(tmp_path / "out" / "derived.csv")
     row = derived[("conc_abs", "off", 524288)]
     assert float(row["min"]) < float(row["value"]) < float(row["max"])
@@ -190,9 +195,10 @@ def test_synthetic_report_peak_and_bands(tmp_path: Path, cleanroom_tool: Path) -
         assert_real_plot(tmp_path / "out" / "plots" / name)
 
 
-def test_report_without_workset_writes_nothing(tmp_path: Path, fixtures_dir: Path, cleanroom_tool: Path) -> None:
-    p = tool(cleanroom_tool, "report", str(fixtures_dir / "qemu-quick.log"), "--out", str(tmp_path))
-    assert p.returncode == 0 and os.listdir(tmp_path) == []
+def test_report_without_workset_writes_only_report_txt(tmp_path: Path, fixtures_dir: Path,
+                                                       cleanroom_tool: Path) -> None:
+    p = tool(cleanroom_tool, "report", str(fixtures_dir / "qemu-quick.log"), "--out", str(tmp_path), "--full")
+    assert p.returncode == 0 and os.listdir(tmp_path) == ["report.txt"]
     assert p.stdout.splitlines()[-1].startswith("done: status ok")
 
 
@@ -203,7 +209,7 @@ def test_no_plots_never_loads_matplotlib(tmp_path: Path, fixtures_dir: Path, rep
     p = subprocess.run([sys.executable, "-c", code, str(repo_root / "tools"), str(fixtures_dir / QEMU_FIXTURE),
                         str(tmp_path)], capture_output=True, text=True, timeout=TOOL_SAFETY_NET_S)
     assert p.stdout.split() == ["0", "False"], p.stderr
-    assert sorted(os.listdir(tmp_path)) == ["derived.csv", "locks.csv"]
+    assert sorted(os.listdir(tmp_path)) == ["derived.csv", "locks.csv", "report.txt"]
 
 
 HOSTED_FIXTURE = "hosted-workset.log"
@@ -216,7 +222,7 @@ def test_hosted_fixture_report(fixtures_dir: Path, cleanroom_tool: Path, tmp_pat
     assert res.complete and res.status == "ok" and not res.damaged
     hello = res.first("hello")
     assert hello is not None and hello["platform"] == "hosted"
-    p = tool(cleanroom_tool, "report", str(log), "--out", str(tmp_path))
+    p = tool(cleanroom_tool, "report", str(log), "--out", str(tmp_path), "--full")
     assert p.returncode == 0, p.stderr
     assert "paging host: concurrency overhead (Figures 3, 4)" in p.stdout
     assert "note: hosted run" in p.stdout and "emulators model no caches" not in p.stdout
@@ -242,4 +248,5 @@ def test_hosted_fixture_report(fixtures_dir: Path, cleanroom_tool: Path, tmp_pat
                / meds[("single", z)]["med"])
     from cleanroom_host.paper import bytes_text
 
-    assert "paging host: " in p.stdout and f"% at {bytes_text(peak)} per buffer" in p.stdout
+    line = next(line for line in p.stdout.splitlines() if "peak relative concurrency overhead, paging host:" in line)
+    assert f" at {bytes_text(peak)} per buffer" in line

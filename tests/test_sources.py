@@ -49,3 +49,54 @@ def test_every_benchmark_is_registered_once() -> None:
             defined[sym] = p.name
     assert sorted(registered) == sorted(defined), (registered, defined)
     assert len(set(registered)) == len(registered)
+
+
+# `cond ? a - b : 0` (or `cond ? 0 : a - b`): a difference clamped to zero.
+# On a measured value that turns noise into a measured 0 (a report of
+# "0 (0-1117) cycles"); a sample is signed and kept as measured (bench/stats.h).
+MINUS = r"[\w)\]]\s*-(?![-=>])\s*[\w(]"  # a binary minus: not --, -=, ->, nor a sign
+CLAMP = re.compile(rf"\?[^:;?]*?{MINUS}[^:;?]*?:\s*0\b|\?\s*0\s*:[^;]*?{MINUS}")
+# The clamps that are not on measured values, each with why it is legitimate.
+CLAMP_ALLOWED = {
+    ("runtime/iaheap_user.c", "pages > 1 ? (pages - 1) / (IA_SUBHEAPS + 1) : 0"):
+        "pages per sub-heap of an arena: page 0 is the header, an arena of one page has none to share",
+    ("runtime/aspace.c", "shared_region_index(va) < 0 ? 0 : (void *)(shared.base + (va - U_SHARED))"):
+        "an address, not a difference: NULL (0) for a virtual address outside the shared regions",
+}
+CLAMP_DIRS = ["bench", "runtime"]
+
+
+def strip_comments(text: str) -> str:
+    return re.sub(r"/\*.*?\*/|//[^\n]*", lambda m: re.sub(r"[^\n]", " ", m.group(0)), text, flags=re.S)
+
+
+def clamps() -> dict[tuple[str, str], int]:
+    """(file, the clamp's statement) -> its line, for every clamp pattern in CLAMP_DIRS."""
+    found = {}
+    for p in (p for d in CLAMP_DIRS for p in sorted((REPO / d).glob("*.[ch]"))):
+        text = strip_comments(p.read_text())
+        for m in CLAMP.finditer(text):
+            start = max(text.rfind("=", 0, m.start()), text.rfind("return", 0, m.start()), text.rfind("\n", 0, m.start()))
+            stmt = text[start:text.find(";", m.end() - 1)].lstrip("=").strip()
+            stmt = stmt.removeprefix("return").strip()
+            found[(str(p.relative_to(REPO)), stmt)] = text.count("\n", 0, m.start()) + 1
+    return found
+
+
+def test_no_measured_difference_is_clamped_to_zero() -> None:
+    """A difference of measurements (a run minus its baseline, minus the
+    timing overhead, cold minus warm) is recorded signed: never `? a - b : 0`."""
+    offenders = [f"{f}:{line}: {stmt}" for (f, stmt), line in clamps().items() if (f, stmt) not in CLAMP_ALLOWED]
+    assert not offenders, "differences clamped to 0 (keep them signed, as measured):\n" + "\n".join(offenders)
+
+
+def test_clamp_pattern_finds_what_it_must() -> None:
+    """The pattern catches the shapes a clamp takes, and the allow-list is not stale."""
+    for clamp in ["s = s > sub ? s - sub : 0;", "return t > base ? t - base : 0;", "x = a >= b ? a - b : 0 ;",
+                  "*cycles = body > mark ? body - mark : 0;", "return a < b ? 0 : a - b;",
+                  "return cold > warm ? (cold - warm) : 0;"]:
+        assert CLAMP.search(clamp), clamp
+    for fine in ["return (int64_t)cold - (int64_t)warm;", "n = a ? b : 0;", "p = q ? r->s : 0;",
+                 "x = i-- > 0 ? y : 0;", "y = k ? -1 : 0;"]:
+        assert not CLAMP.search(fine), fine
+    assert set(CLAMP_ALLOWED) <= set(clamps()), "an allowed clamp is gone: drop it from CLAMP_ALLOWED"

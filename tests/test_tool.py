@@ -397,13 +397,13 @@ EXTRA: list[dict[str, Any]] = [
 def test_report_sections(tmp_path: Path, cleanroom_tool: Path) -> None:
     log = tmp_path / "serial.log"
     log.write_bytes(make_log("fail", EXTRA))
-    p = tool(cleanroom_tool, "report", str(log))
+    p = tool(cleanroom_tool, "report", "--full", str(log))
     assert p.returncode == 0, p.stderr
     text = p.stdout
     assert "AuthenticAMD \"AMD EPYC test\"" in text and "family 23 model 49 stepping 0" in text
     assert "tsc rdtscp sse2" in text and "L1d 32 KiB 8-way 64 B lines; L2 512 KiB" in text
     assert "TCGTCGTCGTCG" in text
-    assert "2.994 GHz (2994000000 Hz, method pit), serialise lfence, overhead 33 cycles" in text
+    assert "2.994 GHz (2994000000 Hz, method pit), serialise lfence, overhead 33 TSC ticks" in text
     assert "usable 127 MiB" in text and "cmdline     suite=quick exit=auto" in text
     assert "suite=quick paging=off runs=5" in text
     lines = text.splitlines()
@@ -433,7 +433,7 @@ def test_report_accepts_dir_json_and_log(tmp_path: Path, cleanroom_tool: Path) -
     assert p.returncode == 5
 
 
-def test_report_recorded_qemu_run(fixtures_dir: Path, cleanroom_tool: Path) -> None:
+def test_report_recorded_qemu_run(fixtures_dir: Path, cleanroom_tool: Path, tmp_path: Path) -> None:
     """A real quick-suite run recorded from QEMU (tests/fixtures/qemu-quick.log)."""
     log = fixtures_dir / "qemu-quick.log"
     if not log.is_file():
@@ -441,7 +441,7 @@ def test_report_recorded_qemu_run(fixtures_dir: Path, cleanroom_tool: Path) -> N
     from cleanroom_host.protocol import parse_log
     res = parse_log(log.read_bytes())
     assert res.complete and res.status == "ok" and not res.damaged
-    p = tool(cleanroom_tool, "report", str(log))
+    p = tool(cleanroom_tool, "report", "--full", "--out", str(tmp_path), str(log))
     assert p.returncode == 0
     text = p.stdout
     cpu = res.first("cpu")

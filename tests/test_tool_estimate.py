@@ -81,11 +81,20 @@ def test_no_estimate_without_a_timed_benchmark() -> None:
     assert estimate.estimate(estimate.plan("bench=locks"), "qemu", 128) is not None
 
 
-def test_hosted_runs_paging_both_once() -> None:
-    plan = estimate.plan("bench=workset sizes=1M reps=10 runs=1 warmup=0 paging=both")
-    hosted, qemu = estimate.estimate(plan, "hosted", 3072), estimate.estimate(plan, "qemu", 128)
-    assert hosted is not None and qemu is not None
-    assert hosted.bytes == 4 * 10 * MIB and qemu.bytes == 2 * hosted.bytes
+def test_hosted_runs_paging_both_once_and_pages_both_twice() -> None:
+    """The hosted build cannot switch paging (one pass); its workset compares pages= instead."""
+    cmdline = "bench=workset sizes=1M reps=10 runs=1 warmup=0 paging=both"
+    kernel = estimate.estimate(estimate.plan(cmdline), "qemu", 128)
+    hosted = estimate.estimate(estimate.plan(cmdline, hosted=True), "hosted", 3072)
+    both = estimate.estimate(estimate.plan(cmdline + " pages=both", hosted=True), "hosted", 3072)
+    assert kernel is not None and hosted is not None and both is not None
+    assert hosted.bytes == 4 * 10 * MIB and kernel.bytes == both.bytes == 2 * hosted.bytes
+
+
+def test_hosted_quick_defaults_mirror_the_hosted_build() -> None:
+    p = estimate.plan("bench=workset", hosted=True)
+    assert p.runs == 5 and max(p.sizes) == 32 * MIB
+    assert p.workset_reps(0) == 200_000 and p.workset_reps(32 * MIB) == 16 and p.workset_reps(MIB) == 512
 
 
 def test_paper_suite_takes_hours_in_every_emulator() -> None:

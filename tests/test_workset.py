@@ -44,6 +44,26 @@ def test_quick_suite_shape(quick_icount: tuple[int, dict[str, Any]]) -> None:
                      ("rr", 2), ("rr", 4), ("rr", 8), ("rr", 16), ("rr", 64)}
 
 
+def test_paging_modes_and_scenarios_are_measured_together(tmp_path: Path) -> None:
+    """paging=both in one benchmark run: every size measures (off, on) x
+    (single, multi) sample by sample in turn, and its records come out in
+    that order, the raw samples of each one in run order."""
+    rc, res = boot(tmp_path, "qemu-icount", "bench=workset paging=both sizes=0,4K,64K reps=10 runs=3 raw=1")
+    assert rc == 0 and done(res)["status"] == "ok"
+    rs = results(res, "workset")
+    order = [(r["params"]["size"], r["params"]["paging"], r["case"]) for r in rs]
+    assert order == [(s, p, c) for s in (0, 4096, 65536) for p in ("off", "on") for c in ("single", "multi")]
+    for r in rs:
+        assert len(r["samples"]) == r["n"] == 3 and all(isinstance(x, int) for x in r["samples"])
+        assert r["min"] <= r["med"] <= r["max"]
+    # one pass measured both modes: no skip, nothing again in the paging=on pass
+    assert not [s for s in of_type(res, "skip") if s["bench"] == "workset"]
+    # one benchmark run: progress counts its 12 cases once (a long set may repeat a count between rounds)
+    dones = [p["done"] for p in of_type(res, "progress") if p["bench"] == "workset"]
+    assert dones == sorted(dones) and sorted(set(dones)) == list(range(13))
+    assert {p["total"] for p in of_type(res, "progress") if p["bench"] == "workset"} == {12}
+
+
 def test_single_grows_linearly_with_size(tmp_path: Path) -> None:
     rc, res = boot(tmp_path, "qemu-icount", "bench=workset paging=off sizes=4K,8K,16K,64K,256K,1M,4M reps=8 runs=1")
     assert rc == 0

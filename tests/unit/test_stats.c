@@ -4,32 +4,71 @@
 int main(void)
 {
     struct stats s;
-    uint64_t one[] = { 42 };
+    int64_t one[] = { 42 };
     stats_compute(one, 1, &s);
     CHECK(s.n == 1 && s.min == 42 && s.med == 42 && s.max == 42 && s.mean == 42);
 
-    uint64_t even[] = { 4, 1, 3, 2 };
+    int64_t even[] = { 4, 1, 3, 2 };
     stats_compute(even, 4, &s);
-    CHECK(s.min == 1 && s.med == 2 && s.max == 4 && s.mean == 2); /* lower median, mean rounded down */
+    CHECK(s.min == 1 && s.med == 2 && s.max == 4 && s.mean == 2); /* lower median, mean toward zero */
     CHECK(even[0] == 1 && even[1] == 2 && even[2] == 3 && even[3] == 4);
 
     stats_compute(0, 0, &s);
     CHECK(s.n == 0 && s.min == 0 && s.max == 0);
 
     /* large values do not overflow the mean of a few samples */
-    uint64_t big[] = { 1ull << 62, 1ull << 62, 0 };
+    int64_t big[] = { 1ll << 62, 1ll << 62, 0 };
     stats_compute(big, 3, &s);
-    CHECK(s.max == 1ull << 62 && s.med == 1ull << 62 && s.mean == (1ull << 63) / 3);
+    CHECK(s.max == 1ll << 62 && s.med == 1ll << 62 && s.mean == (int64_t)((1ull << 63) / 3));
+    int64_t huge[] = { INT64_MAX, INT64_MAX, INT64_MAX - 1 };
+    stats_compute(huge, 3, &s);
+    CHECK(s.mean == INT64_MAX - 1);
+    int64_t low[] = { INT64_MIN, INT64_MIN, INT64_MIN + 2 };
+    stats_compute(low, 3, &s);
+    CHECK(s.min == INT64_MIN && s.mean == INT64_MIN + 1); /* -2^63 + 2/3, toward zero */
 
-    /* many samples, reverse order, with duplicates: sorted and right */
-    static uint64_t many[100001];
+    /* negative samples: a difference inside the noise stays as measured */
+    int64_t noise[] = { 5, -3, 0, -1117, 12 };
+    stats_compute(noise, 5, &s);
+    CHECK(s.min == -1117 && s.med == 0 && s.max == 12);
+    CHECK(s.mean == -220); /* -1103 / 5 = -220.6, toward zero */
+    CHECK(noise[0] == -1117 && noise[1] == -3 && noise[4] == 12);
+
+    int64_t neg[] = { -7, -2, -9, -4 };
+    stats_compute(neg, 4, &s);
+    CHECK(s.min == -9 && s.med == -7 && s.max == -2 && s.mean == -5); /* lower median; -22/4 = -5.5 */
+
+    /* a mean whose parts have opposite signs: quotients up, remainders down */
+    int64_t mixed[] = { 7, -1 };
+    stats_compute(mixed, 2, &s);
+    CHECK(s.mean == 3);
+    int64_t mixed2[] = { -7, 1 };
+    stats_compute(mixed2, 2, &s);
+    CHECK(s.mean == -3);
+    int64_t cancel[] = { 3, -3, 1, -1 };
+    stats_compute(cancel, 4, &s);
+    CHECK(s.mean == 0 && s.med == -1);
+    int64_t just_below[] = { 2, 2, -5 }; /* -1 / 3 */
+    stats_compute(just_below, 3, &s);
+    CHECK(s.mean == 0);
+
+    /* per operation: rounded toward zero, the same for a sample and its mirror */
+    CHECK(stats_per(7, 2) == 3 && stats_per(-7, 2) == -3);
+    CHECK(stats_per(-1, 1000) == 0 && stats_per(1, 1000) == 0);
+    CHECK(stats_per(-2000, 1000) == -2 && stats_per(-1999, 1000) == -1);
+    CHECK(stats_per(-5, 0) == -5 && stats_per(-5, 1) == -5);
+    CHECK(stats_per(INT64_MIN, 2) == INT64_MIN / 2 && stats_per(INT64_MIN, 1ull << 63) == -1);
+    CHECK(stats_per(INT64_MAX, UINT64_MAX) == 0);
+
+    /* many samples, reverse order, with duplicates, around zero: sorted and right */
+    static int64_t many[100001];
     for (int i = 0; i < 100001; i++)
-        many[i] = (uint64_t)(100000 - i) / 2;
+        many[i] = (int64_t)(100000 - i) / 2 - 25000;
     stats_compute(many, 100001, &s);
     int sorted = 1;
     for (int i = 1; i < 100001; i++)
         sorted &= many[i - 1] <= many[i];
     CHECK(sorted);
-    CHECK(s.min == 0 && s.max == 50000 && s.med == 25000);
+    CHECK(s.min == -25000 && s.max == 25000 && s.med == 0);
     return unit_finish();
 }

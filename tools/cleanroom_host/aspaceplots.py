@@ -12,8 +12,8 @@ from pathlib import Path
 from typing import Callable
 
 from . import aspacereport as ar
-from . import paper
-from .derive import Interval
+from .context import Run
+from .interval import Interval
 from .lockplots import OURS, THEIRS, Context, _new, _save, draw, pair_bars
 from .lockreport import collect, modes
 from .plots import _size_axis
@@ -57,13 +57,14 @@ def tlb_refill(ctx: Context, out: Path) -> Path | None:
         color = REGION_COLORS.get(region, "tab:purple")
         ax.plot(xs, [by[n].mid for n in xs], PGE_STYLE.get(pge, ":"), marker="o", color=color,
                 label=f"region {REGION_TEXT.get(region, region or '?')}, pge={pge}")
-        if any(by[n].lo != by[n].hi for n in xs):
-            ax.fill_between(xs, [by[n].lo for n in xs], [by[n].hi for n in xs], color=color, alpha=0.18,
+        if any(by[n].bounded and by[n].lo != by[n].hi for n in xs):
+            ax.fill_between(xs, [by[n].lo if by[n].bounded else by[n].mid for n in xs],
+                            [by[n].hi if by[n].bounded else by[n].mid for n in xs], color=color, alpha=0.18,
                             linewidth=0)
     ax.set_xscale("log", base=2)
     ax.set_xticks(sorted(pages), [str(n) for n in sorted(pages)])
     ax.set_xlabel("pages touched after the CR3 reload, log2 scale")
-    ax.set_ylabel("cycles per refill (median; CR3 reload + touches, minus warm-TLB touches)")
+    ax.set_ylabel(f"{ctx.units.short} per refill (median; CR3 reload + touches, minus warm-TLB touches)")
     ax.set_ylim(bottom=0)
     ax.grid(True, which="major", alpha=0.3)
     ax.legend(fontsize=8, loc="best")
@@ -89,9 +90,10 @@ def commit(ctx: Context, out: Path) -> Path | None:
         xs = [float(r.dirty or 0) for r in line]
         vals = [r.commit for r in line if r.commit is not None]
         ax.plot(xs, [v.mid for v in vals], "-o", color=OURS, label="commit (word-by-word diff against the twin)")
-        if any(v.lo != v.hi for v in vals):
-            ax.fill_between(xs, [v.lo for v in vals], [v.hi for v in vals], color=OURS, alpha=0.18, linewidth=0)
-        tops += [v.hi for v in vals]
+        if any(v.bounded and v.lo != v.hi for v in vals):
+            ax.fill_between(xs, [v.lo if v.bounded else v.mid for v in vals],
+                            [v.hi if v.bounded else v.mid for v in vals], color=OURS, alpha=0.18, linewidth=0)
+        tops += [v.hi if v.bounded else v.mid for v in vals]
     for value, text, color in ((single, "commit_single_writer (whole-page copy, no diff)", THEIRS),
                                (twin.value if twin else None, "twin (fault + private copy + twin)", "dimgray")):
         if value is None or not value.ok:
@@ -104,7 +106,7 @@ def commit(ctx: Context, out: Path) -> Path | None:
     ax.set_xticks([0, 1, 10, 100], ["0", "1", "10", "100"])
     ax.set_xlim(-0.1, 130)
     ax.set_xlabel("words changed since the twin [%], symlog scale")
-    ax.set_ylabel("cycles per page (median)")
+    ax.set_ylabel(f"{ctx.units.short} per page (median)")
     ax.set_ylim(0, max(tops) * 1.15 if tops else 1)
     ax.grid(True, which="major", alpha=0.3)
     ax.legend(fontsize=8, loc="upper left")
@@ -123,7 +125,7 @@ def fibers_vs_threads(ctx: Context, out: Path) -> Path | None:
     threads = [r.thread.value.mid if r.thread else float("nan") for r in rows]
     xs, width = pair_bars(ax, fibers, threads, ("fiber side (malloc: subheap; system call: sysenter)",
                                                 "thread side (malloc: shared lock; system call: int80)"),
-                          [r.ratio for r in rows])
+                          [r.ratio for r in rows], ctx.units.short)
     for x, r in zip(xs, rows):
         for side, dx in ((r.fiber, -width / 2), (r.thread, width / 2)):
             if side is None:
@@ -138,31 +140,35 @@ def fibers_vs_threads(ctx: Context, out: Path) -> Path | None:
 
 
 def workset(ctx: Context, out: Path) -> Path | None:
-    """threads/multi and multi/single against the working-set size."""
+    """threads/multi and multi/single against the working-set size, with their bands; the caches only
+    where they are real."""
     rows = [r for r in ar.workset_rows(ctx.records) if r.size > 0]
     if not rows:
         return None
     mode = rows[0].mode
     rows = [r for r in rows if r.mode == mode]
     series = list(dict.fromkeys(r.series for r in rows))
-    lines: list[tuple[str, str, list[tuple[int, float]]]] = []  # (label, colour, (size, ratio) points)
+    lines: list[tuple[str, str, list[tuple[int, Interval]]]] = []  # (label, colour, (size, ratio) points)
     for s in series:
         mine = [r for r in rows if r.series == s]
         prefix = f"{s}: " if len(series) > 1 else ""
         for values, text, color in (([r.threads_multi for r in mine], "workset_threads / workset multi", THEIRS),
                                     ([r.multi_single for r in mine], "workset multi / single", OURS)):
-            pts = [(r.size, v) for r, v in zip(mine, values) if v == v]
+            pts = [(r.size, v) for r, v in zip(mine, values) if v.ok]
             if pts:
                 lines.append((prefix + text, color, pts))
     if not lines:
         return None
     fig, ax = _new(ctx, "aspace: working set, fibers vs isolated threads", mode)
     for text, color, pts in lines:
-        ax.plot([x for x, _v in pts], [v for _x, v in pts], "-o", color=color, markersize=4, label=text)
+        ax.plot([x for x, _v in pts], [v.mid for _x, v in pts], "-o", color=color, markersize=4, label=text)
+        banded = [(x, v) for x, v in pts if v.bounded and v.lo != v.hi]
+        if banded:
+            ax.fill_between([x for x, _v in banded], [v.lo for _x, v in banded], [v.hi for _x, v in banded],
+                            color=color, alpha=0.18, linewidth=0)
     ax.axhline(1.0, color="black", linewidth=0.8)
-    _size_axis(ax, sorted({r.size for r in rows}), paper.data_caches(next(
-        (r for r in ctx.records if r.get("t") == "cpu"), None)))
-    ax.set_ylabel("ratio of cycles per series (medians)")
+    _size_axis(ax, sorted({r.size for r in rows}), ctx.run.machine.plot_caches)
+    ax.set_ylabel(f"ratio of {ctx.units.short} per series (medians; shade: min..max band)")
     ax.set_ylim(bottom=0)
     ax.legend(fontsize=8, loc="upper right")
     return _save(fig, ctx, out / "aspace-workset.png")
@@ -175,5 +181,5 @@ FIGURES: tuple[tuple[str, FigureFn], ...] = (
 )
 
 
-def write_all(records: list[Record], out: Path) -> list[Path]:
-    return draw(FIGURES, (ar.ASPACE,), records, out)
+def write_all(run: Run, out: Path) -> list[Path]:
+    return draw(FIGURES, ar.BENCHES, run, out)

@@ -1,9 +1,11 @@
-"""Report sections and aspace.csv for the `aspace` benchmark: ring-0 fibers
-against ring-3 threads in address spaces of their own (PATHREADS, Sheriff,
-Dthreads).
+"""The report of the `aspace` benchmark: ring-0 fibers against ring-3 threads in
+address spaces of their own (PATHREADS, Sheriff, Dthreads): summary lines,
+tables, aspace.csv and figures (aspaceplots.py). A module of the report
+registry (report.py).
 
-Every figure is a record's median (`med`, cycles per operation as the kernel
-divided it); ratios are of medians and differences carry a min-max band.
+Every figure is a record's median (`med`, TSC ticks or instructions per
+operation as the kernel divided it) with its runs' band; ratios are of medians
+and, like differences, carry the interval-arithmetic band of their inputs.
 Tables have one column per paging mode (`on/4k`, `on/4m`: the benchmark runs
 with paging on only; the mode is the pass's `pagesize`, never tlb_refill's
 `region`). docs/REPORT.md describes the tables and aspace.csv.
@@ -11,17 +13,19 @@ with paging on only; the mode is the pass's `pagesize`, never tlb_refill's
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from . import paper, text
-from .derive import Interval, series_of
-from .lockreport import LOCKS_HEADER, Point, _cell, _nan, _ratio, collect, modes
+from .context import Cell, Derived, Run
+from .derive import series_of
+from .interval import Interval, cell, short
+from .lockreport import LOCKS_HEADER, Point, _cell, _nan, _ratio, collect, make_cell, modes, ratio_cell
 from .protocol import Record
-from .text import exact, number, table
+from .text import number, table
 
+BENCHES = ("aspace",)
 ASPACE, WORKSET = "aspace", "workset"
 ASPACE_CSV = "aspace.csv"
 ASPACE_HEADER = LOCKS_HEADER
@@ -34,7 +38,6 @@ PREFER = (("entry", "sysenter"),)
 # workset: the fiber switch of Klimiankou's routine when several ran
 WORKSET_SWITCH = "pushad"
 
-Value = Interval | float  # a float is a ratio: no band
 
 
 @dataclass(frozen=True)
@@ -113,10 +116,8 @@ def skip_why(records: list[Record], case: str) -> str:
     return "; ".join(dict.fromkeys(whys))
 
 
-def _value_cell(v: Value | None, digits: int = 0) -> str:
-    if isinstance(v, Interval):
-        return _cell(v, digits)
-    return number(v, 2) if v is not None else ""
+def _value_cell(v: Interval | None, digits: int = 0, null: float = 0.0) -> str:
+    return cell(v, 2 if null == 1.0 else digits, null)
 
 
 # --- fibers vs isolated threads --------------------------------------------
@@ -132,7 +133,7 @@ class PairRow:
     fiber_fallback: bool = False  # the fiber side is pair.fiber_fallback: pair.fiber was not measured
 
     @property
-    def ratio(self) -> float:
+    def ratio(self) -> Interval:
         return _ratio(self.thread.value if self.thread else None, self.fiber.value if self.fiber else None)
 
     @property
@@ -192,7 +193,8 @@ def _side(records: list[Record], rows: list[PairRow], thread: bool) -> str:
     return f"{case} (skipped: {why})" if why else case
 
 
-def section_pairs(records: list[Record], points: list[Point]) -> list[str]:
+def section_pairs(run: Run, points: list[Point]) -> list[str]:
+    records = run.records
     rows = pair_rows(points)
     if not rows:
         return []
@@ -213,12 +215,13 @@ def section_pairs(records: list[Record], points: list[Point]) -> list[str]:
                     + [_cell(by[m].fiber.value) if m in by and by[m].fiber else "" for m in ms]
                     + [_side(records, mine, True)]
                     + [_cell(by[m].thread.value) if m in by and by[m].thread else "" for m in ms]
-                    + [number(by[m].ratio, 2) if m in by else "" for m in ms])
+                    + [ratio_cell(by[m].ratio) if m in by else "" for m in ms])
     n = len(ms)
-    head = (["comparison", "fiber side"] + [f"cycles {m}" for m in ms] + ["thread side"]
-            + [f"cycles {m}" for m in ms] + [f"thread/fiber {m}" for m in ms])
+    u = run.units.short
+    head = (["comparison", "fiber side"] + [f"{u} {m}" for m in ms] + ["thread side"]
+            + [f"{u} {m}" for m in ms] + [f"thread/fiber {m}" for m in ms])
     numeric = set(range(2, 2 + n)) | set(range(3 + n, 3 + 3 * n))
-    out = ["aspace: fibers vs isolated threads, cycles per operation, median (min-max when they differ); "
+    out = [f"aspace: fibers vs isolated threads, {run.units.name} per operation, median (min..max); "
            "ratio = thread side / fiber side (malloc+free: shared lock / subheap; system call: int80 / sysenter)"]
     out += table(head, body, numeric=numeric)
     if fallbacks:
@@ -246,11 +249,11 @@ class WorksetRow:
     switch: str  # the workset `switch` single and multi came from
 
     @property
-    def threads_multi(self) -> float:
+    def threads_multi(self) -> Interval:
         return _ratio(self.threads, self.multi)
 
     @property
-    def multi_single(self) -> float:
+    def multi_single(self) -> Interval:
         return _ratio(self.multi, self.single)
 
     @property
@@ -293,19 +296,19 @@ def workset_rows(records: list[Record]) -> list[WorksetRow]:
     return out
 
 
-def section_workset(records: list[Record]) -> list[str]:
-    rows = workset_rows(records)
+def section_workset(run: Run) -> list[str]:
+    rows = workset_rows(run.records)
     out: list[str] = []
     for series, mode in dict.fromkeys((r.series, r.mode) for r in rows):
         mine = [r for r in rows if r.series == series and r.mode == mode]
         switches = sorted({r.switch for r in mine if r.switch})
         body = [[paper.size_text(r.size), str(r.reps or ""),
                  number(r.single.mid) if r.single else "", number(r.multi.mid) if r.multi else "",
-                 number(r.threads.mid) if r.threads else "", number(r.threads_multi, 3),
-                 number(r.multi_single, 3), number(r.extra_per_switch.mid, 1)] for r in mine]
+                 number(r.threads.mid) if r.threads else "", ratio_cell(r.threads_multi, 3),
+                 ratio_cell(r.multi_single, 3), cell(r.extra_per_switch, 1)] for r in mine]
         head = (f"workset: fibers vs isolated threads, paging {mode}"
                 + (f", {series}" if series else "")
-                + ": cycles per series (median); single and multi from bench workset"
+                + f": {run.units.name} per series (median); single and multi from bench workset"
                 + (f" (switch={'/'.join(switches)})" if switches else " (none at these sizes and reps)")
                 + ", threads from workset_threads; per switch = (threads - multi) / (2 reps)")
         out += ([""] if out else []) + [head] + table(
@@ -324,26 +327,30 @@ class CaseRow:
     test: str
     label: str
     per: str  # what one operation is; "ratio" for a ratio row
-    values: dict[str, Value]  # by mode
+    values: dict[str, Interval]  # by mode
     params: dict[str, Any]  # of the first point (locks, lock_max, pages)
 
     @property
     def pages(self) -> int | None:
         return as_int(self.params.get("pages"))
 
-    def per_page(self, mode: str) -> float:
-        """tlb_refill: cycles per page touched."""
+    @property
+    def null(self) -> float:
+        return 1.0 if self.per == "ratio" else 0.0
+
+    def per_page(self, mode: str) -> Interval:
+        """tlb_refill: TSC ticks (or instructions) per page touched."""
         v = self.values.get(mode)
-        if not isinstance(v, Interval) or not self.pages:
-            return math.nan
-        return v.mid / self.pages
+        if v is None or not self.pages:
+            return _nan()
+        return v.scale(1.0 / self.pages)
 
 
 def _case_rows(tbl: str, points: list[Point], cases: tuple[tuple[str, str], ...]) -> list[CaseRow]:
     """Rows by case and params; locks and lock_max are results, not part of the row's name."""
     rows: list[CaseRow] = []
     for case, per in cases:
-        by: dict[str, tuple[dict[str, Value], dict[str, Any]]] = {}
+        by: dict[str, tuple[dict[str, Interval], dict[str, Any]]] = {}
         for p in points:
             if p.case == case:
                 vals, _params = by.setdefault(label(p.params, ("locks", "lock_max")), ({}, p.params))
@@ -371,8 +378,8 @@ def fault_rows(points: list[Point]) -> list[CaseRow]:
         r0 = next((r for r in mine if r.params.get("ring") == 0), None)
         r3 = next((r for r in mine if r.params.get("ring") == 3), None)
         if r0 and r3:
-            vals: dict[str, Value] = {m: _ratio(v, r0.values.get(m)) for m, v in r3.values.items()
-                                      if isinstance(v, Interval) and isinstance(r0.values.get(m), Interval)}
+            vals: dict[str, Interval] = {m: _ratio(v, r0.values.get(m)) for m, v in r3.values.items()
+                                         if r0.values.get(m) is not None}
             text_pages = f" pages={pages}" if pages is not None else ""
             out.append(CaseRow("faults", "pf_roundtrip", f"ring 3 / ring 0{text_pages}", "ratio", vals,
                                r3.params))
@@ -389,28 +396,30 @@ def _case_table(rows: list[CaseRow], ms: list[str], per_page: bool = False) -> l
         head += [f"per page {m}" for m in ms]
     body = []
     for r in rows:
-        line = [r.test, r.label, r.per] + [_value_cell(r.values.get(m)) for m in ms]
+        line = [r.test, r.label, r.per] + [_value_cell(r.values.get(m), null=r.null) for m in ms]
         if per_page:
-            line += [number(r.per_page(m), 1) if r.test == "tlb_refill" else "" for m in ms]
+            line += [cell(r.per_page(m), 1) if r.test == "tlb_refill" else "" for m in ms]
         body.append(line)
     return table(head, body, numeric=set(range(3, len(head))))
 
 
-def section_tlb(points: list[Point]) -> list[str]:
+def section_tlb(run: Run, points: list[Point]) -> list[str]:
     rows = tlb_rows(points)
     if not rows:
         return []
-    return (["aspace TLB: cycles per instruction (invlpg, cr3_reload) and per refill (tlb_refill: CR3 reload "
+    return ([f"aspace TLB: {run.units.name} per instruction (invlpg, cr3_reload) and per refill (tlb_refill: "
+             "CR3 reload "
              "+ touching `pages` pages, minus touching them with a warm TLB; region=4k: 4 KiB pages, "
              "region=4m: all in one 4 MiB page), median (min-max)"]
             + _case_table(rows, modes(points), per_page=True))
 
 
-def section_faults(points: list[Point]) -> list[str]:
+def section_faults(run: Run, points: list[Point]) -> list[str]:
     rows = fault_rows(points)
     if not rows:
         return []
-    return (["aspace faults: cycles per write-protect fault round trip (pf_roundtrip), per demand-zero fault, "
+    return ([f"aspace faults: {run.units.name} per write-protect fault round trip (pf_roundtrip), "
+             "per demand-zero fault, "
              "per page twinned (first write in commit mode: fault + private copy + twin), median (min-max)"]
             + _case_table(rows, modes(points)))
 
@@ -427,7 +436,7 @@ class CommitRow:
     reference: Interval | None  # commit_single_writer of the same pages: the ratio's denominator
 
     @property
-    def ratio(self) -> float:
+    def ratio(self) -> Interval:
         return _ratio(self.commit, self.reference)
 
 
@@ -449,7 +458,7 @@ def commit_rows(points: list[Point]) -> list[CommitRow]:
     return rows
 
 
-def section_commit(points: list[Point]) -> list[str]:
+def section_commit(run: Run, points: list[Point]) -> list[str]:
     rows = commit_rows(points)
     if not rows:
         return []
@@ -465,10 +474,10 @@ def section_commit(points: list[Point]) -> list[str]:
         line = ([str(pages or "")] if many else []) + [str(dirty)]
         for m in ms:
             r = by.get((pages, dirty, m))
-            line += [_cell(r.commit) if r else "", _cell(r.single) if r else "", number(r.ratio, 2) if r else ""]
+            line += [_cell(r.commit) if r else "", _cell(r.single) if r else "", ratio_cell(r.ratio) if r else ""]
         body.append(line)
     pages_text = f", {keys[0][0]} pages" if not many and keys[0][0] else ""
-    return ([f"aspace commit: cycles per page{pages_text}, word-by-word diff against the twin with that "
+    return ([f"aspace commit: {run.units.name} per page{pages_text}, word-by-word diff against the twin with that "
              "share of words changed, vs the single-writer fast path (whole-page copy, no diff); "
              "commit/single: each row's commit over the single-writer copy"]
             + table(head, body, numeric=set(range(len(head)))))
@@ -476,7 +485,7 @@ def section_commit(points: list[Point]) -> list[str]:
 
 # --- lock model ------------------------------------------------------------
 
-def section_lock_model(points: list[Point]) -> list[str]:
+def section_lock_model(run: Run, points: list[Point]) -> list[str]:
     rows = lock_rows(points)
     if not rows:
         return []
@@ -485,81 +494,135 @@ def section_lock_model(points: list[Point]) -> list[str]:
              str(r.params.get("pages", "")), str(r.params.get("locks", "")), str(r.params.get("lock_max", "")),
              r.per] + [_value_cell(r.values.get(m)) for m in ms] for r in rows]
     head = ["test", "space", "threads", "pages", "locks", "lock_max", "per"] + [f"paging {m}" for m in ms]
-    return (["aspace address-space lock model: cycles per page mapped and unmapped (map_unmap) and per "
+    return ([f"aspace address-space lock model: {run.units.name} per page mapped and unmapped (map_unmap) and per "
              "demand-zero fault; locks = address-space locks involved, lock_max = acquisitions of the "
              "busiest one"]
             + table(head, body, numeric={2, 3, 4, 5} | set(range(7, len(head)))) + [LOCK_NOTE])
 
 
-def sections(records: list[Record]) -> list[str]:
+def sections(run: Run) -> list[str]:
     """Every aspace table, the notes; [] when the set has no aspace results."""
-    points = collect(records, ASPACE)
+    points = collect(run.records, ASPACE)
     if not points:
         return []
     out: list[str] = []
-    for block in (section_pairs(records, points), section_workset(records), section_tlb(points),
-                  section_faults(points), section_commit(points), section_lock_model(points)):
+    for block in (section_pairs(run, points), section_workset(run), section_tlb(run, points),
+                  section_faults(run, points), section_commit(run, points), section_lock_model(run, points)):
         if block:
             out += ([""] if out else []) + block
     out += ([""] if out else []) + [PAPERS]
-    note = paper.emulated(records)
-    if note and "emulator" in note:
+    if run.machine.emulated:
         out.append(EMULATOR_NOTE)
+    return out
+
+
+# --- summary ---------------------------------------------------------------
+
+def summary(run: Run) -> list[str]:
+    """The price list's headline: what isolating threads in address spaces costs against fibers, and
+    what commit mode costs per page."""
+    points = collect(run.records, ASPACE)
+    if not points:
+        return []
+    mode = modes(points)[0]
+    u = run.units.short
+    out = []
+    pairs = [r for r in pair_rows(points) if r.mode == mode and r.fiber and r.thread]
+    if pairs:
+        picks = [r for r in pairs if r.pair.what in ("switch, own address spaces", "create+exit+join",
+                                                     "mutex, contended")]
+        out.append(f"aspace, thread / fiber, paging {mode}: " + ", ".join(
+            f"{row_name(r)} {short(r.ratio, 2, null=1.0)}" for r in picks or pairs[:3])
+            + "  [PATHREADS: a fork()-like create costs more than clone(); isolated synchronisation costs more]")
+    parts = []
+    twin = pick(points, mode, "twin")
+    if twin:
+        parts.append(f"twin {short(twin.value)}")
+    commits = [r for r in commit_rows(points) if r.mode == mode and r.commit]
+    if commits:
+        lo, hi = commits[0], commits[-1]
+        parts.append(f"commit {short(lo.commit)} ({lo.dirty} % dirty) .. {short(hi.commit)} ({hi.dirty} %)")
+    single = next((r.reference for r in commits if r.reference is not None), None)
+    if single is not None:
+        parts.append(f"single writer {short(single)}")
+    if parts:
+        out.append(f"  commit mode, {u} per page: " + ", ".join(parts)
+                   + "  [Dthreads: commit and twin costs dominate write-heavy programs]")
     return out
 
 
 # --- aspace.csv ------------------------------------------------------------
 
-def csv_rows(records: list[Record]) -> list[list[str]]:
-    out: list[list[str]] = []
+def cells(run: Run) -> list[Cell]:
+    out: list[Cell] = []
+    u = run.units.short
 
-    def add(tbl: str, mode: str, row: str, column: str, unit: str, v: Value | None) -> None:
-        if v is None:
-            v = _nan()
-        if not isinstance(v, Interval):
-            v = Interval(v, math.nan, math.nan)
-        out.append([tbl, mode, row, column, unit, exact(v.mid), exact(v.lo), exact(v.hi)])
+    def add(*args: Any, **kwargs: Any) -> None:
+        out.append(make_cell(*args, **kwargs))
 
+    records = run.records
     points = collect(records, ASPACE)
     for r in pair_rows(points):
-        unit, what = f"cycles/{r.pair.per}", row_name(r)
+        unit, what = f"{u}/{r.pair.per}", row_name(r)
         add("fibers_vs_threads", r.mode, what, "fiber", unit, r.fiber.value if r.fiber else None)
         add("fibers_vs_threads", r.mode, what, "thread", unit, r.thread.value if r.thread else None)
-        add("fibers_vs_threads", r.mode, what, "thread/fiber", "ratio", r.ratio)
+        add("fibers_vs_threads", r.mode, what, "thread/fiber", "ratio", r.ratio, 1.0, True)
     for w in workset_rows(records):
         row = f"{w.series} size={w.size}".strip()
-        add("workset", w.mode, row, "single", "cycles/series", w.single)
-        add("workset", w.mode, row, "multi", "cycles/series", w.multi)
-        add("workset", w.mode, row, "threads", "cycles/series", w.threads)
-        add("workset", w.mode, row, "threads/multi", "ratio", w.threads_multi)
-        add("workset", w.mode, row, "multi/single", "ratio", w.multi_single)
-        add("workset", w.mode, row, "per switch", "cycles/switch", w.extra_per_switch)
+        add("workset", w.mode, row, "single", f"{u}/series", w.single)
+        add("workset", w.mode, row, "multi", f"{u}/series", w.multi)
+        add("workset", w.mode, row, "threads", f"{u}/series", w.threads)
+        add("workset", w.mode, row, "threads/multi", "ratio", w.threads_multi, 1.0, True)
+        add("workset", w.mode, row, "multi/single", "ratio", w.multi_single, 1.0, True)
+        add("workset", w.mode, row, "per switch", f"{u}/switch", w.extra_per_switch, derived=True)
     for r in tlb_rows(points) + fault_rows(points):
         row = f"{r.test} {r.label}".strip()
         for m, v in r.values.items():
-            add(r.table, m, row, "ratio" if r.per == "ratio" else "med",
-                "ratio" if r.per == "ratio" else f"cycles/{r.per}", v)
+            ratio = r.per == "ratio"
+            add(r.table, m, row, "ratio" if ratio else "med", "ratio" if ratio else f"{u}/{r.per}", v,
+                r.null, ratio)
             if r.test == "tlb_refill":
-                add(r.table, m, row, "per page", "cycles/page", r.per_page(m))
+                add(r.table, m, row, "per page", f"{u}/page", r.per_page(m), derived=True)
     for c in commit_rows(points):
         row = f"pages={c.pages} dirty={c.dirty}" if c.pages else f"dirty={c.dirty}"
-        add("commit", c.mode, row, "commit", "cycles/page", c.commit)
-        add("commit", c.mode, row, "single_writer", "cycles/page", c.single)
-        add("commit", c.mode, row, "commit/single", "ratio", c.ratio)
+        add("commit", c.mode, row, "commit", f"{u}/page", c.commit)
+        add("commit", c.mode, row, "single_writer", f"{u}/page", c.single)
+        add("commit", c.mode, row, "commit/single", "ratio", c.ratio, 1.0, True)
     for r in lock_rows(points):
         row = f"{r.test} {r.label}".strip()
         for m, v in r.values.items():
-            add("lock_model", m, row, "med", f"cycles/{r.per}", v)
+            add("lock_model", m, row, "med", f"{u}/{r.per}", v)
             for key in ("locks", "lock_max"):
                 n = as_int(r.params.get(key))
+                # a count the kernel reports, exact by construction
                 add("lock_model", m, row, key, "locks" if key == "locks" else "acquisitions",
-                    float(n) if n is not None else None)
+                    Interval.exact(float(n)) if n is not None else None)
     return out
 
 
-def write_csv(records: list[Record], path: Path) -> Path | None:
+def csv_rows(run: Run) -> list[list[str]]:
+    return [c.csv() for c in cells(run)]
+
+
+def derived(run: Run) -> list[Derived]:
+    return [c.as_derived(ASPACE) for c in cells(run) if c.derived]
+
+
+def write_csv(run: Run, path: Path) -> Path | None:
     """aspace.csv (docs/REPORT.md); None when the set has no aspace results."""
-    rows = csv_rows(records)
+    rows = csv_rows(run)
     if not rows:
         return None
     return text.write_csv(path, ASPACE_HEADER, rows)
+
+
+def files(run: Run, out: Path, plots: bool) -> list[Path]:
+    written: list[Path] = []
+    path = write_csv(run, out / ASPACE_CSV)
+    if path is not None:
+        written.append(path)
+    if plots and run.results(*BENCHES):
+        from . import aspaceplots  # matplotlib loads only here
+
+        written += aspaceplots.write_all(run, out / "plots")
+    return written

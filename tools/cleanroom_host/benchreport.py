@@ -1,97 +1,230 @@
-"""Report sections for the ctxsw and workset benchmarks, and derived.csv."""
+"""The report of the ctxsw and workset benchmarks (Klimiankou 2018): summary lines, tables,
+derived.csv and Figures 3-8 (plots.py). A module of the report registry (report.py)."""
 
 from __future__ import annotations
 
-import math
 from pathlib import Path
 
-from . import text
-from . import paper
-from .derive import OFF, QUANTITIES, Row, Series, collect_ctxsw, derive, vm_label
-from .results import ResultSet
-from .text import exact, number, table
+from . import paper, text
+from .context import Derived, Run
+from .derive import (EVENT_SHORT, MISS_EVENTS, QUANTITIES, Row, Series, collect_ctxsw, conc_counter, derive,
+                     effect_name, pick, vm_counter, vm_label, vm_pairs)
+from .interval import LEGEND, cell, short, verdict
+from .machine import Units
+from .text import exact, table
 
+BENCHES = ("ctxsw", "workset")
 DERIVED_CSV = "derived.csv"
-DERIVED_HEADER = ["figure", "quantity", "unit", "series", "paging", "size", "value", "min", "max"]
+DERIVED_HEADER = ["figure", "quantity", "unit", "series", "paging", "size", "value", "min", "max", "verdict"]
+SUMMARY_SERIES = 2  # workset series the summary answers for; the rest are in report.txt
 
 
-def _pct(v: float) -> str:
-    return number(v, 1)
+# --- ctxsw -----------------------------------------------------------------
 
-
-def section_ctxsw(rs: ResultSet) -> list[str]:
-    points = collect_ctxsw(rs.records)
+def section_ctxsw(run: Run) -> list[str]:
+    points = collect_ctxsw(run.records)
     if not points:
         return []
-    rows = [[p.case, str(p.n), p.mode, number(p.value.mid), number(p.value.lo), number(p.value.hi)]
-            for p in points]
-    return ["ctxsw: cycles per switch (loop cost subtracted)"] + table(
-        ["variant", "fibers", "paging", "med", "min", "max"], rows, numeric={1, 3, 4, 5})
+    rows = [[p.case, str(p.n), p.mode, cell(p.value)] for p in points]
+    return ([f"ctxsw: {run.units.name} per switch (loop cost subtracted), median (min..max)"]
+            + table(["variant", "fibers", "paging", "per switch"], rows, numeric={1, 3}))
 
 
-def _lookup(rows: list[Row]) -> dict[tuple[str, str, int], float]:
-    return {(r.quantity, r.paging, r.size): r.value.mid for r in rows}
+def summary_ctxsw(run: Run) -> list[str]:
+    points = collect_ctxsw(run.records)
+    out = []
+    for mode in list(dict.fromkeys(p.mode for p in points))[:2]:
+        pairs = [p for p in points if p.mode == mode and p.case != "rr"]
+        rr = sorted((p for p in points if p.mode == mode and p.case == "rr"), key=lambda p: p.n)
+        text_ = ", ".join(f"{p.case} {short(p.value)}" for p in pairs)
+        if rr:
+            text_ += (f"; round robin n={rr[0].n}: {short(rr[0].value)}, n={rr[-1].n}: {short(rr[-1].value)}"
+                      if len(rr) > 1 else f"; round robin n={rr[0].n}: {short(rr[0].value)}")
+        out.append(f"switch cost, {run.units.short} per switch, {paper.paging_text(mode)}: {text_}")
+    if out:
+        out.append(f"  [paper: {paper.PAPER_SWITCH}]")
+    return out
 
 
-def _concurrency_table(s: Series, mode: str, values: dict[tuple[str, str, int], float]) -> list[str]:
+# --- workset tables ----------------------------------------------------------
+
+def _lookup(rows: list[Row]) -> dict[tuple[str, str, int], Row]:
+    return {(r.quantity, r.paging, r.size): r for r in rows}
+
+
+def _get(values: dict[tuple[str, str, int], Row], q: str, paging: str, size: int, digits: int = 0) -> str:
+    row = values.get((q, paging, size))
+    return cell(row.value, digits) if row else ""
+
+
+def _got_note(s: Series, mode: str) -> list[str]:
+    """Hosted: the sizes where the host did not give the pages that were asked for."""
+    got = s.got.get(mode, {})
+    if not got:
+        return []
+    items = [f"{paper.size_text(size)} {'/'.join(sorted(set(cases.values())))}" for size, cases in sorted(got.items())]
+    return [f"  pages asked {mode.split('/')[-1]}, the host gave otherwise at: " + ", ".join(items)]
+
+
+def _concurrency_table(s: Series, mode: str, values: dict[tuple[str, str, int], Row], units: Units) -> list[str]:
+    events = [e for e in s.events() if any(k[0] == conc_counter(e) and k[1] == mode for k in values)]
     body = []
     for size in s.sizes(mode):
         single, multi = s.get(mode, size, "single"), s.get(mode, size, "multi")
         body.append([paper.size_text(size), str(s.reps.get(size, "")),
-                     number(single.mid) if single else "", number(multi.mid) if multi else "",
-                     number(values.get(("conc_abs", mode, size), math.nan)),
-                     number(values.get(("conc_per_quantum", mode, size), math.nan), 1),
-                     _pct(values.get(("conc_rel", mode, size), math.nan))])
-    head = (f"workset {s.name}, paging {mode}: concurrency overhead (Figures 3, 4), cycles per series "
-            f"(a series: 2 reps refills, 2 reps quanta in multi)")
-    return [head] + table(["size", "reps", "single", "multi", "multi-single", "per quantum", "rel %"], body,
-                          numeric={1, 2, 3, 4, 5, 6})
+                     text.number(single.mid) if single else "", text.number(multi.mid) if multi else "",
+                     _get(values, "conc_abs", mode, size), _get(values, "conc_per_quantum", mode, size, 1),
+                     _get(values, "conc_rel", mode, size, 1)]
+                    + [_get(values, conc_counter(e), mode, size, 1) for e in events])
+    head = (f"workset {s.name}, {paper.paging_text(mode)}: concurrency overhead (Figures 3, 4), {units.name} per "
+            f"series (a series: 2 reps refills, 2 reps quanta in multi); single and multi are medians")
+    columns = (["size", "reps", "single", "multi", "multi-single", "per quantum", "rel %"]
+               + [f"{EVENT_SHORT[e]}/quantum" for e in events])
+    return [head] + table(columns, body, numeric=set(range(1, len(columns)))) + _got_note(s, mode)
 
 
-def _vm_table(s: Series, mode: str, values: dict[tuple[str, str, int], float]) -> list[str]:
-    label = vm_label(mode)
+def _vm_table(s: Series, mode: str, base: str, values: dict[tuple[str, str, int], Row], units: Units) -> list[str]:
+    label = vm_label(mode, base)
+    events = [e for e in MISS_EVENTS if any(k[0] == vm_counter(e, "single") and k[1] == label for k in values)]
     body = []
     for size in s.sizes(mode):
         def v(q: str, digits: int = 0) -> str:
-            return number(values.get((q, label, size), math.nan), digits)
+            return _get(values, q, label, size, digits)
         body.append([paper.size_text(size), str(s.reps.get(size, "")), v("vm_abs_single"), v("vm_rel_single", 1),
-                     v("vm_abs_multi"), v("vm_rel_multi", 1), v("vm_on_conc", 1), v("conc_on_vm", 1)])
-    head = (f"workset {s.name}, paging {mode} vs {OFF}: virtual memory (Figures 5-8), cycles per series; "
+                     v("vm_abs_multi"), v("vm_rel_multi", 1), v("vm_on_conc", 1), v("conc_on_vm", 1)]
+                    + [v(vm_counter(e, case), 2) for e in events for case in ("single", "multi")])
+    on, off = paper.paging_text(mode), paper.paging_text(base)
+    head = (f"workset {s.name}, {on} vs {off}: {effect_name(base)} (Figures 5-8), {units.name} per series; "
             f"fig 5 = VM->conc, fig 8 = conc->VM")
-    return [head] + table(["size", "reps", "VM single", "%", "VM multi", "%", "VM->conc %", "conc->VM %"], body,
-                          numeric={1, 2, 3, 4, 5, 6, 7})
+    columns = (["size", "reps", "VM single", "%", "VM multi", "%", "VM->conc %", "conc->VM %"]
+               + [f"{EVENT_SHORT[e]}/refill {case}" for e in events for case in ("single", "multi")])
+    return [head] + table(columns, body, numeric=set(range(1, len(columns))))
 
 
-def section_workset(rs: ResultSet) -> list[str]:
-    series, rows = derive(rs.records)
+def section_workset(run: Run) -> list[str]:
+    series, rows = derive(run.records)
     if not series:
         return []
-    values_by = {s.name: _lookup([r for r in rows if r.series == s.name]) for s in series}
     out: list[str] = []
     for s in series:
-        values = values_by[s.name]
+        values = _lookup([r for r in rows if r.series == s.name])
         for mode in s.modes():
-            out += ([""] if out else []) + _concurrency_table(s, mode, values)
-        for mode in s.modes():
-            if mode != OFF and OFF in s.points:
-                out += [""] + _vm_table(s, mode, values)
-    out += [""] + paper.comparison(rows, rs.first("cpu"))
+            out += ([""] if out else []) + _concurrency_table(s, mode, values, run.units)
+        for mode, base in vm_pairs(s.modes()):
+            out += [""] + _vm_table(s, mode, base, values, run.units)
+    out += [LEGEND]
+    out += [""] + paper.comparison(rows, run.machine, run.units)
     return out
 
 
-def section_platform(rs: ResultSet) -> list[str]:
-    if not any(r.get("bench") in ("workset", "ctxsw") for r in rs.of_type("result")):
+def section_platform(run: Run) -> list[str]:
+    if not run.results(*BENCHES):
         return []
-    note = paper.emulated(rs.records)
+    note = paper.emulated(run.records)
     return [f"note: {note}"] if note else []
 
 
-def write_derived(rows: list[Row], path: Path) -> Path:
+def sections(run: Run) -> list[str]:
+    out: list[str] = []
+    for block in (section_ctxsw(run), section_workset(run), section_platform(run)):
+        if block:
+            out += ([""] if out else []) + block
+    return out
+
+
+# --- summary -----------------------------------------------------------------
+
+def _extremes(rows: list[Row], want: str, units: Units) -> str:
+    """The extreme finding of some rows and how many sizes are resolved; 'at every size' when every
+    point is the same exact value; 'none resolved' or 'none beyond chance' otherwise."""
+    points = [r for r in rows if r.size > 0]
+    counts = paper.tally(points)
+    found = paper.findings(points)
+    if not found:
+        return f"none {'beyond chance' if counts.by_chance else 'resolved'} ({counts.brief()})"
+    if len({r.value.mid for r in found}) == 1 and counts.findings == counts.total:
+        return f"{paper.value_text(found[0], units, False)} at every size"
+    top = paper.best(found, want)
+    assert top is not None
+    return f"{paper.value_text(top, units, False)} at {paper.bytes_text(top.size)} ({counts.brief()})"
+
+
+def _lowest(text_: str) -> str:
+    return text_ if text_.startswith("none") or "every size" in text_ else f"lowest {text_}"
+
+
+def _no_vm(modes: list[str]) -> str:
+    """Why a run has no Figures 5-8, and how to get them."""
+    if all(m.startswith("host") for m in modes):
+        return ("page-size effect (the hosted analogue of Figures 5-8): not measured; a process cannot switch "
+                "paging off, pages=both compares 4 KiB with 2 MiB pages")
+    return "virtual memory (Figures 5-8): not measured; paging=both compares paging on with off"
+
+
+def summary_workset(run: Run) -> list[str]:
+    series, rows = derive(run.records)
+    out: list[str] = []
+    units, machine = run.units, run.machine
+    for s in series[:SUMMARY_SERIES]:
+        mine = [r for r in rows if r.series == s.name]
+        name = f" ({s.name})" if len(series) > 1 and s.name else ""
+        peaks = paper.peak_lines(mine, machine, units, full=False, lead=f"concurrency overhead{name}, peak")
+        if peaks:
+            out += peaks + ["  [paper: 352 % at 512K per buffer, = its L2 size; ~1.125 M CPU ticks per quantum]"]
+        if not vm_pairs(s.modes()) and s is series[0]:
+            out.append(_no_vm(s.modes()))
+        for mode, base in vm_pairs(s.modes()):
+            label = vm_label(mode, base)
+            other = sorted({size for m in (mode, base) for size in s.got.get(m, {})})
+            got = f" (the host gave other pages than asked at {len(other)} sizes)" if other else ""
+            if machine.emulated:
+                got += " (the emulator's own cost of paging: it models no TLB)"
+            out.append(f"{effect_name(base)}{name}, {paper.paging_text(mode)} vs {paper.paging_text(base)}{got}:")
+            single = _extremes(pick(mine, "vm_rel_single", paging=label), "min", units)
+            multi = _extremes(pick(mine, "vm_rel_multi", paging=label), "min", units)
+            out.append(f"  fig 7, single: {_lowest(single)}  [paper: -7.5 % at 3M]")
+            out.append(f"  fig 7, multi: {_lowest(multi)}  [paper: -39 % at 16K]")
+            conc = pick(mine, "vm_on_conc", paging=label)
+            low, high = _extremes(conc, "min", units), _extremes(conc, "max", units)
+            both = low if low == high or low.startswith("none") else f"lowest {low}; highest {high}"
+            out.append(f"  fig 5, on the concurrency overhead: {both}  [paper: -90 % at 16K, +44 % at 1.5K]")
+    if len(series) > SUMMARY_SERIES:
+        out.append(f"  ({len(series) - SUMMARY_SERIES} more workset series in report.txt)")
+    return out
+
+
+def summary(run: Run) -> list[str]:
+    return summary_ctxsw(run) + summary_workset(run)
+
+
+# --- files -------------------------------------------------------------------
+
+def derived(run: Run) -> list[Derived]:
+    _series, rows = derive(run.records)
+    return [Derived("workset", f"{r.series} {r.paging} size={r.size} {r.quantity}".strip(), r.unit(run.units),
+                    r.value) for r in rows]
+
+
+def write_derived(rows: list[Row], path: Path, units: Units | None = None) -> Path:
     """derived.csv: one row per series x paging x size x quantity (docs/REPORT.md)."""
     return text.write_csv(path, DERIVED_HEADER,
-                          ([r.figure, r.quantity, r.unit, r.series, r.paging, r.size,
-                            exact(r.value.mid), exact(r.value.lo), exact(r.value.hi)] for r in rows))
+                          ([r.figure, r.quantity, r.unit(units), r.series, r.paging, r.size,
+                            exact(r.value.mid), exact(r.value.lo), exact(r.value.hi), verdict(r.value)]
+                           for r in rows))
+
+
+def files(run: Run, out: Path, plots: bool) -> list[Path]:
+    written: list[Path] = []
+    _series, rows = derive(run.records)
+    if rows:
+        written.append(write_derived(rows, out / DERIVED_CSV, run.units))
+    if plots and run.results(*BENCHES):
+        from . import plots as plotting  # matplotlib loads only here
+
+        written += plotting.write_all(run, out / "plots")
+    return written
 
 
 def quantity_help() -> str:
-    return "\n".join(f"  fig {q.figure}  {q.key:25} {q.unit:14} {q.title}" for q in QUANTITIES)
+    return "\n".join(f"  fig {q.figure}  {q.key:34} {q.unit_text(None):18} {q.title}" for q in QUANTITIES)
+

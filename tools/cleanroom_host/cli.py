@@ -132,24 +132,32 @@ def build_parser() -> Parser:
     pc.add_argument("--quiet", action="store_true", help="no progress output")
 
     pp = sub.add_parser(
-        "report", help="print machine, results, self-tests, derived workset figures; write derived.csv and plots",
-        epilog=("With workset results, the quantities of Klimiankou 2018, Figures 3-8, are derived per\n"
-                "paging mode and size from the medians (bands from min/max) and written to\n"
-                "OUT/derived.csv, with the figures as OUT/plots/*.png (docs/REPORT.md):\n"
+        "report", help="print a summary (machine, timing, the papers' answers); write report.txt, CSVs and plots",
+        epilog=("Prints at most about 40 lines: the machine and how far its timing can be trusted, then\n"
+                "each benchmark's answers to the papers' questions with the papers' numbers beside them.\n"
+                "Every derived value carries its band (min..max of the runs, by interval arithmetic);\n"
+                "~0 marks a value inside the run-to-run noise, ? one the band does not resolve.\n"
+                "The full tables go to OUT/report.txt (--full prints them too); with workset results\n"
+                "the quantities of Klimiankou 2018, Figures 3-8, go to OUT/derived.csv, the figures to\n"
+                "OUT/plots/*.png (docs/REPORT.md):\n"
                 + benchreport.quantity_help()),
         formatter_class=argparse.RawDescriptionHelpFormatter)
     pp.add_argument("path", type=Path, help="results directory, results.json or serial.log")
     pp.add_argument("--out", type=Path,
-                    help="where derived.csv and plots/ go (default: the results directory: PATH, or the "
-                         "directory of the file PATH names)")
-    pp.add_argument("--no-plots", action="store_true", help="text and derived.csv only (no matplotlib)")
+                    help="where report.txt, derived.csv and plots/ go (default: the results directory: PATH, "
+                         "or the directory of the file PATH names)")
+    pp.add_argument("--full", action="store_true", help="print every table after the summary (report.txt)")
+    pp.add_argument("--no-plots", action="store_true", help="text and CSV files only (no matplotlib)")
 
     pm = sub.add_parser(
-        "compare", help="two result sets side by side: medians and ratios B/A of the same cases",
+        "compare", help="two result sets side by side: medians, ratios B/A and derived quantities with bands",
         epilog=("Cases match on bench, case and params (paging and pagesize included). The table\n"
-                "shows both medians and B med / A med; cases only one side has are listed after it.\n"
-                "compare.csv (one row per case: n, med, min, max of each side, ratio, in = both|a|b)\n"
-                "goes to --out, by default B's results directory (B, or the directory of the file B names)."),
+                "shows both medians and B med / A med with the band of both runs' samples; cases only\n"
+                "one side has are listed after it. Then every derived quantity (workset's Figures 3-8,\n"
+                "the lock, create, peers and aspace ratios) of both runs with its band, B - A, and\n"
+                "whether the runs differ beyond the noise. compare.csv (one row per case) and\n"
+                "compare-derived.csv (one row per derived quantity) go to --out, by default B's\n"
+                "results directory (B, or the directory of the file B names)."),
         formatter_class=argparse.RawDescriptionHelpFormatter)
     pm.add_argument("a", type=Path, metavar="A", help="baseline: results directory, results.json or serial.log")
     pm.add_argument("b", type=Path, metavar="B", help="the other result set")
@@ -168,15 +176,17 @@ def cmd_compare(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         err.write(f"cleanroom compare: {exc}\n")
         return results.EXIT_SETUP
     pairs = compare.pair_up(a, b)
-    for line in compare.render(a, b, pairs):
+    derived = compare.pair_derived(a, b)
+    for line in compare.render(a, b, pairs, derived):
         out.write(line + "\n")
     out_dir = args.out if args.out is not None else _results_dir(args.b)
     try:
-        path = compare.write_csv(pairs, out_dir / compare.COMPARE_CSV)
+        path = compare.write_csv(pairs, out_dir / compare.COMPARE_CSV, compare.unit_names(a, b))
+        written = [path] + ([compare.write_derived_csv(derived, out_dir / compare.DERIVED_CSV)] if derived else [])
     except OSError as exc:
         err.write(f"cleanroom compare: cannot write into {out_dir}: {exc.strerror or exc}\n")
         return results.EXIT_SETUP
-    out.write(f"wrote {path}\n")
+    out.write(f"wrote {' and '.join(str(p) for p in written)}\n")
     return 0
 
 
@@ -209,7 +219,7 @@ def _check_duration(args: argparse.Namespace, memory: int, err: TextIO) -> tuple
     """Print the duration estimate; (may start, silence limit for the run)."""
     silence = args.silence if args.silence is not None else runner.DEFAULT_SILENCE_S
     try:
-        p = estimate.plan(args.cmdline)
+        p = estimate.plan(args.cmdline, hosted=args.emulator == "hosted")
     except estimate.CmdlineError:
         return True, silence  # the kernel will reject the command line itself
     est = estimate.estimate(p, args.emulator, memory)
@@ -296,16 +306,18 @@ def cmd_report(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     except (OSError, ValueError) as exc:
         err.write(f"cleanroom report: {exc}\n")
         return results.EXIT_SETUP
-    out.write(report.render(rs))
     out_dir = args.out if args.out is not None else _results_dir(args.path)
+    # stdout is the report itself (with --full, exactly report.txt); what was written goes to stderr
+    out.write(report.render(rs, full=args.full, report_txt=out_dir / report.REPORT_TXT))
     try:
         written = report.write_outputs(rs, out_dir, plots=not args.no_plots)
     except OSError as exc:
         err.write(f"cleanroom report: cannot write into {out_dir}: {exc.strerror or exc}\n")
         return results.EXIT_SETUP
-    if written:
-        out.write(f"wrote {len(written)} files into {out_dir}: "
-                  + ", ".join(str(p.relative_to(out_dir)) for p in written) + "\n")
+    plots = [p for p in written if p.suffix == ".png"]
+    named = [str(p.relative_to(out_dir)) for p in written if p.suffix != ".png"]
+    err.write(f"wrote {len(written)} files into {out_dir}: " + ", ".join(named)
+              + (f" and {len(plots)} plots in {plots[0].parent.relative_to(out_dir)}/" if plots else "") + "\n")
     return 0
 
 

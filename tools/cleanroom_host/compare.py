@@ -1,4 +1,6 @@
-"""Two result sets side by side: the same cases, their medians and ratios."""
+"""Two result sets side by side: the same cases, their medians and ratios B/A with bands, and every
+derived quantity (the report modules' `derived` hook) of both, with its band and whether the two
+differ beyond the noise."""
 
 from __future__ import annotations
 
@@ -8,14 +10,19 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from . import text
+from . import report, text
+from .context import Derived, Run
+from .interval import EXACT, NO_SPREAD, NOISE, UNRESOLVED, Interval, cell, verdict
 from .protocol import Record
 from .results import ResultSet
-from .text import exact, format_params, number, table
+from .text import exact, format_params, table
 
 COMPARE_CSV = "compare.csv"
+DERIVED_CSV = "compare-derived.csv"
 CSV_HEADER = ["bench", "case", "params", "unit", "n_a", "med_a", "min_a", "max_a",
-              "n_b", "med_b", "min_b", "max_b", "ratio_b_a", "in"]
+              "n_b", "med_b", "min_b", "max_b", "ratio_b_a", "in", "ratio_min", "ratio_max", "verdict"]
+DERIVED_HEADER = ["table", "key", "unit", "value_a", "min_a", "max_a", "verdict_a", "value_b", "min_b", "max_b",
+                  "verdict_b", "b_minus_a", "b_minus_a_min", "b_minus_a_max", "change"]
 Key = tuple[str, str, str, int]  # bench, case, params as canonical JSON, occurrence
 
 
@@ -34,6 +41,13 @@ class Pair:
             return math.nan
         ma, mb = _num(self.a.get("med")), _num(self.b.get("med"))
         return mb / ma if ma else math.nan
+
+    @property
+    def band(self) -> Interval:
+        """B / A with the band of both sides' runs; "~1" when it holds 1."""
+        if self.a is None or self.b is None:
+            return Interval.none()
+        return Interval.of(self.b).ratio(Interval.of(self.a))
 
     @property
     def where(self) -> str:
@@ -77,14 +91,116 @@ def _stat(rec: Record | None, field: str) -> str:
     return "" if rec is None else exact(_num(rec.get(field)))
 
 
-def render(a: ResultSet, b: ResultSet, pairs: list[Pair]) -> list[str]:
-    both = [p for p in pairs if p.where == "both"]
-    out = [f"compare: A = {a.path}", f"         B = {b.path}",
-           f"{len(both)} cases in both, {sum(p.where == 'a' for p in pairs)} only in A, "
-           f"{sum(p.where == 'b' for p in pairs)} only in B; ratio = B med / A med"]
+@dataclass
+class DerivedPair:
+    """One derived value of both runs (None: that run lacks it)."""
+
+    table: str
+    key: str
+    unit: str  # A's (B's when A lacks it)
+    a: Interval | None
+    b: Interval | None
+    null: float
+    unit_b: str = ""
+
+    @property
+    def same_unit(self) -> bool:
+        """TSC ticks and instructions (or host time) are not one unit: their difference means nothing."""
+        return not self.unit_b or self.unit_b == self.unit
+
+    @property
+    def change(self) -> Interval:
+        """B - A with the band of both: it holds 0 when the runs do not differ beyond their noise."""
+        if self.a is None or self.b is None or not self.same_unit:
+            return Interval.none()
+        return self.b - self.a
+
+    @property
+    def verdict(self) -> str:
+        if self.a is not None and self.b is not None and not self.same_unit:
+            return "units differ"
+        c = self.change
+        if not c.ok:
+            return ""
+        kind = verdict(c)
+        if kind == EXACT:
+            return "identical" if c.mid == 0 else "differs"
+        return {NOISE: "same within noise", UNRESOLVED: "differs?", NO_SPREAD: "no spread"}.get(kind, "differs")
+
+
+def digits(unit: str) -> int:
+    """Decimals for a derived value: ratios 2, percentages and per-quantum figures 1, counts 0."""
+    if unit == "ratio":
+        return 2
+    if unit == "%" or unit.endswith(("/quantum", "/refill", "/page", "/switch")) or "iteration" in unit:
+        return 1
+    return 0
+
+
+def unit_names(a: ResultSet, b: ResultSet) -> tuple[str, str]:
+    """What each run's TSC ticks are (docs/REPORT.md, Units): records say "cycles" for all of them."""
+    return Run.of(a.records, a.doc).units.name, Run.of(b.records, b.doc).units.name
+
+
+def _unit(p: Pair, units: tuple[str, str]) -> str:
+    """The compare.csv unit of a case: the runs' own, "A ... / B ..." when they differ."""
+    rec = p.a if p.a is not None else p.b
+    unit = str((rec or {}).get("unit", ""))
+    if unit != "cycles" or not all(units):
+        return unit
+    if p.where == "both" and units[0] != units[1]:
+        return f"A {units[0]} / B {units[1]}"
+    return units[1] if p.where == "b" else units[0]
+
+
+def derived_of(rs: ResultSet) -> list[Derived]:
+    run = Run.of(rs.records, rs.doc)
+    return [d for module in report.REPORTS for d in module.derived(run)]
+
+
+def pair_derived(a: ResultSet, b: ResultSet) -> list[DerivedPair]:
+    """Derived values of either run, matched on (table, key), in A's order then B's."""
+    da = {(d.table, d.key): d for d in derived_of(a)}
+    db = {(d.table, d.key): d for d in derived_of(b)}
+    out = []
+    for k in list(da) + [k for k in db if k not in da]:
+        x, y = da.get(k), db.get(k)
+        d = x or y
+        assert d is not None
+        out.append(DerivedPair(d.table, d.key, d.unit, x.value if x else None, y.value if y else None, d.null,
+                               y.unit if x and y else ""))
+    return out
+
+
+def render_derived(pairs: list[DerivedPair]) -> list[str]:
+    both = [p for p in pairs if p.a is not None and p.b is not None]
+    if not pairs:
+        return []
+    differ = sum(p.verdict == "differs" for p in both)
+    out = [f"derived quantities: {len(both)} in both ({differ} differ beyond the noise: B - A's band excludes 0 and "
+           f"is narrower than the change), {sum(p.b is None for p in pairs)} only in A, "
+           f"{sum(p.a is None for p in pairs)} only in B; value (min..max) over each run's samples, ~0/~1: inside "
+           "the noise"]
+    if any(not p.same_unit for p in both):
+        out.append("  the runs count in different units (TSC ticks, host time, instructions): values in those units "
+                   "get no B - A; percentages and ratios compare")
     if both:
-        rows = [[p.key[0], p.key[1], _params_text(p), _stat(p.a, "med"), _stat(p.b, "med"), number(p.ratio, 3)]
-                for p in both]
+        rows = [[p.table, p.key, p.unit if p.same_unit else f"{p.unit} / {p.unit_b}", cell(p.a, digits(p.unit), p.null),
+                 cell(p.b, digits(p.unit), p.null), cell(p.change, digits(p.unit)), p.verdict] for p in both]
+        out += table(["table", "quantity", "unit", "A", "B", "B - A", "change"], rows, numeric={3, 4, 5})
+    return out
+
+
+def render(a: ResultSet, b: ResultSet, pairs: list[Pair], derived: list[DerivedPair] | None = None) -> list[str]:
+    both = [p for p in pairs if p.where == "both"]
+    ua, ub = unit_names(a, b)
+    out = [f"compare: A = {a.path} ({ua})", f"         B = {b.path} ({ub})",
+           f"{len(both)} cases in both, {sum(p.where == 'a' for p in pairs)} only in A, "
+           f"{sum(p.where == 'b' for p in pairs)} only in B; ratio = B med / A med, with the band of both "
+           "runs' samples (~1: inside the noise)"]
+    if both:
+        rows = [[p.key[0], p.key[1], _params_text(p), _stat(p.a, "med"), _stat(p.b, "med"),
+                 cell(p.band, 3, null=1.0)] for p in both]
         out += [""] + table(["bench", "case", "params", "A med", "B med", "B/A"], rows, numeric={3, 4, 5})
     for side, name in (("a", "A"), ("b", "B")):
         only = [p for p in pairs if p.where == side]
@@ -93,18 +209,31 @@ def render(a: ResultSet, b: ResultSet, pairs: list[Pair]) -> list[str]:
             out += table(["bench", "case", "params", "med"],
                          [[p.key[0], p.key[1], _params_text(p), _stat(p.a if side == "a" else p.b, "med")]
                           for p in only], numeric={3})
+    if derived:
+        out += [""] + render_derived(derived)
     return out
 
 
-def write_csv(pairs: list[Pair], path: Path) -> Path:
-    """compare.csv: one row per case of either side (docs/REPORT.md)."""
+def write_csv(pairs: list[Pair], path: Path, units: tuple[str, str] = ("", "")) -> Path:
+    """compare.csv: one row per case of either side (docs/REPORT.md); units: each run's unit name."""
     rows = []
     for p in pairs:
         rec = p.a if p.a is not None else p.b
         rows.append([p.key[0], p.key[1], format_params(rec.get("params") if rec else None)
                      + (f" #{p.key[3] + 1}" if p.key[3] else ""),
-                     (rec or {}).get("unit", ""),
+                     _unit(p, units),
                      _stat(p.a, "n"), _stat(p.a, "med"), _stat(p.a, "min"), _stat(p.a, "max"),
                      _stat(p.b, "n"), _stat(p.b, "med"), _stat(p.b, "min"), _stat(p.b, "max"),
-                     "" if math.isnan(p.ratio) else f"{p.ratio:.6g}", p.where])
+                     "" if math.isnan(p.ratio) else f"{p.ratio:.6g}", p.where,
+                     exact(p.band.lo), exact(p.band.hi), verdict(p.band, 1.0)])
     return text.write_csv(path, CSV_HEADER, rows)
+
+
+def write_derived_csv(pairs: list[DerivedPair], path: Path) -> Path:
+    """compare-derived.csv: one row per derived value of either run (docs/REPORT.md)."""
+    def side(v: Interval | None, null: float) -> list[str]:
+        return ["", "", "", ""] if v is None else [exact(v.mid), exact(v.lo), exact(v.hi), verdict(v, null)]
+
+    rows = [[p.table, p.key, p.unit] + side(p.a, p.null) + side(p.b, p.null)
+            + [exact(p.change.mid), exact(p.change.lo), exact(p.change.hi), p.verdict] for p in pairs]
+    return text.write_csv(path, DERIVED_HEADER, rows)

@@ -1,87 +1,88 @@
 """The quantities of Klimiankou 2018, Figures 3-8, from `workset` results.
 
-Every input is a result record of bench `workset`: cycles of one whole
+Every input is a result record of bench `workset`: TSC ticks of one whole
 series (both buffers refilled `reps` times each), case `single` or `multi`.
-A value is carried as an Interval: the median (`med`) and a band from the
-run's min and max, combined by interval arithmetic, so a band holds every
-value the recorded extremes allow. docs/REPORT.md gives each formula.
+A value is carried as an Interval (interval.py): the median (`med`) and a
+band from the runs' min and max, combined by interval arithmetic, so a band
+holds every value the recorded extremes allow. docs/REPORT.md gives each
+formula.
+
+The virtual-memory quantities (Figures 5-8) compare a mode against its
+baseline: paging on (4 KiB or 4 MiB pages) against paging off in the kernel;
+in the hosted build, where paging cannot be switched off, 4 KiB pages
+against 2 MiB pages (`pages=both`): the page-size effect, the part of the
+VM overhead that the TLB's reach decides.
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Iterable
 
+from .interval import Interval
+from .machine import Units
 from .protocol import Record
+
+__all__ = ["Interval", "Series", "Row", "Quantity", "QUANTITIES", "derive", "pick", "extreme", "mode_of"]
 
 NAN = math.nan
 WORKSET = "workset"
 CTXSW = "ctxsw"
 # Params that place a point on a curve rather than name the curve (the quick
-# suite scales reps with the size, so reps belongs to the point).
-POINT_KEYS = ("size", "reps", "paging", "pagesize")
+# suite scales reps with the size, so reps belongs to the point; pages and
+# pages_got are the hosted build's VM axis, as paging is the kernel's).
+POINT_KEYS = ("size", "reps", "paging", "pagesize", "pages", "pages_got")
 OFF = "off"
+HOST = "host"
+# The hosted page-size comparison: (mode, its baseline)
+HOST_SMALL, HOST_LARGE = "host/4k", "host/2m"
 
-
-@dataclass(frozen=True)
-class Interval:
-    """A median with the band [lo, hi] it may lie in (NaN: unknown)."""
-
-    mid: float
-    lo: float
-    hi: float
-
-    @classmethod
-    def of(cls, rec: Record) -> "Interval":
-        med = _num(rec.get("med"))
-        lo, hi = _num(rec.get("min")), _num(rec.get("max"))
-        return cls(med, lo if not math.isnan(lo) else med, hi if not math.isnan(hi) else med)
-
-    @property
-    def ok(self) -> bool:
-        return not math.isnan(self.mid)
-
-    def __sub__(self, other: "Interval") -> "Interval":
-        return Interval(self.mid - other.mid, self.lo - other.hi, self.hi - other.lo)
-
-    def scale(self, k: float) -> "Interval":
-        a, b = self.lo * k, self.hi * k
-        return Interval(self.mid * k, min(a, b), max(a, b))
-
-    def ratio(self, den: "Interval") -> "Interval":
-        """self / den; NaN when den's median is 0, no band when den's band holds 0."""
-        if not self.ok or not den.ok or den.mid == 0:
-            return Interval(NAN, NAN, NAN)
-        mid = self.mid / den.mid
-        if math.isnan(den.lo) or math.isnan(den.hi) or den.lo <= 0 <= den.hi:
-            return Interval(mid, NAN, NAN)
-        q = [a / b for a in (self.lo, self.hi) for b in (den.lo, den.hi)]
-        return Interval(mid, min(q), max(q))
-
-    def percent_of(self, den: "Interval") -> "Interval":
-        """100 * self / den."""
-        return self.ratio(den).scale(100.0)
-
-
-def _num(v: Any) -> float:
-    if isinstance(v, bool) or not isinstance(v, (int, float)):
-        return NAN
-    return float(v)
+# Hardware events of the `counters` record, in its order, and how the tables name them.
+EVENTS = ("core_cycles", "instructions", "l1d_read_misses", "llc_misses", "dtlb_read_misses")
+MISS_EVENTS = ("l1d_read_misses", "llc_misses", "dtlb_read_misses")
+EVENT_SHORT = {"core_cycles": "core cycles", "instructions": "instructions", "l1d_read_misses": "L1d misses",
+               "llc_misses": "LLC misses", "dtlb_read_misses": "dTLB misses"}
+EVENT_UNIT = {"core_cycles": "core cycles", "instructions": "instructions", "l1d_read_misses": "misses",
+              "llc_misses": "misses", "dtlb_read_misses": "misses"}
 
 
 def mode_of(params: dict[str, Any]) -> str:
-    """'off', 'on/4k' or 'on/4m'; any other value as it is ('host': the hosted
-    build, where Linux pages and the page size is not the kernel's)."""
+    """'off', 'on/4k' or 'on/4m'; hosted: 'host', or 'host/4k' and 'host/2m' when the run says which
+    pages it asked for (`pages`); any other value as it is."""
     paging = str(params.get("paging", OFF))
+    if paging == HOST and params.get("pages") is not None:
+        return f"{HOST}/{params.get('pages')}"
     if paging != "on":
         return paging
     return f"{paging}/{params.get('pagesize', '4k')}"
 
 
 def series_of(params: dict[str, Any]) -> str:
-    """The curve a point belongs to: every param but size, reps and paging, as text."""
+    """The curve a point belongs to: every param but size, reps and the VM axis, as text."""
     return " ".join(f"{k}={params[k]}" for k in params if k not in POINT_KEYS)
+
+
+def vm_pairs(modes: Iterable[str]) -> list[tuple[str, str]]:
+    """(mode, baseline) pairs of Figures 5-8: every paging-on mode against off; hosted 4 KiB
+    against 2 MiB pages."""
+    ms = list(modes)
+    out = [(m, OFF) for m in ms if m.startswith("on/") and OFF in ms]
+    if HOST_SMALL in ms and HOST_LARGE in ms:
+        out.append((HOST_SMALL, HOST_LARGE))
+    return out
+
+
+def vm_label(mode: str, base: str = OFF) -> str:
+    """The paging column of a VM row: 'on/4k-off'; hosted 'host/4k-2m'."""
+    return f"{mode}-{base.rsplit('/', 1)[-1]}"
+
+
+def effect_name(base: str) -> str:
+    """What a VM comparison against this baseline measures."""
+    if base == HOST_LARGE:
+        return "page-size effect (4 KiB vs 2 MiB pages)"
+    return "virtual memory"
 
 
 @dataclass
@@ -92,6 +93,10 @@ class Series:
     points: dict[str, dict[int, dict[str, Interval]]] = field(default_factory=dict)
     reps: dict[int, int] = field(default_factory=dict)  # size -> reps (refills per buffer)
     runs: int = 1  # largest n seen: bands are drawn when > 1
+    # mode -> size -> case -> event -> counter total per series (already divided by `per`)
+    counters: dict[str, dict[int, dict[str, dict[str, Interval]]]] = field(default_factory=dict)
+    # mode -> size -> case -> pages_got, where it differs from what was asked (hosted)
+    got: dict[str, dict[int, dict[str, str]]] = field(default_factory=dict)
 
     def modes(self) -> list[str]:
         return sorted(self.points, key=lambda m: (m != OFF, m))
@@ -102,10 +107,33 @@ class Series:
     def get(self, mode: str, size: int, case: str) -> Interval | None:
         return self.points.get(mode, {}).get(size, {}).get(case)
 
+    def counter(self, mode: str, size: int, case: str, event: str) -> Interval | None:
+        return self.counters.get(mode, {}).get(size, {}).get(case, {}).get(event)
+
+    def events(self) -> list[str]:
+        """The counter events any point of the series has, in the record's order."""
+        seen = {e for by_size in self.counters.values() for cases in by_size.values()
+                for evs in cases.values() for e in evs}
+        return [e for e in EVENTS if e in seen] + sorted(seen - set(EVENTS))
+
     def fixed_reps(self) -> int | None:
         """The one reps value of every point, or None when it varies (quick suite)."""
         values = set(self.reps.values())
         return values.pop() if len(values) == 1 else None
+
+
+def _int(v: Any) -> int | None:
+    return v if isinstance(v, int) and not isinstance(v, bool) else None
+
+
+def _counters(rec: Record) -> dict[str, Interval]:
+    """A result's counters per operation: totals per sample divided by the record's `per`."""
+    raw = rec.get("counters")
+    if not isinstance(raw, dict):
+        return {}
+    per = _int(rec.get("per")) or 1
+    return {str(name): Interval.of_stats(stats, rec.get("n")).scale(1.0 / per) for name, stats in raw.items()
+            if isinstance(stats, dict)}
 
 
 def collect_workset(records: Iterable[Record]) -> list[Series]:
@@ -118,18 +146,27 @@ def collect_workset(records: Iterable[Record]) -> list[Series]:
         case = r.get("case")
         if not isinstance(params, dict) or case not in ("single", "multi"):
             continue
-        size = params.get("size")
-        if not isinstance(size, int) or isinstance(size, bool) or size < 0:
+        size = _int(params.get("size"))
+        if size is None or size < 0:
             continue
         name = series_of(params)
         s = found.setdefault(name, Series(name))
-        reps = params.get("reps")
-        if isinstance(reps, int) and not isinstance(reps, bool) and reps > 0:
+        reps = _int(params.get("reps"))
+        if reps is not None and reps > 0:
             s.reps.setdefault(size, reps)
-        cases = s.points.setdefault(mode_of(params), {}).setdefault(size, {})
-        cases.setdefault(str(case), Interval.of(r))
-        n = r.get("n")
-        if isinstance(n, int) and not isinstance(n, bool):
+        mode = mode_of(params)
+        cases = s.points.setdefault(mode, {}).setdefault(size, {})
+        if str(case) in cases:
+            continue
+        cases[str(case)] = Interval.of(r)
+        ctrs = _counters(r)
+        if ctrs:
+            s.counters.setdefault(mode, {}).setdefault(size, {})[str(case)] = ctrs
+        got = params.get("pages_got")
+        if got is not None and got != params.get("pages"):
+            s.got.setdefault(mode, {}).setdefault(size, {})[str(case)] = str(got)
+        n = _int(r.get("n"))
+        if n is not None:
             s.runs = max(s.runs, n)
     return list(found.values())
 
@@ -138,25 +175,43 @@ def collect_workset(records: Iterable[Record]) -> list[Series]:
 class Quantity:
     key: str
     figure: int
-    unit: str
+    unit: str  # "{u}" stands for the run's unit ("TSC ticks", "instructions")
     title: str
+
+    def unit_text(self, units: Units | None) -> str:
+        return self.unit.replace("{u}", units.short if units else "TSC ticks")
 
 
 # The paper's Figures 3-8, one entry per plotted quantity (docs/REPORT.md).
 QUANTITIES: tuple[Quantity, ...] = (
-    Quantity("conc_abs", 3, "cycles/series", "concurrency overhead: multi - single"),
-    Quantity("conc_per_quantum", 3, "cycles/quantum", "the same per quantum: (multi - single) / (2 reps)"),
+    Quantity("conc_abs", 3, "{u}/series", "concurrency overhead: multi - single"),
+    Quantity("conc_per_quantum", 3, "{u}/quantum", "the same per quantum: (multi - single) / (2 reps)"),
     Quantity("conc_rel", 4, "%", "relative concurrency overhead: (multi - single) / single"),
     Quantity("vm_on_conc", 5, "%", "impact of VM on concurrency overhead: (ovh_on - ovh_off) / ovh_off"),
-    Quantity("vm_abs_single", 6, "cycles/series", "VM overhead, single: single_on - single_off"),
-    Quantity("vm_abs_multi", 6, "cycles/series", "VM overhead, multi: multi_on - multi_off"),
-    Quantity("vm_abs_single_per_quantum", 6, "cycles/quantum", "the same per refill: / (2 reps)"),
-    Quantity("vm_abs_multi_per_quantum", 6, "cycles/quantum", "the same per quantum: / (2 reps)"),
+    Quantity("vm_abs_single", 6, "{u}/series", "VM overhead, single: single_on - single_off"),
+    Quantity("vm_abs_multi", 6, "{u}/series", "VM overhead, multi: multi_on - multi_off"),
+    Quantity("vm_abs_single_per_quantum", 6, "{u}/quantum", "the same per refill: / (2 reps)"),
+    Quantity("vm_abs_multi_per_quantum", 6, "{u}/quantum", "the same per quantum: / (2 reps)"),
     Quantity("vm_rel_single", 7, "%", "relative VM overhead, single: (single_on - single_off) / single_off"),
     Quantity("vm_rel_multi", 7, "%", "relative VM overhead, multi: (multi_on - multi_off) / multi_off"),
     Quantity("conc_on_vm", 8, "%", "impact of concurrency on VM overhead: (vm_multi - vm_single) / vm_single"),
+) + tuple(
+    Quantity(f"conc_{e}_per_quantum", 3, f"{EVENT_UNIT[e]}/quantum",
+             f"{EVENT_SHORT[e]} per quantum of multi - single (counters)") for e in EVENTS
+) + tuple(
+    Quantity(f"vm_{e}_{case}_per_refill", 6, f"{EVENT_UNIT[e]}/refill",
+             f"{EVENT_SHORT[e]} per refill, {case}: on - off (counters)")
+    for e in EVENTS for case in ("single", "multi")
 )
 QUANTITY = {q.key: q for q in QUANTITIES}
+
+
+def conc_counter(event: str) -> str:
+    return f"conc_{event}_per_quantum"
+
+
+def vm_counter(event: str, case: str) -> str:
+    return f"vm_{event}_{case}_per_refill"
 
 
 @dataclass(frozen=True)
@@ -164,62 +219,80 @@ class Row:
     """One derived value: a quantity of a series at one paging mode and size."""
 
     series: str
-    paging: str  # 'off', 'on/4k', or 'on/4k-off' for the VM quantities
+    paging: str  # 'off', 'on/4k'; a VM row: 'on/4k-off' ('host/4k-2m' hosted)
     size: int
     quantity: str
     value: Interval
+    base: str = ""  # a VM row's baseline mode ('off', 'host/2m'); '' otherwise
+    runs: int = 0  # recorded runs per input (the series' n): how often noise passes for a finding
 
     @property
     def figure(self) -> int:
-        return QUANTITY[self.quantity].figure
+        return QUANTITY[self.quantity].figure if self.quantity in QUANTITY else 0
 
     @property
-    def unit(self) -> str:
-        return QUANTITY[self.quantity].unit
+    def is_vm(self) -> bool:
+        return bool(self.base)
 
+    @property
+    def mode(self) -> str:
+        """The mode of a row; a VM row's measured mode (not its baseline)."""
+        return self.paging[: -len(self.base.rsplit("/", 1)[-1]) - 1] if self.base else self.paging
 
-def vm_label(mode: str) -> str:
-    return f"{mode}-{OFF}"
+    def unit(self, units: Units | None = None) -> str:
+        q = QUANTITY.get(self.quantity)
+        return q.unit_text(units) if q else ""
 
 
 def derive_series(s: Series) -> list[Row]:
-    """Every quantity of Figures 3-8 the series has data for."""
+    """Every quantity of Figures 3-8 (and the counters' per-quantum figures) the series has data for."""
     rows: list[Row] = []
     overhead: dict[str, dict[int, Interval]] = {}
+    events = s.events()
     for mode in s.modes():
         for size in s.sizes(mode):
             single, multi = s.get(mode, size, "single"), s.get(mode, size, "multi")
             if single is None or multi is None:
                 continue
+            reps = s.reps.get(size)
             ovh = multi - single
             overhead.setdefault(mode, {})[size] = ovh
             rows.append(Row(s.name, mode, size, "conc_abs", ovh))
-            if size in s.reps:
-                rows.append(Row(s.name, mode, size, "conc_per_quantum", ovh.scale(1.0 / (2 * s.reps[size]))))
-            rows.append(Row(s.name, mode, size, "conc_rel", ovh.percent_of(single)))
-    for mode in s.modes():
-        if mode == OFF or OFF not in s.points:
-            continue
-        label = vm_label(mode)
+            if reps:
+                rows.append(Row(s.name, mode, size, "conc_per_quantum", ovh.scale(1.0 / (2 * reps))))
+            rows.append(Row(s.name, mode, size, "conc_rel", multi.rel(single)))
+            for e in events:
+                cs, cm = s.counter(mode, size, "single", e), s.counter(mode, size, "multi", e)
+                if cs is not None and cm is not None and reps:
+                    rows.append(Row(s.name, mode, size, conc_counter(e), (cm - cs).scale(1.0 / (2 * reps))))
+    for mode, base in vm_pairs(s.modes()):
+        label = vm_label(mode, base)
         for size in s.sizes(mode):
+            reps = s.reps.get(size)
             vm: dict[str, Interval] = {}
             for case in ("single", "multi"):
-                on, off = s.get(mode, size, case), s.get(OFF, size, case)
+                on, off = s.get(mode, size, case), s.get(base, size, case)
                 if on is None or off is None:
                     continue
                 vm[case] = on - off
-                rows.append(Row(s.name, label, size, f"vm_abs_{case}", vm[case]))
-                if size in s.reps:
+                rows.append(Row(s.name, label, size, f"vm_abs_{case}", vm[case], base))
+                if reps:
                     rows.append(Row(s.name, label, size, f"vm_abs_{case}_per_quantum",
-                                    vm[case].scale(1.0 / (2 * s.reps[size]))))
-                rows.append(Row(s.name, label, size, f"vm_rel_{case}", vm[case].percent_of(off)))
-            ovh_on, ovh_off = overhead.get(mode, {}).get(size), overhead.get(OFF, {}).get(size)
+                                    vm[case].scale(1.0 / (2 * reps)), base))
+                rows.append(Row(s.name, label, size, f"vm_rel_{case}", on.rel(off), base))
+                for e in events:
+                    c_on, c_off = s.counter(mode, size, case, e), s.counter(base, size, case, e)
+                    if c_on is not None and c_off is not None and reps:
+                        rows.append(Row(s.name, label, size, vm_counter(e, case),
+                                        (c_on - c_off).scale(1.0 / (2 * reps)), base))
+            ovh_on, ovh_off = overhead.get(mode, {}).get(size), overhead.get(base, {}).get(size)
             if ovh_on is not None and ovh_off is not None:
-                rows.append(Row(s.name, label, size, "vm_on_conc", (ovh_on - ovh_off).percent_of(ovh_off)))
+                rows.append(Row(s.name, label, size, "vm_on_conc", ovh_on.rel(ovh_off), base))
             if "single" in vm and "multi" in vm:
-                rows.append(Row(s.name, label, size, "conc_on_vm", (vm["multi"] - vm["single"]).percent_of(vm["single"])))
+                rows.append(Row(s.name, label, size, "conc_on_vm", vm["multi"].rel(vm["single"]), base))
+    rows = [replace(r, runs=s.runs) for r in rows]
     order = {q.key: i for i, q in enumerate(QUANTITIES)}
-    rows.sort(key=lambda r: (order[r.quantity], r.paging != OFF, r.paging, r.size))
+    rows.sort(key=lambda r: (order.get(r.quantity, len(order)), r.paging != OFF, r.paging, r.size))
     return rows
 
 

@@ -78,7 +78,6 @@ SPEEDS: dict[str, Speed] = {
 }
 LIMIT_S = 600.0  # longer estimates need --yes
 REFUSING = ("qemu", "qemu-icount", "iso", "uefi", "bochs")  # emulators a long run is refused on
-ONE_PASS = ("hosted",)  # paging=both runs once there (Linux pages; the other pass is a skip)
 
 # The kernel's defaults (kernel/config.c, kernel/suite.c, bench/*.c).
 ALL_BENCHES = ("tsc", "ctxsw", "workset", "locks", "create", "aspace")
@@ -94,6 +93,13 @@ LOCKS_REPS = 10_000
 LOCKS_PAPER_REPS = 1_000_000
 ASPACE_REPS = 1_000
 ASPACE_PAPER_REPS = 20_000
+# The hosted build's quick workset (bench/sweep.c, kernel/suite.c): real
+# caches need longer series and more runs than an emulator's shapes.
+HOSTED_QUICK_BYTES = 512 * MIB
+HOSTED_QUICK_MIN_REPS = 16
+HOSTED_QUICK_MAX_REPS = 200_000
+HOSTED_QUICK_MAXSIZE = 32 * MIB
+HOSTED_QUICK_RUNS = 5
 # bench/aspace.c: the quick suite measures workset_threads at these sizes only
 ASPACE_QUICK_SIZES = (0, 4 * KIB, 64 * KIB, MIB)
 
@@ -134,12 +140,16 @@ class Plan:
     sizes: list[int]
     reps: int | None  # reps= if given
     sizes_given: bool = False  # sizes= was on the command line
+    hosted: bool = False  # the hosted build's defaults (bench/sweep.c, kernel/suite.c)
+    vm_passes: int = 1  # the workset's VM modes: paging off/on (kernel), pages 4k/2m (hosted)
 
     def workset_reps(self, size: int) -> int:
         if self.reps is not None:
             return self.reps
         if self.suite == "paper":
             return PAPER_REPS
+        if self.hosted:
+            return max(HOSTED_QUICK_MIN_REPS, min(HOSTED_QUICK_MAX_REPS, HOSTED_QUICK_BYTES // max(size, 1)))
         return max(QUICK_MIN_REPS, min(QUICK_MAX_REPS, QUICK_BYTES // max(size, 1)))
 
     def ctxsw_reps(self) -> int:
@@ -158,7 +168,7 @@ class Plan:
         return [s for s in ASPACE_QUICK_SIZES if s <= max(self.sizes)]
 
 
-def plan(cmdline: str | None) -> Plan:
+def plan(cmdline: str | None, hosted: bool = False) -> Plan:
     kv: dict[str, str] = {}
     for token in (cmdline or "").split():
         key, sep, value = token.partition("=")
@@ -168,15 +178,19 @@ def plan(cmdline: str | None) -> Plan:
     sweep = suite in SWEEP_SUITES
     benches = tuple(b for b in kv["bench"].split(",") if b) if kv.get("bench") else SUITE_BENCHES.get(suite, ())
     try:
-        runs = int(kv.get("runs", 3 if sweep else 11))
+        runs = int(kv.get("runs", (HOSTED_QUICK_RUNS if hosted and suite == "quick" else 3) if sweep else 11))
         warmup = int(kv.get("warmup", 1 if sweep else 2))
         reps = int(kv["reps"]) if "reps" in kv else None
     except ValueError as exc:
         raise CmdlineError(str(exc)) from exc
     paging = kv.get("paging", "both" if sweep else "off")
-    maxsize = parse_size(kv["maxsize"]) if "maxsize" in kv else (4 * MIB if suite == "quick" else 24 * MIB)
+    quick_max = HOSTED_QUICK_MAXSIZE if hosted else 4 * MIB
+    maxsize = parse_size(kv["maxsize"]) if "maxsize" in kv else (quick_max if suite == "quick" else 24 * MIB)
     sizes = [parse_size(s) for s in kv["sizes"].split(",") if s] if "sizes" in kv else default_sizes(maxsize)
-    return Plan(suite, benches, runs, warmup, 2 if paging == "both" else 1, sizes, reps, "sizes" in kv)
+    # hosted: paging cannot be switched (one pass); the workset compares pages= instead
+    passes = 1 if hosted else 2 if paging == "both" else 1
+    vm_passes = (2 if kv.get("pages") == "both" else 1) if hosted else passes
+    return Plan(suite, benches, runs, warmup, passes, sizes, reps, "sizes" in kv, hosted, vm_passes)
 
 
 @dataclass
@@ -214,8 +228,9 @@ def estimate(p: Plan, emulator: str, memory_mb: int) -> Estimate | None:
     speed = SPEEDS.get(emulator)
     if speed is None or not (set(TIMED) & set(p.benches)):
         return None
-    passes = 1 if emulator in ONE_PASS else p.passes
+    passes = p.passes
     rounds = (p.runs + p.warmup) * passes
+    vm_rounds = (p.runs + p.warmup) * p.vm_passes
     nbytes = refills = switches = skipped = 0
     room = memory_mb * MIB - 4 * MIB  # kernel, page tables, stacks: roughly
     if "workset" in p.benches:
@@ -224,9 +239,9 @@ def estimate(p: Plan, emulator: str, memory_mb: int) -> Estimate | None:
                 skipped += 1
                 continue
             r = p.workset_reps(size)
-            nbytes += 4 * r * size * rounds
-            refills += 4 * r * rounds
-            switches += 2 * r * rounds
+            nbytes += 4 * r * size * vm_rounds
+            refills += 4 * r * vm_rounds
+            switches += 2 * r * vm_rounds
     if "ctxsw" in p.benches:
         r = p.ctxsw_reps()
         switches += 22 * r * rounds + 5 * r * passes
@@ -262,7 +277,9 @@ def case_seconds(p: Plan, emulator: str, memory_mb: int) -> dict[str, float]:
     """The longest single case of each benchmark the model counts, in seconds.
 
     A case runs all its rounds (runs + warmup) before its result and progress
-    records go out, so this is the longest silence a healthy run can have.
+    records go out, so this bounds the longest silence a healthy run can have
+    (the workset measures a size's cases interleaved, with a progress record
+    between rounds once a second has passed: its silence is shorter still).
     locks and ctxsw are bounded by one round of the whole benchmark.
     """
     speed = SPEEDS.get(emulator)

@@ -12,8 +12,9 @@ from typing import TYPE_CHECKING, Any, Callable
 
 from . import lockreport as lr
 from . import paper
+from .context import Run
+from .interval import Interval, verdict, NOISE
 from .plots import DPI, SIZE, _pyplot, save_figure
-from .protocol import Record
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -23,22 +24,21 @@ OURS, THEIRS = "tab:blue", "tab:red"
 
 
 class Context:
-    """The subtitle and the emulator note shared by the figures."""
+    """The subtitle, the unit and the emulator note shared by the figures."""
 
-    def __init__(self, records: list[Record]) -> None:
-        self.records = records
-        cpu = next((r for r in records if r.get("t") == "cpu"), None)
-        hello = next((r for r in records if r.get("t") == "hello"), None)
+    def __init__(self, run: Run) -> None:
+        self.run = run
+        self.records = run.records
+        self.units = run.units
+        cpu, hello = run.first("cpu"), run.first("hello")
         self.where = str((hello or {}).get("platform") or "bare")
         if cpu and cpu.get("platform") and cpu.get("platform") != self.where:
             self.where = f"{self.where}, {cpu.get('platform')}"
         self.cpu = paper.describe_cpu(cpu)
-        note = paper.emulated(records)
-        self.note = ("emulated: the cycle counts are the emulator's, not a real CPU's"
-                     if note and "emulator" in note else None)
+        self.note = run.machine.trust if run.machine.emulated else None
 
     def subtitle(self, mode: str) -> str:
-        return f"{self.cpu} ({self.where}); paging {mode}"
+        return f"{self.cpu} ({self.where}); paging {mode}; unit: {self.units.name}"
 
 
 def _new(ctx: Context, title: str, mode: str) -> tuple["Figure", "Axes"]:
@@ -55,10 +55,23 @@ def _save(fig: "Figure", ctx: Context, path: Path) -> Path:
 
 
 def _errors(vals: list[Any]) -> list[list[float]] | None:
-    """min-max error bars from Intervals, or None when every band is empty."""
-    if all(v.lo == v.hi for v in vals):
+    """min..max error bars from Intervals, or None when no band is known and wider than nothing."""
+    if all(not v.bounded or v.lo == v.hi for v in vals):
         return None
-    return [[max(0.0, v.mid - v.lo) for v in vals], [max(0.0, v.hi - v.mid) for v in vals]]
+    return [[max(0.0, v.mid - v.lo) if v.bounded else 0.0 for v in vals],
+            [max(0.0, v.hi - v.mid) if v.bounded else 0.0 for v in vals]]
+
+
+def ratio_label(v: Interval) -> str:
+    """"x3.1", or "~x1" when the ratio's band holds 1."""
+    if not v.ok:
+        return ""
+    if verdict(v, 1.0) == NOISE:
+        return "~x1"
+    text = f"x{v.mid:.3g}"
+    if v.bounded and v.width > 0.1 * abs(v.mid):  # a wide band is part of the answer
+        text += f"\n({v.lo:.3g}..{v.hi:.3g})"
+    return text
 
 
 def litethreads(ctx: Context, out: Path) -> Path | None:
@@ -76,17 +89,18 @@ def litethreads(ctx: Context, out: Path) -> Path | None:
                 linestyle="none", marker=markers[i % len(markers)], markersize=10 - 2 * (i % 3),
                 label=f"lock_loops = {lock}", alpha=0.85)
     chk = next((c for c in lr.lite_checks(points) if c.mode == mode), None)
-    if chk is not None and chk.slope_2000 == chk.slope_2000:
+    if chk is not None and chk.slope_2000.ok:
         base = lr.find(points, mode, "litethreads", lock_loops=0, unlock_loops=0)
         if base is not None:
+            slope = chk.slope_2000.mid
             xs = [0.0] + [10 ** (k / 20) for k in range(0, 67)]  # 1 .. about 2200, smooth on symlog
-            ax.plot(xs, [base.mid + chk.slope_2000 * x for x in xs], ":", color="gray", linewidth=1,
-                    label=f"c(0,0) + {chk.slope_2000:.1f} x unlock_loops (fit from 0 and 2000)")
+            ax.plot(xs, [base.mid + slope * x for x in xs], ":", color="gray", linewidth=1,
+                    label=f"c(0,0) + {slope:.1f} x unlock_loops (fit from 0 and 2000)")
     ax.set_xscale("symlog", linthresh=100)
     ax.set_xticks([0, 100, 200, 1000, 2000], ["0", "100", "200", "1000", "2000"])
     ax.set_yscale("log")
     ax.set_xlabel("unlock_loops (spins in unlock waiting for a taker), symlog scale")
-    ax.set_ylabel("cycles per item (median), log scale")
+    ax.set_ylabel(f"{ctx.units.short} per item (median), log scale")
     ax.grid(True, which="major", alpha=0.3)
     ax.legend(fontsize=8, loc="upper left")
     return _save(fig, ctx, out / "litethreads.png")
@@ -113,8 +127,8 @@ def valchanov(ctx: Context, out: Path) -> Path | None:
     ax.set_xticks(range(len(vals)), labels)
     ax.set_xlabel("lock kind (cleanroom" + (", and glibc's pthread mutex uncontended, from bench peers)"
                                             if nptl is not None else ")"))
-    ax.set_ylabel("cycles per lock+unlock (median; bars: min-max)")
-    ax.set_ylim(0, max(v.hi for v in vals) * 1.15)
+    ax.set_ylabel(f"{ctx.units.short} per lock+unlock (median; bars: min..max)")
+    ax.set_ylim(0, max(v.hi if v.bounded else v.mid for v in vals) * 1.15)
     return _save(fig, ctx, out / "valchanov.png")
 
 
@@ -129,13 +143,14 @@ def create(ctx: Context, out: Path) -> Path | None:
         pts = [(r[0], r[idx]) for r in rows if r[idx] is not None]
         xs, vs = [n for n, _v in pts], [v for _n, v in pts]
         ax.plot(xs, [v.mid for v in vs], "-o", color=color, label=name)
-        if any(v.lo != v.hi for v in vs):
-            ax.fill_between(xs, [v.lo for v in vs], [v.hi for v in vs], color=color, alpha=0.18, linewidth=0)
+        if any(v.bounded and v.lo != v.hi for v in vs):
+            ax.fill_between(xs, [v.lo if v.bounded else v.mid for v in vs], [v.hi if v.bounded else v.mid for v in vs],
+                            color=color, alpha=0.18, linewidth=0)
     ns = [r[0] for r in rows]
     ax.set_xscale("log", base=2)
     ax.set_xticks(ns, [str(n) for n in ns])
     ax.set_xlabel("fibers outstanding (alive at once), log2 scale")
-    ax.set_ylabel("cycles per fiber (create, run to exit, join; median)")
+    ax.set_ylabel(f"{ctx.units.short} per fiber (create, run to exit, join; median)")
     ax.set_ylim(bottom=0)
     ax.grid(True, which="major", alpha=0.3)
     ax.legend(fontsize=8)
@@ -143,20 +158,20 @@ def create(ctx: Context, out: Path) -> Path | None:
 
 
 def pair_bars(ax: "Axes", left: list[float], right: list[float], labels: tuple[str, str],
-              ratios: list[float]) -> tuple[list[int], float]:
+              ratios: list[Interval], unit: str) -> tuple[list[int], float]:
     """Two bars a comparison (left ours, right theirs) with their values, the
-    ratio above each pair, log y. Returns the x positions and the bar width."""
+    ratio above each pair ("~x1" inside the noise), log y. Returns the x positions and the bar width."""
     width = 0.38
     xs = list(range(len(left)))
     for vals, dx, color, label in ((left, -width / 2, OURS, labels[0]), (right, width / 2, THEIRS, labels[1])):
         bars = ax.bar([x + dx for x in xs], vals, width, color=color, label=label)
         ax.bar_label(bars, fmt="%.0f", fontsize=8, padding=2)
     for x, ratio in zip(xs, ratios):
-        if ratio == ratio:
-            ax.annotate(f"x{ratio:.3g}", xy=(x, 1.0), xycoords=("data", "axes fraction"), xytext=(0, -12),
+        if ratio.ok:
+            ax.annotate(ratio_label(ratio), xy=(x, 1.0), xycoords=("data", "axes fraction"), xytext=(0, -12),
                         textcoords="offset points", ha="center", fontsize=8, color="black")
     ax.set_yscale("log")
-    ax.set_ylabel("cycles per operation (median), log scale")
+    ax.set_ylabel(f"{unit} per operation (median), log scale")
     return xs, width
 
 
@@ -170,7 +185,7 @@ def peers(ctx: Context, out: Path) -> Path | None:
     ours = [r.ours.value.mid if r.ours else float("nan") for r in rows]
     theirs = [r.theirs.value.mid if r.theirs else float("nan") for r in rows]
     xs, width = pair_bars(ax, ours, theirs, ("cleanroom", "glibc / NPTL"),
-                          [r.ratio if r.theirs is not None else float("nan") for r in rows])
+                          [r.ratio if r.theirs is not None else Interval.none() for r in rows], ctx.units.short)
     for x, r in zip(xs, rows):
         if r.theirs is None:
             ax.annotate("skipped", xy=(x + width / 2, 1), xycoords=("data", "data"), ha="center",
@@ -189,15 +204,14 @@ FIGURES: tuple[tuple[str, FigureFn], ...] = (
 )
 
 
-def draw(figures: tuple[tuple[str, FigureFn], ...], benches: tuple[str, ...],
-         records: list[Record], out: Path) -> list[Path]:
-    """Draw every figure the records have data for (when they have results of
+def draw(figures: tuple[tuple[str, FigureFn], ...], benches: tuple[str, ...], run: Run, out: Path) -> list[Path]:
+    """Draw every figure the run has data for (when it has results of
     one of these benchmarks); return the files written."""
-    if not any(r.get("t") == "result" and r.get("bench") in benches for r in records):
+    if not run.results(*benches):
         return []
-    ctx = Context(records)
+    ctx = Context(run)
     return [path for _name, fn in figures if (path := fn(ctx, out)) is not None]
 
 
-def write_all(records: list[Record], out: Path) -> list[Path]:
-    return draw(FIGURES, (lr.LOCKS, lr.CREATE, lr.PEERS), records, out)
+def write_all(run: Run, out: Path) -> list[Path]:
+    return draw(FIGURES, lr.BENCHES, run, out)

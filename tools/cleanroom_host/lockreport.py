@@ -1,26 +1,30 @@
-"""Report sections and locks.csv for the `locks`, `create` and `peers` benchmarks.
+"""The report of the `locks`, `create` and `peers` benchmarks: summary lines, tables,
+locks.csv and figures (lockplots.py). A module of the report registry (report.py).
 
-Every figure is a record's median (`med`, cycles per operation as the
-kernel divided it); ratios are of medians. Tables have one column per paging
-mode (`off`, `on/4k`, ... or `host`). docs/REPORT.md describes the tables,
-the checks and locks.csv.
+Every figure is a record's median (`med`, TSC ticks or instructions per
+operation as the kernel divided it) with the band of its runs; ratios and
+slopes are of the medians and carry the interval-arithmetic band of their
+inputs. Tables have one column per paging mode (`off`, `on/4k`, ... or
+`host`). docs/REPORT.md describes the tables, the checks and locks.csv.
 """
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable
 
 from . import text
-from .derive import Interval, mode_of
+from .context import CELL_HEADER, Cell, Derived, Run
+from .derive import mode_of
+from .interval import Interval, cell, short
 from .protocol import Record
-from .text import exact, number, table
+from .text import table
 
-LOCKS, CREATE, PEERS = "locks", "create", "peers"
+BENCHES = ("locks", "create", "peers")
+LOCKS, CREATE, PEERS = BENCHES
 LOCKS_CSV = "locks.csv"
-LOCKS_HEADER = ["table", "paging", "row", "column", "unit", "value", "min", "max"]
+LOCKS_HEADER = CELL_HEADER
 
 UNCONTENDED = ("tas", "ttas", "ticket", "tas_pause", "ttas_pause", "ticket_pause", "mutex", "spinblock", "sem")
 # (group, the case, the params naming a row, what one operation is)
@@ -86,23 +90,33 @@ def find(points: list[Point], mode: str, case: str, **params: Any) -> Interval |
 
 
 def _nan() -> Interval:
-    return Interval(math.nan, math.nan, math.nan)
+    return Interval.none()
 
 
 def _cell(v: Interval | None, digits: int = 0) -> str:
-    if v is None or not v.ok:
-        return ""
-    text = number(v.mid, digits)
-    if v.lo != v.hi and math.isfinite(v.lo) and math.isfinite(v.hi):
-        text += f" ({number(v.lo, digits)}-{number(v.hi, digits)})"
-    return text
+    return cell(v, digits)
 
 
-def _ratio(a: Interval | None, b: Interval | None) -> float:
-    """a / b of the medians; NaN when either is missing or b is 0."""
-    if a is None or b is None or not a.ok or not b.ok or b.mid == 0:
-        return math.nan
-    return a.mid / b.mid
+def ratio_cell(v: Interval | None, digits: int = 2) -> str:
+    """A ratio with its band; "~1" when the band holds 1 (no difference)."""
+    return cell(v, digits, null=1.0)
+
+
+def _ratio(a: Interval | None, b: Interval | None) -> Interval:
+    """a / b of the medians, with the band of the two; NaN when either is missing or b is 0."""
+    if a is None or b is None:
+        return Interval.none()
+    return a.ratio(b)
+
+
+def spread(values: list[Interval]) -> Interval:
+    """max / min of the medians, with the band interval arithmetic gives max and min of intervals."""
+    good = [v for v in values if v.ok]
+    if len(good) < 2:
+        return Interval.none()
+    top = Interval(max(v.mid for v in good), max(v.lo for v in good), max(v.hi for v in good))
+    bottom = Interval(min(v.mid for v in good), min(v.lo for v in good), min(v.hi for v in good))
+    return top.ratio(bottom)
 
 
 # --- locks -----------------------------------------------------------------
@@ -137,9 +151,14 @@ def lock_rows(points: list[Point]) -> list[LockRow]:
 @dataclass(frozen=True)
 class LiteCheck:
     mode: str
-    slope_200: float    # (c(0,200) - c(0,0)) / 200
-    slope_2000: float   # (c(1000,2000) - c(0,0)) / 2000
-    lock_spread: float  # max/min over the lock-only settings (unlock_loops = 0)
+    slope_200: Interval    # (c(0,200) - c(0,0)) / 200
+    slope_2000: Interval   # (c(1000,2000) - c(0,0)) / 2000
+    lock_spread: Interval  # max/min over the lock-only settings (unlock_loops = 0)
+
+    @property
+    def linear(self) -> Interval:
+        """slope_2000 / slope_200: 1 when the cost is linear in the unlock spin."""
+        return self.slope_2000.ratio(self.slope_200)
 
 
 def lite_checks(points: list[Point]) -> list[LiteCheck]:
@@ -147,38 +166,39 @@ def lite_checks(points: list[Point]) -> list[LiteCheck]:
     for mode in modes(points):
         def c(lock: int, unlock: int) -> Interval | None:
             return find(points, mode, "litethreads", lock_loops=lock, unlock_loops=unlock)
-        base, short, long_ = (c(*s) for s in LITE_SLOPE_FROM)
+        base, short_, long_ = (c(*s) for s in LITE_SLOPE_FROM)
         if base is None:
             continue
-        s1 = (short.mid - base.mid) / LITE_SLOPE_FROM[1][1] if short else math.nan
-        s2 = (long_.mid - base.mid) / LITE_SLOPE_FROM[2][1] if long_ else math.nan
-        only = [v.mid for v in (c(*s) for s in LITE_LOCK_ONLY) if v is not None and v.ok]
-        spread = max(only) / min(only) if len(only) > 1 and min(only) > 0 else math.nan
-        out.append(LiteCheck(mode, s1, s2, spread))
+        s1 = (short_ - base).scale(1.0 / LITE_SLOPE_FROM[1][1]) if short_ else _nan()
+        s2 = (long_ - base).scale(1.0 / LITE_SLOPE_FROM[2][1]) if long_ else _nan()
+        only = [v for v in (c(*s) for s in LITE_LOCK_ONLY) if v is not None]
+        out.append(LiteCheck(mode, s1, s2, spread(only)))
     return out
 
 
-def section_locks(records: list[Record]) -> list[str]:
-    points = collect(records, LOCKS)
+def lite_text(chk: LiteCheck, units_short: str) -> str:
+    return (f"litethreads, paging {chk.mode}: {cell(chk.slope_200, 2)} {units_short} per item per unlock "
+            f"iteration from unlock 0..200, {cell(chk.slope_2000, 2)} from 0..2000 (ratio "
+            f"{cell(chk.linear, 3, null=1.0)}; 1 = linear); lock spin alone (lock 0/100/1000, unlock 0): "
+            f"max/min {cell(chk.lock_spread, 3, null=1.0)} (1 = no effect)")
+
+
+def section_locks(run: Run) -> list[str]:
+    points = collect(run.records, LOCKS)
     if not points:
         return []
     ms = modes(points)
     body = [[r.group, r.label, r.per] + [_cell(r.values.get(m)) for m in ms] for r in lock_rows(points)]
-    out = ["locks: cycles per operation, median (min-max when they differ), per paging mode"]
+    out = [f"locks: {run.units.name} per operation, median (min..max), per paging mode"]
     out += table(["test", "case/params", "per"] + [f"paging {m}" for m in ms], body, numeric=set(range(3, 3 + len(ms))))
-    for chk in lite_checks(points):
-        linear = chk.slope_2000 / chk.slope_200 if chk.slope_200 else math.nan
-        out.append(f"litethreads, paging {chk.mode}: {number(chk.slope_200, 2)} cycles per item per unlock "
-                   f"iteration from unlock 0..200, {number(chk.slope_2000, 2)} from 0..2000 (ratio "
-                   f"{number(linear, 3)}; 1 = linear); lock spin alone (lock 0/100/1000, unlock 0): "
-                   f"max/min {number(chk.lock_spread, 3)} (1 = no effect)")
+    out += [lite_text(chk, run.units.short) for chk in lite_checks(points)]
     out.append(PAPERS)
     return out
 
 
 # --- create ----------------------------------------------------------------
 
-def create_rows(points: list[Point]) -> list[tuple[int, str, Interval | None, Interval | None, float]]:
+def create_rows(points: list[Point]) -> list[tuple[int, str, Interval | None, Interval | None, Interval]]:
     """(outstanding, mode, pool, firstfit, firstfit/pool)."""
     outs = sorted({int(p.params.get("outstanding", 0)) for p in points})
     rows = []
@@ -191,8 +211,8 @@ def create_rows(points: list[Point]) -> list[tuple[int, str, Interval | None, In
     return rows
 
 
-def section_create(records: list[Record]) -> list[str]:
-    points = collect(records, CREATE)
+def section_create(run: Run) -> list[str]:
+    points = collect(run.records, CREATE)
     if not points:
         return []
     ms = modes(points)
@@ -205,10 +225,10 @@ def section_create(records: list[Record]) -> list[str]:
     for n in outs:
         row = [str(n)]
         for m in ms:
-            pool, ff, r = by.get((n, m), (None, None, math.nan))
-            row += [_cell(pool), _cell(ff), number(r, 2)]
+            pool, ff, r = by.get((n, m), (None, None, _nan()))
+            row += [_cell(pool), _cell(ff), ratio_cell(r)]
         body.append(row)
-    return ["create: cycles per fiber (create, run to exit, join), stack pool vs first-fit heap"] + table(
+    return [f"create: {run.units.name} per fiber (create, run to exit, join), stack pool vs first-fit heap"] + table(
         head, body, numeric=set(range(len(head))))
 
 
@@ -223,7 +243,7 @@ class PeerRow:
     skipped: str  # why the NPTL side was skipped, or ""
 
     @property
-    def ratio(self) -> float:
+    def ratio(self) -> Interval:
         return _ratio(self.theirs.value if self.theirs else None, self.ours.value if self.ours else None)
 
 
@@ -246,8 +266,8 @@ def peer_rows(records: list[Record]) -> list[PeerRow]:
     return rows
 
 
-def section_peers(records: list[Record]) -> list[str]:
-    rows = peer_rows(records)
+def section_peers(run: Run) -> list[str]:
+    rows = peer_rows(run.records)
     if not rows:
         return []
     many = len({r.mode for r in rows}) > 1
@@ -256,55 +276,127 @@ def section_peers(records: list[Record]) -> list[str]:
         body.append([r.what + (f" ({r.mode})" if many else ""),
                      r.ours.impl if r.ours else "", _cell(r.ours.value) if r.ours else "",
                      (r.theirs.impl if r.theirs else "skipped: " + (r.skipped or "no record")),
-                     _cell(r.theirs.value) if r.theirs else "", number(r.ratio, 1)])
-    return (["peers: cleanroom vs glibc/NPTL on the same host, cycles per operation (median)"]
-            + table(["comparison", "cleanroom", "cycles", "glibc/NPTL", "cycles", "NPTL/cleanroom"], body,
+                     _cell(r.theirs.value) if r.theirs else "", ratio_cell(r.ratio, 1)])
+    u = run.units.short
+    return ([f"peers: cleanroom vs glibc/NPTL on the same host, {run.units.name} per operation, median (min..max)"]
+            + table(["comparison", "cleanroom", u, "glibc/NPTL", u, "NPTL/cleanroom"], body,
                     numeric={2, 4, 5}))
 
 
-def sections(records: list[Record]) -> list[str]:
+def sections(run: Run) -> list[str]:
     out: list[str] = []
-    for block in (section_locks(records), section_create(records), section_peers(records)):
+    for block in (section_locks(run), section_create(run), section_peers(run)):
         if block:
             out += ([""] if out else []) + block
     return out
 
 
-# --- locks.csv -------------------------------------------------------------
+# --- summary ---------------------------------------------------------------
 
-def csv_rows(records: list[Record]) -> list[list[str]]:
-    out: list[list[str]] = []
+VALCHANOV_PAPER = "user-space mutex 7.4x faster than NPTL (82 875 vs 615 154 us, 5 x 1 000 000 lock/unlock)"
+LITE_PAPER = "on one CPU the time grows linearly with the unlock spin, not with the lock spin"
 
-    def add(tbl: str, mode: str, row: str, column: str, unit: str, v: Interval | float | None) -> None:
-        if v is None:
-            v = _nan()
-        if not isinstance(v, Interval):
-            v = Interval(v, math.nan, math.nan)
-        out.append([tbl, mode, row, column, unit, exact(v.mid), exact(v.lo), exact(v.hi)])
 
-    lp = collect(records, LOCKS)
-    for r in lock_rows(lp):
-        for m, v in r.values.items():
-            add(r.group, m, r.label, "med", f"cycles/{r.per}", v)
-    for chk in lite_checks(lp):
-        add("litethreads_check", chk.mode, "unlock 0..200", "slope", "cycles/item/unlock iteration", chk.slope_200)
-        add("litethreads_check", chk.mode, "unlock 0..2000", "slope", "cycles/item/unlock iteration",
-            chk.slope_2000)
-        add("litethreads_check", chk.mode, "unlock 0", "lock max/min", "ratio", chk.lock_spread)
-    for n, m, pool, ff, ratio in create_rows(collect(records, CREATE)):
-        add("create", m, f"outstanding={n}", "pool", "cycles/fiber", pool)
-        add("create", m, f"outstanding={n}", "firstfit", "cycles/fiber", ff)
-        add("create", m, f"outstanding={n}", "firstfit/pool", "ratio", ratio)
-    for r in peer_rows(records):
-        add("peers", r.mode, r.what, "cleanroom", "cycles/op", r.ours.value if r.ours else None)
-        add("peers", r.mode, r.what, "nptl", "cycles/op", r.theirs.value if r.theirs else None)
-        add("peers", r.mode, r.what, "nptl/cleanroom", "ratio", r.ratio)
+def summary(run: Run) -> list[str]:
+    """The answers to the papers' questions: what a lock costs, whether LiteThreads' finding holds, what
+    the stack pool saves, how far NPTL is from fibers."""
+    out: list[str] = []
+    u = run.units.short
+    lp = collect(run.records, LOCKS)
+    if lp:
+        mode = modes(lp)[0]
+        unc = [r for r in lock_rows(lp) if r.group == "uncontended" and mode in r.values
+               and not r.label.endswith("_pause")]
+        if unc:
+            out.append(f"locks, {u} per lock+unlock, uncontended, paging {mode}: "
+                       + ", ".join(f"{r.label} {short(r.values[mode])}" for r in unc))
+        val = [r for r in lock_rows(lp) if r.group == "valchanov" and mode in r.values]
+        if val:
+            out.append("  valchanov, 5 fibers on one lock: " + ", ".join(
+                f"{r.label.split()[0].split('=')[1]} {short(r.values[mode])}" for r in val)
+                + f"  [paper: {VALCHANOV_PAPER}]")
+        for chk in lite_checks(lp)[:1]:
+            linear, flat = chk.linear, chk.lock_spread
+            out.append(f"  litethreads: unlock spin 0..2000 / 0..200 slope {short(linear, 3, null=1.0)} (1 = linear), "
+                       f"lock spin max/min {short(flat, 3, null=1.0)} (1 = no effect)  [paper: {LITE_PAPER}]")
+    cp = collect(run.records, CREATE)
+    if cp:
+        rows = [r for r in create_rows(cp) if r[1] == modes(cp)[0] and r[2] and r[3]]
+        if rows:
+            n, mode, _pool, _ff, ratio = rows[-1]
+            out.append(f"create: first-fit / stack pool at {n} outstanding, paging {mode}: {short(ratio, 2, null=1.0)}"
+                       + (f" (at {rows[0][0]}: {short(rows[0][4], 2, null=1.0)})" if len(rows) > 1 else "")
+                       + "  [LiteThreads: the pool is constant-time]")
+    peers = [r for r in peer_rows(run.records) if r.ours and r.theirs]
+    if peers:
+        mode = peers[0].mode
+        out.append("peers, NPTL / cleanroom: " + ", ".join(
+            f"{r.what} {short(r.ratio, 1, null=1.0)}" for r in peers if r.mode == mode
+            and not r.what.startswith(("lock+unlock, ttas", "lock+unlock, ticket", "lock+unlock, spinblock")))
+            + "  [LiteThreads: user-level switching and creation beat NPTL's system calls]")
     return out
 
 
-def write_csv(records: list[Record], path: Path) -> Path | None:
+# --- locks.csv -------------------------------------------------------------
+
+def make_cell(tbl: str, mode: str, row: str, column: str, unit: str, v: Interval | None, null: float = 0.0,
+              derived: bool = False) -> Cell:
+    """A CSV cell; a value that could not be computed is NaN."""
+    return Cell(tbl, mode, row, column, unit, v if v is not None else _nan(), null, derived)
+
+
+def cells(run: Run) -> list[Cell]:
+    out: list[Cell] = []
+    u = run.units.short
+
+    def add(*args: Any, **kwargs: Any) -> None:
+        out.append(make_cell(*args, **kwargs))
+
+    records = run.records
+    lp = collect(records, LOCKS)
+    for r in lock_rows(lp):
+        for m, v in r.values.items():
+            add(r.group, m, r.label, "med", f"{u}/{r.per}", v)
+    for chk in lite_checks(lp):
+        add("litethreads_check", chk.mode, "unlock 0..200", "slope", f"{u}/item/unlock iteration", chk.slope_200,
+            derived=True)
+        add("litethreads_check", chk.mode, "unlock 0..2000", "slope", f"{u}/item/unlock iteration",
+            chk.slope_2000, derived=True)
+        add("litethreads_check", chk.mode, "unlock 0", "lock max/min", "ratio", chk.lock_spread, 1.0, True)
+    for n, m, pool, ff, ratio in create_rows(collect(records, CREATE)):
+        add("create", m, f"outstanding={n}", "pool", f"{u}/fiber", pool)
+        add("create", m, f"outstanding={n}", "firstfit", f"{u}/fiber", ff)
+        add("create", m, f"outstanding={n}", "firstfit/pool", "ratio", ratio, 1.0, True)
+    for r in peer_rows(records):
+        add("peers", r.mode, r.what, "cleanroom", f"{u}/op", r.ours.value if r.ours else None)
+        add("peers", r.mode, r.what, "nptl", f"{u}/op", r.theirs.value if r.theirs else None)
+        add("peers", r.mode, r.what, "nptl/cleanroom", "ratio", r.ratio, 1.0, True)
+    return out
+
+
+def csv_rows(run: Run) -> list[list[str]]:
+    return [c.csv() for c in cells(run)]
+
+
+def derived(run: Run) -> list[Derived]:
+    return [c.as_derived(c.table if c.table in BENCHES else LOCKS) for c in cells(run) if c.derived]
+
+
+def write_csv(run: Run, path: Path) -> Path | None:
     """locks.csv (docs/REPORT.md); None when the set has no locks/create/peers results."""
-    rows = csv_rows(records)
+    rows = csv_rows(run)
     if not rows:
         return None
     return text.write_csv(path, LOCKS_HEADER, rows)
+
+
+def files(run: Run, out: Path, plots: bool) -> list[Path]:
+    written: list[Path] = []
+    path = write_csv(run, out / LOCKS_CSV)
+    if path is not None:
+        written.append(path)
+    if plots and run.results(*BENCHES):
+        from . import lockplots  # matplotlib loads only here
+
+        written += lockplots.write_all(run, out / "plots")
+    return written

@@ -1,17 +1,28 @@
-"""What Klimiankou 2018 reports, and where a run's numbers sit beside it."""
+"""What Klimiankou 2018 reports, and where a run's numbers sit beside it.
+
+Only findings are set beside the paper's numbers: a point whose band holds 0
+(inside the run-to-run noise) or is wider than its value (not resolved) is
+counted, never quoted as this run's extreme.
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Any, Iterable
 
-from .derive import OFF, Row, extreme, pick
+from .derive import MISS_EVENTS, EVENT_SHORT, OFF, Row, conc_counter, pick
+from .interval import (EXACT, FINDINGS, NO_SPREAD, NOISE, RESOLVED, UNRESOLVED, cell, chance, chance_limit, short,
+                       verdict)
+from .machine import Cache, Machine, Units, data_caches
 from .protocol import Record
+
+__all__ = ["Cache", "data_caches", "cache_position", "comparison", "emulated", "size_text", "bytes_text"]
 
 KIB = 1024
 MIB = 1024 * 1024
 
 PAPER_MACHINE = "Intel Xeon (NetBurst, Prestonia) 2.4 GHz, L1d 8 KiB, L2 512 KiB, 100000 reps"
+PAPER_SWITCH = "the pushad routine of section 3.3 (6 instructions and the call); no cost stated"
 
 
 @dataclass(frozen=True)
@@ -21,13 +32,13 @@ class Claim:
     what: str
     quantity: str
     want: str  # which extreme of this run to set beside it: "max" or "min"
-    paging: str  # 'off', 'on' or 'vm' (the on-off comparison)
+    paging: str  # 'any' (a mode) or 'vm' (a comparison against the baseline)
     paper: str
 
 
 CLAIMS: tuple[Claim, ...] = (
     Claim("fig 4: worst concurrency overhead", "conc_rel", "max", "any", "352 % at 512K (= L2)"),
-    Claim("fig 3: worst overhead per quantum", "conc_per_quantum", "max", "any", "~1.125 M cycles at 512K"),
+    Claim("fig 3: worst overhead per quantum", "conc_per_quantum", "max", "any", "~1.125 M ticks at 512K"),
     Claim("fig 5: VM on conc. overhead, lowest", "vm_on_conc", "min", "vm", "-90 % at 16K"),
     Claim("fig 5: VM on conc. overhead, highest", "vm_on_conc", "max", "vm", "+44 % at 1.5K"),
     Claim("fig 7: VM overhead, multi, lowest", "vm_rel_multi", "min", "vm", "-39 % at 16K"),
@@ -44,24 +55,9 @@ def size_text(n: int) -> str:
     return str(n)
 
 
-@dataclass(frozen=True)
-class Cache:
-    name: str  # L1d, L2, L3
-    size: int
-
-
-def data_caches(cpu: Record | None) -> list[Cache]:
-    """Data and unified caches of a cpu record, smallest first."""
-    caches = cpu.get("caches") if isinstance(cpu, dict) else None
-    out: list[Cache] = []
-    for c in caches if isinstance(caches, list) else []:
-        if not isinstance(c, dict) or c.get("type") not in ("data", "unified"):
-            continue
-        size = c.get("size")
-        if not isinstance(size, int) or size <= 0:
-            continue
-        out.append(Cache(f"L{c.get('level')}{'d' if c.get('type') == 'data' else ''}", size))
-    return sorted(out, key=lambda c: c.size)
+def bytes_text(n: int) -> str:
+    """size_text with a B under 1 KiB, for prose: '4B', '1.5K'."""
+    return size_text(n) + ("B" if n < KIB else "")
 
 
 def cache_position(size: int, caches: list[Cache]) -> str:
@@ -83,80 +79,242 @@ def cache_position(size: int, caches: list[Cache]) -> str:
     return f"between {below[-1].name} ({size_text(below[-1].size)}) and {above[0].name} ({size_text(above[0].size)})"
 
 
-def _value(row: Row) -> str:
-    v = row.value.mid
-    if row.unit == "%":
-        return f"{v:+.1f} %" if row.quantity.startswith("vm") or row.quantity == "conc_on_vm" else f"{v:.1f} %"
-    if abs(v) >= 1e6:
-        return f"~{v / 1e6:.3g} M cycles"
-    return f"{v:.0f} cycles"
+def where(machine: Machine, size: int) -> str:
+    """A size among the caches, or why there are none to place it among."""
+    if machine.emulated:
+        return "the emulator models no cache"
+    return cache_position(size, machine.caches)
 
 
-def paging_text(label: str) -> str:
-    """'off' -> 'paging off'; 'on/4k-off' -> 'paging on/4k vs off'."""
-    if label.endswith(f"-{OFF}"):
+def paging_text(label: str, base: str = "") -> str:
+    """'off' -> 'paging off'; 'on/4k-off' -> 'paging on/4k vs off'; hosted 'host/4k-2m' ->
+    '4 KiB vs 2 MiB pages'; 'host/4k' -> '4 KiB pages'."""
+    if label.startswith("host/"):
+        if base or label.count("-"):
+            return "4 KiB vs 2 MiB pages"
+        return {"host/4k": "4 KiB pages", "host/2m": "2 MiB pages"}.get(label, f"pages {label[5:]}")
+    if base or label.endswith(f"-{OFF}"):
         return f"paging {label[: -len(OFF) - 1]} vs {OFF}"
     return f"paging {label}"
 
 
-def bytes_text(n: int) -> str:
-    """size_text with a B under 1 KiB, for prose: '4B', '1.5K'."""
-    return size_text(n) + ("B" if n < KIB else "")
+def value_text(row: Row, units: Units | None, full: bool = True) -> str:
+    """A row's value with its unit and band: '88.3 % (80.1..95.0)', '1075594 TSC ticks (..)'."""
+    q = row.quantity
+    pct = row.unit(units) == "%"
+    digits = 1 if pct or "per_quantum" in q or "per_refill" in q else 0
+    unit = " %" if pct else f" {row.unit(units).split('/')[0]}"
+    text = (cell if full else short)(row.value, digits, 0.0, unit)
+    if pct and row.is_vm and verdict(row.value) in FINDINGS and row.value.mid > 0:
+        text = "+" + text
+    return text
 
 
-def _where(row: Row) -> str:
-    return f"at {bytes_text(row.size)} ({paging_text(row.paging)})"
+@dataclass(frozen=True)
+class Tally:
+    """How the points of a quantity divide by verdict, and how many findings noise alone could give."""
+
+    total: int
+    findings: int  # exact or resolved
+    exact: int
+    noise: int
+    unresolved: int
+    no_spread: int
+    banded: int  # points with a band of non-zero width: the ones noise can make look resolved
+    runs: int
+
+    @property
+    def chance_limit(self) -> int:
+        """Resolved points below this many are what noise alone gives in 19 runs out of 20."""
+        return chance_limit(self.banded, chance(self.runs))
+
+    @property
+    def by_chance(self) -> bool:
+        """Resolved points (no exact ones) no more than noise alone could give: none can be claimed."""
+        resolved = self.findings - self.exact
+        return self.exact == 0 and 0 < resolved < self.chance_limit
+
+    def _chance_text(self) -> str:
+        if self.findings > self.exact and self.chance_limit > 1:
+            return f"noise alone: up to {self.chance_limit - 1} with {self.runs} runs"
+        return ""
+
+    def brief(self) -> str:
+        if self.exact and self.exact == self.findings:
+            return f"{self.findings}/{self.total} sizes exact (identical samples)"
+        extra = self._chance_text()
+        return f"{self.findings}/{self.total} sizes resolved" + (f"; {extra}" if extra else "")
+
+    def text(self) -> str:
+        parts = [f"{self.findings} of {self.total} sizes resolved"]
+        if self.noise:
+            parts.append(f"{self.noise} ~0 (inside noise)")
+        if self.unresolved:
+            parts.append(f"{self.unresolved} not resolved")
+        if self.no_spread:
+            parts.append(f"{self.no_spread} without spread (1 run)")
+        extra = self._chance_text()
+        return ", ".join(parts) + (f"; {extra}" if extra else "")
 
 
-def comparison(rows: list[Row], cpu: Record | None) -> list[str]:
-    """The paper's numbers side by side with this run's, plus the peak's cache position."""
-    if not rows:
+def tally(rows: Iterable[Row]) -> Tally:
+    good = [r for r in rows if r.value.ok]
+    kinds = [verdict(r.value) for r in good]
+    runs = min((r.runs for r in good), default=0)
+    banded = sum(k in (RESOLVED, NOISE, UNRESOLVED) for k in kinds)
+    return Tally(len(kinds), sum(k in FINDINGS for k in kinds), kinds.count(EXACT), kinds.count(NOISE),
+                 kinds.count(UNRESOLVED), kinds.count(NO_SPREAD), banded, runs)
+
+
+def findings(rows: Iterable[Row]) -> list[Row]:
+    """Rows whose band allows a claim (exact, or resolved); one run's points count too, flagged
+    by their cell, since they have no band to judge. None when the resolved points are no more
+    than noise alone would give."""
+    rows = [r for r in rows if r.value.ok]
+    if tally(rows).by_chance:
         return []
-    caches = data_caches(cpu)
-    table: list[tuple[str, str, str]] = []
-    for claim in CLAIMS:
-        candidates = [r for r in pick(rows, claim.quantity)
-                      if claim.paging == "any" or (claim.paging == "vm") == r.paging.endswith(f"-{OFF}")]
-        best = extreme([r for r in candidates if r.size > 0], claim.want)
-        mine = f"{_value(best)} {_where(best)}" if best else "-"
-        table.append((claim.what, claim.paper, mine))
-    w0 = max(len(t[0]) for t in table)
-    w1 = max(len(t[1]) for t in table + [("", "paper", "")])
-    out = [f"paper vs this run (paper: {PAPER_MACHINE})",
-           f"  {'':{w0}}  {'paper':{w1}}  this run"]
-    out += [f"  {a:{w0}}  {b:{w1}}  {c}" for a, b, c in table]
-    for paging in sorted({r.paging for r in rows if r.quantity == "conc_rel"}, key=lambda p: (p != OFF, p)):
-        points = [r for r in pick(rows, "conc_rel", paging=paging) if r.size > 0]
-        peak = extreme(points, "max")
-        if peak is not None:
-            out.append(f"  peak relative concurrency overhead, paging {paging}: {peak.value.mid:.1f} % at "
-                       f"{bytes_text(peak.size)} per buffer, {cache_position(peak.size, caches)}")
+    return [r for r in rows if verdict(r.value) in FINDINGS + (NO_SPREAD,)]
+
+
+def best(rows: Iterable[Row], want: str) -> Row | None:
+    good = findings(rows)
+    if not good:
+        return None
+    return (max if want == "max" else min)(good, key=lambda r: r.value.mid)
+
+
+def claim_rows(rows: list[Row], claim: Claim) -> list[Row]:
+    return [r for r in pick(rows, claim.quantity) if r.size > 0
+            and (claim.paging == "any" or (claim.paging == "vm") == r.is_vm)]
+
+
+def claim_answer(rows: list[Row], claim: Claim, units: Units | None, full: bool = True) -> str:
+    """This run's side of a claim: its extreme finding and where, or why there is none."""
+    candidates = claim_rows(rows, claim)
+    if not candidates:
+        return "-"
+    top = best(candidates, claim.want)
+    counts = tally(candidates)
+    if top is None:
+        return f"none resolved ({counts.text()})" if not counts.by_chance else f"none beyond chance ({counts.text()})"
+    text = f"{value_text(top, units, full)} at {bytes_text(top.size)} ({paging_text(top.paging, top.base)})"
+    return text + (f"; {counts.text()}" if counts.findings < counts.total else "")
+
+
+def misses_text(rows: list[Row], series: str, mode: str, size: int, units: Units | None) -> str:
+    """The miss counters' multi - single per quantum at one point: what explains an overhead."""
+    parts = []
+    for e in MISS_EVENTS:
+        got = [r for r in pick(rows, conc_counter(e), series, mode) if r.size == size]
+        if got:
+            parts.append(f"{EVENT_SHORT[e]} {short(got[0].value, 1)}")
+    return ", ".join(parts)
+
+
+@dataclass(frozen=True)
+class Peak:
+    """The largest relative concurrency overhead of one paging mode among its findings, and the
+    largest from the smallest cache's size up (None when it is the same point, or on an emulator)."""
+
+    paging: str
+    points: list[Row]
+    peak: Row | None
+    from_cache: Row | None
+
+
+def peaks(rows: list[Row], machine: Machine, series: str | None = None) -> list[Peak]:
+    out = []
+    caches = machine.caches
+    modes = {r.paging for r in rows if r.quantity == "conc_rel" and (series is None or r.series == series)}
+    for paging in sorted(modes, key=lambda p: (p != OFF, p)):
+        points = [r for r in pick(rows, "conc_rel", series, paging) if r.size > 0]
+        peak = best(points, "max")
+        big = None
         # Below the L1 size the switch itself dominates; the cache effect the
         # paper is about shows in the peak among the larger sizes.
-        big = extreme([r for r in points if caches and r.size >= caches[0].size], "max")
-        if big is not None and peak is not None and big.size != peak.size:
-            out.append(f"    from {caches[0].name} size up: {big.value.mid:.1f} % at {bytes_text(big.size)} "
-                       f"per buffer, {cache_position(big.size, caches)}")
+        if peak is not None and caches and not machine.emulated:
+            big = best([r for r in points if r.size >= caches[0].size], "max")
+            big = big if big is not None and big.size != peak.size else None
+        out.append(Peak(paging, points, peak, big))
+    return out
+
+
+def peak_lines(rows: list[Row], machine: Machine, units: Units | None, series: str | None = None,
+               full: bool = True, lead: str = "peak relative concurrency overhead") -> list[str]:
+    """Per paging mode, the peak relative concurrency overhead among the findings, where it sits among
+    the caches, and (with counters) the misses per quantum of multi - single that come with it."""
+    out: list[str] = []
+    for p in peaks(rows, machine, series):
+        counts = tally(p.points)
+        if p.peak is None:
+            what = "none beyond chance" if counts.by_chance else "none resolved"
+            out.append(f"{lead}, {paging_text(p.paging)}: {what} ({counts.brief() if not full else counts.text()})")
+            continue
+        line = (f"{lead}, {paging_text(p.paging)}: {value_text(p.peak, units, full)} at "
+                f"{bytes_text(p.peak.size)} per buffer, {where(machine, p.peak.size)}")
+        if not full:
+            line += f"; {counts.brief()}"
+        misses = misses_text(rows, p.peak.series, p.paging, p.peak.size, units)
+        out.append(line + (f"; multi - single per quantum there: {misses}" if misses else ""))
+        first = machine.caches[0] if machine.caches else None
+        if p.from_cache is None and first is not None and not machine.emulated and p.peak.size < first.size:
+            above = [r for r in p.points if r.size >= first.size]
+            if above:
+                counts = tally(above)
+                what = "none beyond chance" if counts.by_chance else "none resolved"
+                out.append(f"  from {first.name} size up: {what} ({counts.brief()})")
+        if p.from_cache is not None:
+            big = p.from_cache
+            line = (f"  from {machine.caches[0].name} size up: {value_text(big, units, full)} at "
+                    f"{bytes_text(big.size)} per buffer, {cache_position(big.size, machine.caches)}")
+            misses = misses_text(rows, big.series, p.paging, big.size, units)
+            out.append(line + (f"; misses per quantum there: {misses}" if misses else ""))
+    return out
+
+
+def caches_line(machine: Machine) -> str | None:
+    caches = machine.caches
+    if not caches:
+        return None
+    text = ", ".join(f"{c.name} {size_text(c.size)}" for c in caches)
+    if machine.emulated:
+        return f"caches: {text}, as the emulated CPU reports them: the emulator models none, so none is drawn"
+    return f"caches: {text}; the paper's peak was at one buffer = L2 (its two buffers overflow L2)"
+
+
+def comparison(rows: list[Row], machine: Machine | Record | None, units: Units | None = None) -> list[str]:
+    """The paper's numbers side by side with this run's findings, plus the peak's cache position."""
+    if not rows:
+        return []
+    if not isinstance(machine, Machine):  # a cpu record
+        machine = Machine.of([machine] if isinstance(machine, dict) else [])
+    units = units or machine.units
+    table = [(c.what, c.paper, claim_answer(rows, c, units)) for c in CLAIMS]
+    w0 = max(len(t[0]) for t in table)
+    w1 = max(len(t[1]) for t in table + [("", "paper", "")])
+    out = [f"paper vs this run (paper: {PAPER_MACHINE}); this run: its extreme finding, noise and unresolved "
+           f"points left out",
+           f"  {'':{w0}}  {'paper':{w1}}  this run"]
+    out += [f"  {a:{w0}}  {b:{w1}}  {c}" for a, b, c in table]
+    if any(r.base.startswith("host/") for r in rows):
+        out.append("  (the paper's fig 5 and 7 compare paging on with off; a hosted run compares 4 KiB with 2 MiB "
+                   "pages: the page-size part of the VM overhead)")
+    out += ["  " + line for line in peak_lines(rows, machine, units)]
+    caches = caches_line(machine)
     if caches:
-        out.append("  caches: " + ", ".join(f"{c.name} {size_text(c.size)}" for c in caches)
-                   + "; the paper's peak was at one buffer = L2 (its two buffers overflow L2)")
+        out.append("  " + caches)
     return out
 
 
 def emulated(records: Iterable[Record]) -> str | None:
     """Why this run cannot show cache effects, or None when it ran on hardware."""
-    recs = list(records)
-    hello = next((r for r in recs if r.get("t") == "hello"), None)
-    cpu = next((r for r in recs if r.get("t") == "cpu"), None)
-    platform = hello.get("platform") if hello else None
-    if platform == "hosted":
+    m = Machine.of(list(records))
+    if m.kind == "hosted":
         return ("hosted run: a Linux process pinned to one CPU; interrupts, the scheduler and other cores "
                 "still disturb it, and paging is always on (the kernel's paging cases are skipped)")
-    cpu_platform = cpu.get("platform") if cpu else None
-    hyper = cpu.get("hypervisor") if cpu else None
-    if cpu_platform in ("qemu", "bochs") or (platform in (None, "bare") and hyper):
-        who = cpu_platform if cpu_platform in ("qemu", "bochs") else "an emulator or hypervisor"
-        return (f"this run came from {who} (cpu.hypervisor {hyper or 'none'}): emulators model no caches, "
+    if m.emulated:
+        who = "bochs" if m.kind == "bochs" else "qemu"
+        return (f"this run came from {who} (cpu.hypervisor {m.hypervisor or 'none'}): emulators model no caches, "
                 f"so no cache effect is expected; the curves show the emulator's costs, not the paper's "
                 f"cache pollution. Cache effects need real hardware (docs/HARDWARE.md).")
     return None

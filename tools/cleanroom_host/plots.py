@@ -12,8 +12,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterable
 
 from . import paper
-from .derive import OFF, Row, Series, SwitchPoint, collect_ctxsw, derive, pick
-from .protocol import Record
+from .context import Run
+from .derive import (EVENT_SHORT, HOST_LARGE, MISS_EVENTS, OFF, Row, Series, SwitchPoint, collect_ctxsw, conc_counter,
+                     derive, pick, vm_label, vm_pairs)
+from .interval import FINDINGS, NO_SPREAD, verdict
+from .machine import Units
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -22,11 +25,13 @@ if TYPE_CHECKING:
 PAPER = "Klimiankou 2018"
 DPI = 110
 SIZE = (9.0, 5.4)
-MODE_COLORS = {"off": "tab:blue", "on/4k": "tab:orange", "on/4m": "tab:green"}
+MODE_COLORS = {"off": "tab:blue", "on/4k": "tab:orange", "on/4m": "tab:green", "host": "tab:blue",
+               "host/2m": "tab:blue", "host/4k": "tab:orange"}
 # Figures 6 and 7 draw single and multi for each paging mode: colour by case,
 # line style by page size.
 CASE_COLORS = {"single": "tab:blue", "multi": "tab:red"}
-PAGESIZE_STYLE = {"on/4k": "-", "on/4m": "--"}
+PAGESIZE_STYLE = {"on/4k": "-", "on/4m": "--", "host/4k": "-"}
+EVENT_COLORS = {"l1d_read_misses": "tab:blue", "llc_misses": "tab:red", "dtlb_read_misses": "tab:green"}
 
 
 @dataclass
@@ -36,26 +41,29 @@ class PlotData:
     series: list[Series]
     rows: list[Row]
     switches: list[SwitchPoint]
-    caches: list[paper.Cache]
+    caches: list[paper.Cache]  # the caches to draw: none for an emulator, which models none
     subtitle: str
     note: str | None
+    units: Units
 
     @classmethod
-    def of(cls, records: list[Record]) -> "PlotData":
-        series, rows = derive(records)
-        cpu = next((r for r in records if r.get("t") == "cpu"), None)
-        hello = next((r for r in records if r.get("t") == "hello"), None)
+    def of(cls, run: Run) -> "PlotData":
+        series, rows = derive(run.records)
+        cpu, hello = run.first("cpu"), run.first("hello")
         where = (hello or {}).get("platform") or "bare"
         if cpu and cpu.get("platform") and cpu.get("platform") != where:
             where = f"{where}, {cpu.get('platform')}"
-        subtitle = f"{paper.describe_cpu(cpu)} ({where})"
-        note = paper.emulated(records)
-        return cls(series, rows, collect_ctxsw(records), paper.data_caches(cpu), subtitle,
-                   "emulated: no caches modelled, no cache effect expected" if note and "emulator" in note
-                   else None)
+        subtitle = f"{paper.describe_cpu(cpu)} ({where}); unit: {run.units.name}"
+        note = run.machine.trust if run.machine.emulated else None
+        return cls(series, rows, collect_ctxsw(run.records), run.machine.plot_caches, subtitle, note, run.units)
 
     def banded(self, series: str) -> bool:
         return any(s.runs > 1 for s in self.series if s.name == series)
+
+    @property
+    def hosted_vm(self) -> bool:
+        """The VM figures compare page sizes (hosted), not paging on and off."""
+        return any(r.base == HOST_LARGE for r in self.rows)
 
 
 def _pyplot() -> Any:
@@ -147,19 +155,39 @@ def _decade_ticks(ax: "Axes") -> None:
 
 
 def _line(ax: "Axes", rows: list[Row], label: str, color: str, style: str, band: bool) -> list[float]:
+    """The medians as a line, the band as a shade; findings as filled markers, points inside the
+    noise or not resolved as hollow markers with their band as an error bar (never as a finding)."""
     pts = [r for r in rows if r.size > 0 and math.isfinite(r.value.mid)]
     if not pts:
         return []
     xs = [r.size for r in pts]
-    ax.plot(xs, [r.value.mid for r in pts], style, color=color, marker="o", markersize=3, linewidth=1.5,
-            label=label)
     vals = [r.value.mid for r in pts]
+    good = [r for r in pts if verdict(r.value) in FINDINGS + (NO_SPREAD,)]
+    # a curve made mostly of noise is drawn faint: its wiggles are not a shape
+    ax.plot(xs, vals, style, color=color, linewidth=1.2, label=label, alpha=1.0 if 2 * len(good) >= len(pts) else 0.4)
     if band:
-        ok = [math.isfinite(r.value.lo) and math.isfinite(r.value.hi) for r in pts]
+        ok = [r.value.bounded for r in pts]
         if any(ok):
             ax.fill_between(xs, [r.value.lo if o else r.value.mid for r, o in zip(pts, ok)],
                             [r.value.hi if o else r.value.mid for r, o in zip(pts, ok)],
                             where=ok, color=color, alpha=0.18, linewidth=0)
+    weak = [r for r in pts if r not in good]
+    if good:
+        ax.plot([r.size for r in good], [r.value.mid for r in good], "o", color=color, markersize=3.5)
+    if weak:
+        bounded = [r for r in weak if r.value.bounded]
+        if bounded:
+            ax.errorbar([r.size for r in bounded], [r.value.mid for r in bounded],
+                        yerr=[[r.value.mid - r.value.lo for r in bounded], [r.value.hi - r.value.mid for r in bounded]],
+                        fmt="none", ecolor=color, elinewidth=0.8, capsize=2, alpha=0.7)
+        hollow = [r for r in weak if r.value.bounded]
+        undefined = [r for r in weak if not r.value.bounded]
+        if hollow:
+            ax.plot([r.size for r in hollow], [r.value.mid for r in hollow], "o", markerfacecolor="white",
+                    markeredgecolor=color, markersize=4.5, linestyle="none")
+        if undefined:  # a denominator inside the noise: the ratio can be anything
+            ax.plot([r.size for r in undefined], [r.value.mid for r in undefined], "x", color=color, markersize=5,
+                    linestyle="none")
     return vals
 
 
@@ -174,14 +202,21 @@ def _finish(fig: "Figure", ax: "Axes", data: PlotData, path: Path, values: list[
         span = (hi - lo) or abs(hi) or 1.0
         low = min(lo, max(ax.dataLim.y0, lo - span / 2))
         high = max(hi, min(ax.dataLim.y1, hi + span / 2))
-        pad = 0.05 * (high - low or span)
-        ax.set_ylim(0 if low >= 0 else low - pad, high + pad)
+        if high - low <= 1e-9 * max(1.0, abs(high)):
+            # a flat curve (every point the same exact value, as under icount): a readable window
+            # around it, not one scaled to floating-point dust
+            ax.set_ylim(high - 1.0, high + 1.0)
+        else:
+            pad = 0.05 * (high - low or span)
+            ax.set_ylim(0 if low >= 0 else low - pad, high + pad)
     if ax.get_yscale() == "symlog":
         _decade_ticks(ax)
     if decorate is not None:
         decorate(ax)  # after the scale and limits: a twin axis copies them
-    ax.legend(fontsize=8, loc="best", title="line: median; shade: min-max" if banded else None,
-              title_fontsize=8)
+    if ax.get_legend_handles_labels()[0]:  # a figure with no labelled line gets no empty legend box
+        ax.legend(fontsize=8, loc="best",
+                  title=("line: median; shade: min..max band; filled: finding;\nhollow with bar: ~0 or not resolved; "
+                         "x: denominator ~0" if banded else None), title_fontsize=8)
     return save_figure(fig, path, data.note)
 
 
@@ -201,8 +236,10 @@ def _quantity_figure(data: PlotData, out: Path, name: str, title: str, ylabel: s
     sizes: list[int] = []
     for q, s, p, text, case in lines:
         rows = pick(data.rows, q, s, p)
-        mode = p[: -len(OFF) - 1] if p.endswith(f"-{OFF}") else p
-        if case:
+        mode = rows[0].mode if rows else p
+        if case in EVENT_COLORS:
+            color, style = EVENT_COLORS[case], "-"
+        elif case:
             color, style = CASE_COLORS[case], PAGESIZE_STYLE.get(mode, ":")
         else:
             color, style = MODE_COLORS.get(mode, "tab:purple"), "-"
@@ -214,20 +251,20 @@ def _quantity_figure(data: PlotData, out: Path, name: str, title: str, ylabel: s
     return _finish(fig, ax, data, out / name, values, unit, banded, decorate)
 
 
-def _modes(data: PlotData, vm: bool) -> list[tuple[str, str]]:
-    """(series, paging label) pairs: per mode, or per on-vs-off comparison."""
+def _modes(data: PlotData, vm: bool) -> list[tuple[str, str, str]]:
+    """(series, paging label, legend text) triples: per mode, or per VM comparison."""
     out = []
     for s in data.series:
-        for m in s.modes():
-            if not vm:
-                out.append((s.name, m))
-            elif m != OFF and OFF in s.points:
-                out.append((s.name, f"{m}-{OFF}"))
+        if not vm:
+            out += [(s.name, m, paper.paging_text(m)) for m in s.modes()]
+        else:
+            out += [(s.name, vm_label(m, b), f"{paper.paging_text(m)} vs {paper.paging_text(b)}")
+                    for m, b in vm_pairs(s.modes())]
     return out
 
 
 def _series_axis(data: PlotData) -> Callable[["Axes"], None] | None:
-    """A right axis in cycles per series, when every point has the same reps
+    """A right axis per series, when every point has the same reps
     (a series is 2 reps quanta): the same scale times 2 reps, so it lines up."""
     reps = {s.fixed_reps() for s in data.series}
     if len(reps) != 1 or None in reps:
@@ -240,59 +277,103 @@ def _series_axis(data: PlotData) -> Callable[["Axes"], None] | None:
             twin.set_yscale("symlog", linthresh=_linthresh(ax) * quanta)
         lo, hi = ax.get_ylim()
         twin.set_ylim(lo * quanta, hi * quanta)
-        twin.set_ylabel(f"per series [cycles] ({quanta} quanta)")
+        twin.set_ylabel(f"per series [{data.units.short}] ({quanta} quanta)")
 
     return decorate
 
 
+def _vm_words(data: PlotData) -> tuple[str, str, str]:
+    """(figure prefix, what is compared, y label's on - off) for Figures 5-8: the hosted build compares
+    page sizes, never paging off."""
+    if data.hosted_vm:
+        return "analogue", "the page size (4 KiB vs 2 MiB pages)", "4 KiB pages - 2 MiB pages"
+    return "", "virtual memory", "paging on - paging off"
+
+
+# Figures 5-8's titles: the paper's for paging on vs off; for the hosted page-size comparison, short
+# enough to fit and never calling it paging.
+VM_TITLES = {
+    5: (f"Figure 5 ({PAPER}): impact of virtual memory on the concurrency overhead",
+        "Figure 5 analogue: impact of the page size on the concurrency overhead"),
+    6: (f"Figure 6 ({PAPER}): absolute overhead of virtual memory",
+        "Figure 6 analogue: absolute cost of 4 KiB vs 2 MiB pages"),
+    7: (f"Figure 7 ({PAPER}): relative overhead of virtual memory",
+        "Figure 7 analogue: relative cost of 4 KiB vs 2 MiB pages"),
+    8: (f"Figure 8 ({PAPER}): impact of concurrency on the virtual-memory overhead",
+        "Figure 8 analogue: impact of concurrency on the page-size cost"),
+}
+
+
+def _vm_title(data: PlotData, figure: int) -> str:
+    return VM_TITLES[figure][1 if data.hosted_vm else 0]
+
+
 def fig3(data: PlotData, out: Path) -> Path | None:
-    lines = [("conc_per_quantum", s, m, f"paging {m}", "") for s, m in _modes(data, False)]
+    lines = [("conc_per_quantum", s, m, text, "") for s, m, text in _modes(data, False)]
     return _quantity_figure(data, out, "fig3-concurrency-overhead-absolute.png",
                             f"Figure 3 ({PAPER}): absolute overhead of concurrency",
-                            "(multi - single) / (2 reps) [cycles per quantum]", lines, "cycles",
+                            f"(multi - single) / (2 reps) [{data.units.short} per quantum]", lines, "ticks",
                             _series_axis(data))
 
 
+def fig3_misses(data: PlotData, out: Path) -> Path | None:
+    """Hardware counters: the misses per quantum of multi - single, what explains Figure 3's rise."""
+    lines = []
+    for s in data.series:
+        modes = s.modes()
+        if not modes:
+            continue
+        for e in MISS_EVENTS:
+            if pick(data.rows, conc_counter(e), s.name, modes[0]):
+                lines.append((conc_counter(e), s.name, modes[0], f"{EVENT_SHORT[e]}, {paper.paging_text(modes[0])}",
+                              e))
+    if not lines:
+        return None
+    return _quantity_figure(data, out, "fig3-misses-per-quantum.png",
+                            "counters: misses per quantum of multi - single (what Figure 3's rise is made of)",
+                            "(multi - single) / (2 reps) [misses per quantum]", lines, "misses")
+
+
 def fig4(data: PlotData, out: Path) -> Path | None:
-    lines = [("conc_rel", s, m, f"paging {m}", "") for s, m in _modes(data, False)]
+    lines = [("conc_rel", s, m, text, "") for s, m, text in _modes(data, False)]
     return _quantity_figure(data, out, "fig4-concurrency-overhead-relative.png",
                             f"Figure 4 ({PAPER}): relative overhead of concurrency",
                             "(multi - single) / single [%]", lines, "%")
 
 
 def fig5(data: PlotData, out: Path) -> Path | None:
-    lines = [("vm_on_conc", s, p, f"paging {p.replace('-', ' vs ')}", "") for s, p in _modes(data, True)]
-    return _quantity_figure(data, out, "fig5-vm-impact-on-concurrency-overhead.png",
-                            f"Figure 5 ({PAPER}): impact of virtual memory on the concurrency overhead",
-                            "(overhead on - overhead off) / overhead off [%]", lines, "%")
+    _analogue, _what, diff = _vm_words(data)
+    on, off = diff.split(" - ")
+    lines = [("vm_on_conc", s, p, text, "") for s, p, text in _modes(data, True)]
+    return _quantity_figure(data, out, "fig5-vm-impact-on-concurrency-overhead.png", _vm_title(data, 5),
+                            f"(overhead with {on} - with {off}) / with {off} [%]", lines, "%")
 
 
 def fig6(data: PlotData, out: Path) -> Path | None:
-    lines = [(f"vm_abs_{case}_per_quantum", s, p, f"{case}, paging {p.replace('-', ' vs ')}", case)
-             for s, p in _modes(data, True) for case in ("single", "multi")]
-    return _quantity_figure(data, out, "fig6-vm-overhead-absolute.png",
-                            f"Figure 6 ({PAPER}): absolute overhead of virtual memory",
-                            "(paging on - paging off) / (2 reps) [cycles per refill]", lines, "cycles",
+    _analogue, _what, diff = _vm_words(data)
+    lines = [(f"vm_abs_{case}_per_quantum", s, p, f"{case}, {text}", case)
+             for s, p, text in _modes(data, True) for case in ("single", "multi")]
+    return _quantity_figure(data, out, "fig6-vm-overhead-absolute.png", _vm_title(data, 6),
+                            f"({diff}) / (2 reps) [{data.units.short} per refill]", lines, "ticks",
                             _series_axis(data))
 
 
 def fig7(data: PlotData, out: Path) -> Path | None:
-    lines = [(f"vm_rel_{case}", s, p, f"{case}, paging {p.replace('-', ' vs ')}", case)
-             for s, p in _modes(data, True) for case in ("single", "multi")]
-    return _quantity_figure(data, out, "fig7-vm-overhead-relative.png",
-                            f"Figure 7 ({PAPER}): relative overhead of virtual memory",
-                            "(on - off) / off [%]", lines, "%")
+    _analogue, _what, diff = _vm_words(data)
+    lines = [(f"vm_rel_{case}", s, p, f"{case}, {text}", case)
+             for s, p, text in _modes(data, True) for case in ("single", "multi")]
+    return _quantity_figure(data, out, "fig7-vm-overhead-relative.png", _vm_title(data, 7),
+                            f"({diff}) / {diff.split(' - ')[1]} [%]", lines, "%")
 
 
 def fig8(data: PlotData, out: Path) -> Path | None:
-    lines = [("conc_on_vm", s, p, f"paging {p.replace('-', ' vs ')}", "") for s, p in _modes(data, True)]
-    return _quantity_figure(data, out, "fig8-concurrency-impact-on-vm-overhead.png",
-                            f"Figure 8 ({PAPER}): impact of concurrency on the virtual-memory overhead",
-                            "(VM ovh. multi - VM ovh. single) / VM ovh. single [%]", lines, "%")
+    lines = [("conc_on_vm", s, p, text, "") for s, p, text in _modes(data, True)]
+    return _quantity_figure(data, out, "fig8-concurrency-impact-on-vm-overhead.png", _vm_title(data, 8),
+                            "(overhead multi - overhead single) / overhead single [%]", lines, "%")
 
 
 def ctxsw(data: PlotData, out: Path) -> Path | None:
-    """Bars: cycles per switch per variant and paging mode; line: round robin vs n."""
+    """Bars: TSC ticks (or instructions) per switch per variant and paging mode; line: round robin vs n."""
     if not data.switches:
         return None
     plt = _pyplot()
@@ -312,11 +393,11 @@ def ctxsw(data: PlotData, out: Path) -> Path | None:
             continue
         err = [[max(0.0, p.value.mid - p.value.lo) for p in vals], [max(0.0, p.value.hi - p.value.mid) for p in vals]]
         bars = ax.bar(xs, [p.value.mid for p in vals], width, color=MODE_COLORS.get(mode, "tab:purple"),
-                      label=f"paging {mode}", yerr=err if any(p.runs > 1 for p in vals) else None, capsize=3)
+                      label=paper.paging_text(mode), yerr=err if any(p.runs > 1 for p in vals) else None, capsize=3)
         ax.bar_label(bars, fmt="%.0f", fontsize=8, padding=2)
     ax.set_xticks(range(len(variants)), variants)
     ax.set_xlabel("switch variant (two fibers ping-ponging)")
-    ax.set_ylabel("cycles per switch (median; bars: min-max)")
+    ax.set_ylabel(f"{data.units.short} per switch (median; bars: min..max)")
     ax.set_title(data.subtitle, fontsize=9, color="dimgray")
     if modes:
         ax.legend(fontsize=8)
@@ -327,15 +408,15 @@ def ctxsw(data: PlotData, out: Path) -> Path | None:
             if not pts:
                 continue
             color = MODE_COLORS.get(mode, "tab:purple")
-            ax2.plot([p.n for p in pts], [p.value.mid for p in pts], "-o", color=color, label=f"paging {mode}")
-            if any(p.runs > 1 for p in pts):
+            ax2.plot([p.n for p in pts], [p.value.mid for p in pts], "-o", color=color, label=paper.paging_text(mode))
+            if any(p.runs > 1 and p.value.bounded for p in pts):
                 ax2.fill_between([p.n for p in pts], [p.value.lo for p in pts], [p.value.hi for p in pts],
                                  color=color, alpha=0.18, linewidth=0)
         ax2.set_xscale("log", base=2)
         ns = sorted({p.n for p in rr})
         ax2.set_xticks(ns, [str(n) for n in ns])
         ax2.set_xlabel("fibers in the run queue (round robin), log2 scale")
-        ax2.set_ylabel("cycles per switch")
+        ax2.set_ylabel(f"{data.units.short} per switch")
         ax2.set_title("round robin through the run queue (callee-saved switch)", fontsize=9, color="dimgray")
         ax2.set_ylim(bottom=0)
         ax2.grid(True, alpha=0.3)
@@ -345,14 +426,15 @@ def ctxsw(data: PlotData, out: Path) -> Path | None:
 
 FigureFn = Callable[[PlotData, Path], "Path | None"]
 FIGURES: tuple[tuple[str, FigureFn], ...] = (
-    ("fig3", fig3), ("fig4", fig4), ("fig5", fig5), ("fig6", fig6), ("fig7", fig7), ("fig8", fig8),
+    ("fig3", fig3), ("fig3-misses", fig3_misses), ("fig4", fig4), ("fig5", fig5), ("fig6", fig6), ("fig7", fig7),
+    ("fig8", fig8),
     ("ctxsw", ctxsw),
 )
 
 
-def write_all(records: list[Record], out: Path) -> list[Path]:
-    """Draw every figure the records have data for; return the files written."""
-    data = PlotData.of(records)
+def write_all(run: Run, out: Path) -> list[Path]:
+    """Draw every figure the run has data for; return the files written."""
+    data = PlotData.of(run)
     if not data.rows and not data.switches:
         return []
     written: list[Path] = []

@@ -1,20 +1,60 @@
-"""Text report of a result set; derived.csv and the figures (plots.py) beside it."""
+"""The report of a result set: a summary that leads with answers, the full tables
+(report.txt), and each benchmark's CSV files and figures.
+
+Each benchmark's report is one module in REPORTS below, providing the hooks
+named in HOOKS (docs/REPORT.md, "Adding a benchmark's report"):
+
+- BENCHES: the `bench` names it reports;
+- summary(run) -> lines: its answers to the papers' questions, a few lines;
+- sections(run) -> lines: its full tables, for report.txt;
+- derived(run) -> [Derived]: its derived values with their bands, which `compare` sets side by side;
+- files(run, out, plots) -> [Path]: its CSV files and (with plots) figures, written into out.
+
+This module walks them; it knows no benchmark by name.
+"""
 
 from __future__ import annotations
 
 from pathlib import Path
+from types import ModuleType
 from typing import Any, Callable
 
 from . import aspacereport, benchreport, lockreport
+from .context import Run
+from .interval import Interval, short
+from .machine import BOCHS, QEMU_ICOUNT, counters_text
+from .paper import size_text
 from .protocol import format_ranges
 from .results import ResultSet
 from .text import bench_time_text, compact, format_params, human_bytes, human_hz, table
 
-__all__ = ["compact", "format_params", "human_bytes", "human_hz", "table", "render", "write_outputs"]
+__all__ = ["compact", "format_params", "human_bytes", "human_hz", "table", "render", "write_outputs",
+           "REPORTS", "HOOKS", "summary", "full_report", "run_of"]
+
+# The benchmark reports, in the order the summary and report.txt show them.
+REPORTS: tuple[ModuleType, ...] = (
+    benchreport,   # ctxsw, workset: Klimiankou 2018, Figures 3-8
+    lockreport,    # locks, create, peers: LiteThreads, Valchanov-Andreev
+    aspacereport,  # aspace: PATHREADS, Sheriff, Dthreads
+)
+HOOKS = ("BENCHES", "summary", "sections", "derived", "files")
 
 Section = Callable[[ResultSet], list[str]]
 PLOTS_DIR = "plots"
+REPORT_TXT = "report.txt"
+SUMMARY_BUDGET = 40  # lines the summary stays within (the tests hold it to that)
+CLOCK_BENCH = "tsc"  # reading the clock: the machine lines show it, no module reports it
 
+
+def run_of(rs: ResultSet) -> Run:
+    return Run.of(rs.records, rs.doc)
+
+
+def reported_benches() -> set[str]:
+    return {b for module in REPORTS for b in module.BENCHES}
+
+
+# --- the full report's sections -----------------------------------------------
 
 def _cache_text(c: Any) -> str:
     if not isinstance(c, dict):
@@ -29,11 +69,16 @@ def _cache_text(c: Any) -> str:
     return text
 
 
+def _run_info(rs: ResultSet) -> dict[str, Any] | None:
+    run = rs.doc.get("run")
+    return run if isinstance(run, dict) else None
+
+
 def section_run(rs: ResultSet) -> list[str]:
     doc = rs.doc
     out = [f"cleanroom report: {rs.path}"]
-    run = doc.get("run")
-    if isinstance(run, dict):
+    run = _run_info(rs)
+    if run is not None:
         hung = (f", hung: no record for {run.get('silence'):g} s after seq {run.get('last_seq')}"
                 if run.get("hung") else "")
         out.append(f"run: {run.get('emulator')}, {run.get('wall_seconds')} s"
@@ -56,7 +101,21 @@ def section_run(rs: ResultSet) -> list[str]:
     return out
 
 
+def _tsc_text(run: Run, tsc: dict[str, Any]) -> str:
+    """The TSC as what it is on this platform: under icount and Bochs a tick is an instruction."""
+    hz = human_hz(tsc.get("hz"))
+    kind = run.machine.kind
+    if kind == QEMU_ICOUNT:
+        rate = f"one tick per instruction ({hz} of emulated time; {tsc.get('hz')} Hz, method {tsc.get('method')})"
+    elif kind == BOCHS:
+        rate = f"one tick per instruction ({hz} of emulated time; {tsc.get('hz')} Hz, method {tsc.get('method')})"
+    else:
+        rate = f"{hz} ({tsc.get('hz')} Hz, method {tsc.get('method')})"
+    return f"{rate}, serialise {tsc.get('serialize')}, overhead {tsc.get('overhead')} {run.units.short}"
+
+
 def section_machine(rs: ResultSet) -> list[str]:
+    run = run_of(rs)
     rows: list[tuple[str, str]] = []
     hello = rs.first("hello")
     if hello:
@@ -71,12 +130,16 @@ def section_machine(rs: ResultSet) -> list[str]:
         feats = cpu.get("features")
         rows.append(("features", " ".join(str(f) for f in feats) if isinstance(feats, list) and feats else "-"))
         caches = cpu.get("caches")
-        rows.append(("caches", "; ".join(_cache_text(c) for c in caches) if isinstance(caches, list) and caches else "-"))
+        text = "; ".join(_cache_text(c) for c in caches) if isinstance(caches, list) and caches else "-"
+        if run.machine.emulated and text != "-":
+            text += " (the emulated CPU's report: the emulator models no cache)"
+        rows.append(("caches", text))
         rows.append(("hypervisor", compact(cpu.get("hypervisor")) if cpu.get("hypervisor") else "none"))
+    rows.append(("platform", run.machine.trust))
+    rows.append(("unit", run.units.name))
     tsc = rs.first("tsc")
     if tsc:
-        rows.append(("tsc", f"{human_hz(tsc.get('hz'))} ({tsc.get('hz')} Hz, method {tsc.get('method')}), "
-                            f"serialise {tsc.get('serialize')}, overhead {tsc.get('overhead')} cycles"))
+        rows.append(("tsc", _tsc_text(run, tsc)))
     mem = rs.first("mem")
     if mem:
         rows.append(("memory", f"usable {human_bytes(mem.get('usable'))}, "
@@ -90,7 +153,9 @@ def section_machine(rs: ResultSet) -> list[str]:
         if config.get("exit_method"):
             text += f" (exit via {config.get('exit_method')})"
         rows.append(("config", text))
-    if not rows:
+    if run.machine.counters_recorded:
+        rows.append(("counters", counters_text(run.machine)))
+    if not hello and not cpu and not tsc and not mem and not config:
         return ["machine: no hello/cpu/tsc/mem/config records"]
     width = max(len(k) for k, _ in rows)
     return ["machine"] + [f"  {k.ljust(width)}  {v}" for k, v in rows]
@@ -100,8 +165,7 @@ def section_results(rs: ResultSet) -> list[str]:
     results = rs.of_type("result")
     if not results:
         return ["results: none"]
-    unit = {str(r.get("unit")) for r in results}
-    head = f"results ({len(results)}, unit {'/'.join(sorted(unit))})"
+    head = f"results ({len(results)}, unit {run_of(rs).units.name})"
     rows = [[compact(r.get("bench")), compact(r.get("case")), format_params(r.get("params")),
              compact(r.get("n")), compact(r.get("min")), compact(r.get("med")),
              compact(r.get("max")), compact(r.get("mean"))] for r in results]
@@ -167,46 +231,148 @@ def section_done(rs: ResultSet) -> list[str]:
             f"{done.get('records')} records before it"]
 
 
-def section_locks(rs: ResultSet) -> list[str]:
-    return lockreport.sections(rs.records)
-
-
-def section_aspace(rs: ResultSet) -> list[str]:
-    return aspacereport.sections(rs.records)
+def _module_sections(rs: ResultSet) -> list[str]:
+    run = run_of(rs)
+    out: list[str] = []
+    for module in REPORTS:
+        block = module.sections(run)
+        if block:
+            out += ([""] if out else []) + block
+    return out
 
 
 SECTIONS: tuple[Section, ...] = (
     section_run, section_machine, section_results, section_tests,
     section_skips, section_errors, section_faults, section_thread_faults,
-    benchreport.section_ctxsw, benchreport.section_workset, benchreport.section_platform,
-    section_locks, section_aspace, section_done,
+    _module_sections, section_done,
 )
 
 
-def render(rs: ResultSet) -> str:
+def full_report(rs: ResultSet) -> str:
+    """Every table: what report.txt holds after the summary."""
     blocks = [section(rs) for section in SECTIONS]
     return "\n\n".join("\n".join(b) for b in blocks if b) + "\n"
 
 
+# --- the summary ----------------------------------------------------------------
+
+def _summary_run(rs: ResultSet, run: Run) -> list[str]:
+    doc = rs.doc
+    info = _run_info(rs)
+    missing = doc.get("missing") or []
+    done = rs.first("done")
+    parts = []
+    if info is not None:
+        parts.append(f"{info.get('emulator')}, {info.get('wall_seconds')} s"
+                     + (", HUNG" if info.get("hung") else "") + (", timed out" if info.get("timed_out") else ""))
+    parts.append(f"{len(rs.records)} records" + (", complete" if doc.get("complete") else ", INCOMPLETE")
+                 + (f", {doc.get('corrupt')} corrupt" if doc.get("corrupt") else "")
+                 + (f", {len(missing)} missing" if missing else ""))
+    parts.append(f"done {done.get('status')}" if done else "no done record")
+    out = ["run: " + "; ".join(parts)]
+    hello = rs.first("hello")
+    config = rs.first("config")
+    cfg = config.get("cfg") if config and isinstance(config.get("cfg"), dict) else {}
+    line = f"  cmdline: {compact(hello.get('cmdline'))}" if hello else ""
+    runs = cfg.get("runs") if isinstance(cfg, dict) else None
+    if runs is not None:
+        line += f"; {runs} recorded runs per case" + ("" if runs and int(runs) > 1 else ": no spread to judge by")
+    if line:
+        out.append(line.rstrip())
+    return out
+
+
+def _clock_text(run: Run) -> str:
+    """The tsc benchmark's headline: what a back-to-back read and an empty timed region read."""
+    parts = []
+    for case, what in (("rdtsc", "back-to-back rdtsc"), ("empty", "empty timed region")):
+        rec = next((r for r in run.results(CLOCK_BENCH) if r.get("case") == case), None)
+        if rec is not None:
+            parts.append(f"{what} {short(Interval.of(rec))}")
+    return ", ".join(parts)
+
+
+def _summary_machine(rs: ResultSet, run: Run) -> list[str]:
+    cpu, tsc = rs.first("cpu"), rs.first("tsc")
+    m = run.machine
+    if cpu:
+        head = (f"machine: \"{cpu.get('brand') or cpu.get('vendor')}\" ({cpu.get('vendor')} family "
+                f"{cpu.get('family')} model {cpu.get('model')})"
+                + (f" on {cpu.get('platform')}" if cpu.get("platform") else "")
+                + (f", hypervisor {cpu.get('hypervisor')}" if cpu.get("hypervisor") else ""))
+    else:
+        head = "machine: no cpu record"
+    out = [head, f"  timing: {m.trust}"]
+    unit = f"  unit: {run.units.name}"
+    if tsc:
+        unit += "; TSC " + _tsc_text(run, tsc).split(", serialise")[0]
+    clock = _clock_text(run)
+    out.append(unit + (f"; {clock}" if clock else ""))
+    if m.caches:
+        names = ", ".join(f"{c.name} {size_text(c.size)}" for c in m.caches)
+        out.append(f"  caches: {names}" + (": made up by the emulator, which models no cache (not drawn on the "
+                                           "figures)" if m.emulated else ""))
+    out.append(f"  counters: {counters_text(m)}")
+    return out
+
+
+def _summary_problems(rs: ResultSet) -> list[str]:
+    out = []
+    tests = rs.of_type("test")
+    failed = [t for t in tests if t.get("ok") is not True]
+    if tests:
+        out.append(f"self-tests: {len(tests) - len(failed)} passed, {len(failed)} failed"
+                   + (": " + ", ".join(compact(t.get("name")) for t in failed[:5]) if failed else ""))
+    for t, what in (("fault", "FAULTS"), ("thread_fault", "thread faults"), ("error", "errors"),
+                    ("skip", "skipped")):
+        recs = rs.of_type(t)
+        if recs:
+            names = ", ".join(dict.fromkeys(compact(r.get("name") or r.get("code") or r.get("what")) for r in recs))
+            out.append(f"{what}: {len(recs)} ({names[:100]}{'...' if len(names) > 100 else ''})")
+    return out
+
+
+def _summary_answers(run: Run) -> list[str]:
+    lines: list[str] = []
+    for module in REPORTS:
+        lines += module.summary(run)
+    others = sorted({str(r.get("bench")) for r in run.results()} - reported_benches() - {CLOCK_BENCH})
+    if others:
+        counts = {b: sum(1 for r in run.results(b)) for b in others}
+        lines.append("other results (tables in report.txt): "
+                     + ", ".join(f"{b} ({n} case{'s' if n != 1 else ''})" for b, n in counts.items()))
+    if not lines:
+        return []
+    return (["answers (the papers' numbers in brackets; value (min..max) over the runs; ~0: inside the "
+             "run-to-run noise; ?: not resolved):"]
+            + [f"  {line}" for line in lines])
+
+
+def summary(rs: ResultSet, report_txt: Path | None = None) -> list[str]:
+    """At most about 40 lines: the machine and how far its timing can be trusted, then the answers."""
+    run = run_of(rs)
+    out = [f"cleanroom report: {rs.path}"]
+    if report_txt is not None:
+        out.append(f"full tables: {report_txt} (`report --full` prints them)")
+    out += _summary_run(rs, run) + _summary_machine(rs, run) + _summary_problems(rs) + _summary_answers(run)
+    return out
+
+
+def render(rs: ResultSet, full: bool = True, report_txt: Path | None = None) -> str:
+    """The summary, and with full the whole report after it (what report.txt holds)."""
+    text = "\n".join(summary(rs, report_txt)) + "\n"
+    return text + ("\n" + full_report(rs) if full else "")
+
+
+# --- files --------------------------------------------------------------------
+
 def write_outputs(rs: ResultSet, out_dir: Path, plots: bool = True) -> list[Path]:
-    """derived.csv, locks.csv, aspace.csv and the figures, for whatever workset/ctxsw/locks/create/peers/aspace
-    data the set holds."""
-    from .derive import derive
-
-    written: list[Path] = []
-    _series, rows = derive(rs.records)
-    if rows:
-        written.append(benchreport.write_derived(rows, out_dir / benchreport.DERIVED_CSV))
-    locks_csv = lockreport.write_csv(rs.records, out_dir / lockreport.LOCKS_CSV)
-    if locks_csv is not None:
-        written.append(locks_csv)
-    aspace_csv = aspacereport.write_csv(rs.records, out_dir / aspacereport.ASPACE_CSV)
-    if aspace_csv is not None:
-        written.append(aspace_csv)
-    if plots:
-        from . import aspaceplots, lockplots, plots as plotting  # matplotlib loads only here
-
-        written += plotting.write_all(rs.records, out_dir / PLOTS_DIR)
-        written += lockplots.write_all(rs.records, out_dir / PLOTS_DIR)
-        written += aspaceplots.write_all(rs.records, out_dir / PLOTS_DIR)
+    """report.txt, then every module's CSV files and figures; returns the files written."""
+    run = run_of(rs)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    path = out_dir / REPORT_TXT
+    path.write_text(render(rs, full=True, report_txt=path), encoding="ascii", errors="backslashreplace")
+    written = [path]
+    for module in REPORTS:
+        written += module.files(run, out_dir, plots)
     return written

@@ -8,6 +8,8 @@ import math
 from pathlib import Path
 from typing import Any, Iterable, Sequence
 
+from .interval import number as interval_number
+
 
 def human_bytes(n: Any) -> str:
     if not isinstance(n, int) or isinstance(n, bool):
@@ -58,17 +60,16 @@ def table(headers: list[str], rows: list[list[str]], numeric: set[int] | None = 
 
 
 def number(v: float, digits: int = 0) -> str:
-    """A float for a table or CSV: empty when NaN, integers without a point."""
-    if math.isnan(v):
-        return ""
-    text = f"{v:.{digits}f}"
-    return text[1:] if text.startswith("-") and float(text) == 0 else text
+    """A float for a table or CSV: empty when NaN, integers without a point, signed when negative."""
+    return interval_number(v, digits)
 
 
 def exact(v: float) -> str:
-    """A float for a CSV cell: empty when NaN, as short as is exact to 1e-4."""
+    """A float for a CSV cell: empty when NaN, "inf"/"-inf" when unbounded, as short as is exact to 1e-4."""
     if math.isnan(v):
         return ""
+    if math.isinf(v):
+        return "inf" if v > 0 else "-inf"
     if v == int(v):
         return str(int(v))
     return f"{v:.4f}".rstrip("0").rstrip(".")

@@ -1,0 +1,74 @@
+"""What every benchmark's report hooks receive: the records and what they were measured on."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from .machine import Machine, Units
+from .protocol import Record
+
+
+@dataclass
+class Run:
+    """One result set as the report modules see it."""
+
+    records: list[Record]
+    machine: Machine
+    doc: dict[str, Any] = field(default_factory=dict)  # results.json (run info, problems); {} for a bare list
+
+    @classmethod
+    def of(cls, records: list[Record], doc: dict[str, Any] | None = None) -> "Run":
+        doc = doc or {}
+        run = doc.get("run") if isinstance(doc.get("run"), dict) else None
+        recs = [r for r in records if isinstance(r, dict)]
+        return cls(recs, Machine.of(recs, run), doc)
+
+    @property
+    def units(self) -> Units:
+        return self.machine.units
+
+    def first(self, t: str) -> Record | None:
+        return next((r for r in self.records if r.get("t") == t), None)
+
+    def results(self, *benches: str) -> list[Record]:
+        return [r for r in self.records if r.get("t") == "result" and (not benches or r.get("bench") in benches)]
+
+
+@dataclass(frozen=True)
+class Derived:
+    """One derived value as `compare` matches it across two runs: which table, which cell."""
+
+    table: str  # 'workset', 'locks', 'create', 'peers', 'aspace'
+    key: str  # the cell within the table (series, mode, row, column), as text
+    unit: str
+    value: Any  # an Interval
+    null: float = 0.0  # no effect: 0 for a difference or a percentage, 1 for a ratio
+
+
+CELL_HEADER = ["table", "paging", "row", "column", "unit", "value", "min", "max", "verdict"]
+
+
+@dataclass(frozen=True)
+class Cell:
+    """One cell of a benchmark's table as its CSV (locks.csv, aspace.csv) writes it."""
+
+    table: str
+    mode: str  # the paging mode: 'off', 'on/4k', 'host'
+    row: str
+    column: str
+    unit: str
+    value: Any  # an Interval
+    null: float = 0.0  # 1 for a ratio
+    derived: bool = False  # computed from several records (a ratio, a difference), not one median
+
+    def csv(self) -> list[str]:
+        from .interval import verdict
+        from .text import exact
+
+        v = self.value
+        return [self.table, self.mode, self.row, self.column, self.unit, exact(v.mid), exact(v.lo), exact(v.hi),
+                verdict(v, self.null)]
+
+    def as_derived(self, group: str) -> Derived:
+        return Derived(group, f"{self.table} {self.mode} {self.row} {self.column}", self.unit, self.value, self.null)

@@ -1,0 +1,200 @@
+"""What a run ran on, and so what its numbers are: the unit of a TSC tick, whether the
+caches the CPU reports exist, how far its timing can be trusted, which event
+counters counted.
+
+The kernel's records say `cycles`, but a TSC tick is a cycle only of the TSC:
+under QEMU -icount it is one instruction, in Bochs one instruction too, under
+plain QEMU (TCG) it follows the host's clock, and on real hardware it is the
+constant-rate TSC, not the core clock (that one is the `core_cycles` counter).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Iterable
+
+from .protocol import Record
+
+QEMU_TCG, QEMU_ICOUNT, BOCHS = "qemu-tcg", "qemu-icount", "bochs"
+HOSTED, HARDWARE, VM, UNKNOWN = "hosted", "hardware", "vm", "unknown"
+EMULATORS = (QEMU_TCG, QEMU_ICOUNT, BOCHS)  # model no caches and no TLB timing
+
+TCG_SIGNATURE = "TCGTCGTCGTCG"
+KVM_SIGNATURE = "KVMKVMKVM"
+# Under -icount shift=0 the guest's TSC runs at 1 GHz, one tick per instruction; a TCG guest's
+# TSC follows the host's, which is never exactly that.
+ICOUNT_HZ = 1_000_000_000
+ICOUNT_HZ_TOLERANCE = 0.001
+ICOUNT_RDTSC = 3  # a back-to-back rdtsc pair under icount: three instructions
+
+# results.json's run.emulator -> platform kind ("serial": a real PC, by capture)
+EMULATOR_KIND = {"qemu": QEMU_TCG, "iso": QEMU_TCG, "uefi": QEMU_TCG, "qemu-icount": QEMU_ICOUNT,
+                 "bochs": BOCHS, "hosted": HOSTED}
+
+
+@dataclass(frozen=True)
+class Units:
+    """How a TSC-based value is named: `name` in headings and sentences, `short` in compound units
+    ("TSC ticks per switch", derived.csv's "TSC ticks/series")."""
+
+    name: str
+    short: str
+
+    def per(self, what: str) -> str:
+        return f"{self.short}/{what}"
+
+
+TICKS = Units("TSC ticks", "TSC ticks")
+HOST_TICKS = Units("TSC ticks (host time)", "TSC ticks")
+INSTRUCTIONS = Units("instructions", "instructions")
+BOCHS_INSTRUCTIONS = Units("instructions (Bochs: one TSC tick per instruction)", "instructions")
+
+TRUST = {
+    QEMU_TCG: "QEMU TCG: host time, no caches or TLB modelled; read instruction counts under qemu-icount instead",
+    QEMU_ICOUNT: ("QEMU -icount: the TSC counts instructions, exactly and repeatably; no caches or TLB "
+                  "modelled, so no cache or TLB effect can show"),
+    BOCHS: "Bochs: one TSC tick per instruction, repeatable; no caches or TLB timing modelled",
+    HOSTED: ("hosted: a Linux process pinned to one CPU, real caches and TLB; interrupts, the scheduler and "
+             "other cores still disturb it, and paging is always on"),
+    HARDWARE: ("real hardware with interrupts off (the paper's clean room); a TSC tick is not a core cycle "
+               "when the core's clock varies"),
+    VM: "a virtual machine: a real CPU and its caches, but the hypervisor can interrupt the run at any time",
+    UNKNOWN: "unknown platform (no cpu record): treat every number as unverified",
+}
+
+
+@dataclass(frozen=True)
+class Cache:
+    name: str  # L1d, L2, L3
+    size: int
+
+
+@dataclass(frozen=True)
+class Counter:
+    """One hardware event of the `counters` record."""
+
+    name: str
+    ok: bool
+    why: str
+
+
+@dataclass(frozen=True)
+class Machine:
+    kind: str
+    units: Units
+    trust: str
+    caches: list[Cache]  # the cpu record's data and unified caches, smallest first
+    counters: list[Counter] = field(default_factory=list)
+    counter_scope: str | None = None
+    counters_recorded: bool = False  # the log has a counters record (older logs do not)
+    hypervisor: str | None = None
+
+    @property
+    def emulated(self) -> bool:
+        """An emulator: no caches, no TLB timing; its cache sizes are made up."""
+        return self.kind in EMULATORS
+
+    @property
+    def plot_caches(self) -> list[Cache]:
+        """The caches to draw on a figure: none for an emulator, which models none."""
+        return [] if self.emulated else self.caches
+
+    @property
+    def counted(self) -> list[str]:
+        return [c.name for c in self.counters if c.ok]
+
+    @classmethod
+    def of(cls, records: Iterable[Record], run: dict[str, Any] | None = None) -> "Machine":
+        recs = list(records)
+        cpu = _first(recs, "cpu")
+        kind = classify(recs, run)
+        counters, scope, recorded = _counters(_first(recs, "counters"))
+        hyper = cpu.get("hypervisor") if cpu else None
+        trust = TRUST[kind]
+        if kind == HOSTED and hyper:
+            trust += f"; this host is itself a virtual machine ({hyper})"
+        if kind == VM and hyper:
+            trust = trust.replace("a virtual machine", f"a virtual machine ({hyper})")
+        return cls(kind, units_of(kind), trust, data_caches(cpu), counters, scope, recorded,
+                   str(hyper) if hyper else None)
+
+
+def _first(records: list[Record], t: str) -> Record | None:
+    return next((r for r in records if isinstance(r, dict) and r.get("t") == t), None)
+
+
+def _looks_icount(records: list[Record]) -> bool:
+    """A QEMU run whose TSC counts instructions: a 1 GHz TSC, or a back-to-back rdtsc of 3 ticks."""
+    tsc = _first(records, "tsc")
+    hz = tsc.get("hz") if tsc else None
+    if isinstance(hz, int) and not isinstance(hz, bool) and abs(hz - ICOUNT_HZ) <= ICOUNT_HZ * ICOUNT_HZ_TOLERANCE:
+        return True
+    return any(r.get("t") == "result" and r.get("bench") == "tsc" and r.get("case") == "rdtsc"
+               and r.get("med") == ICOUNT_RDTSC for r in records)
+
+
+def classify(records: list[Record], run: dict[str, Any] | None = None) -> str:
+    """The platform kind: from the run's emulator when results.json recorded it, else from the records."""
+    emulator = run.get("emulator") if isinstance(run, dict) else None
+    if emulator in EMULATOR_KIND:
+        return EMULATOR_KIND[str(emulator)]
+    hello, cpu = _first(records, "hello"), _first(records, "cpu")
+    if hello and hello.get("platform") == "hosted" or cpu and cpu.get("platform") == "hosted":
+        return HOSTED
+    if cpu is None:
+        return UNKNOWN
+    platform, hyper = cpu.get("platform"), cpu.get("hypervisor")
+    if platform == "bochs":
+        return BOCHS
+    # The kernel calls QEMU with KVM "qemu" too (exit=auto drives both the same way); under KVM
+    # the CPU, its caches and its TSC are real.
+    if hyper == KVM_SIGNATURE:
+        return VM
+    if platform == "qemu" or hyper == TCG_SIGNATURE:
+        return QEMU_ICOUNT if _looks_icount(records) else QEMU_TCG
+    return VM if hyper else HARDWARE
+
+
+def units_of(kind: str) -> Units:
+    return {QEMU_TCG: HOST_TICKS, QEMU_ICOUNT: INSTRUCTIONS, BOCHS: BOCHS_INSTRUCTIONS}.get(kind, TICKS)
+
+
+def data_caches(cpu: Record | None) -> list[Cache]:
+    """Data and unified caches of a cpu record, smallest first."""
+    caches = cpu.get("caches") if isinstance(cpu, dict) else None
+    out: list[Cache] = []
+    for c in caches if isinstance(caches, list) else []:
+        if not isinstance(c, dict) or c.get("type") not in ("data", "unified"):
+            continue
+        size = c.get("size")
+        if not isinstance(size, int) or isinstance(size, bool) or size <= 0:
+            continue
+        out.append(Cache(f"L{c.get('level')}{'d' if c.get('type') == 'data' else ''}", size))
+    return sorted(out, key=lambda c: c.size)
+
+
+def _counters(rec: Record | None) -> tuple[list[Counter], str | None, bool]:
+    if rec is None:
+        return [], None, False
+    events = rec.get("events")
+    out = []
+    for e in events if isinstance(events, list) else []:
+        if isinstance(e, dict) and e.get("name"):
+            out.append(Counter(str(e.get("name")), e.get("ok") is True, str(e.get("why") or "")))
+    scope = rec.get("scope")
+    return out, str(scope) if scope else None, True
+
+
+def counters_text(m: Machine) -> str:
+    """One line: which events counted and why the others did not."""
+    if not m.counters_recorded:
+        return "not recorded (a log from before the counters record)"
+    counted = m.counted
+    text = (", ".join(counted) + (f" (scope {m.counter_scope})" if m.counter_scope else "")) if counted else "none"
+    absent: dict[str, list[str]] = {}
+    for c in m.counters:
+        if not c.ok:
+            absent.setdefault(c.why or "no reason given", []).append(c.name)
+    if absent:
+        text += "; not counted: " + "; ".join(f"{', '.join(names)} ({why})" for why, names in absent.items())
+    return text
