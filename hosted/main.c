@@ -33,7 +33,7 @@ static uint64_t arena_bytes(const struct config *c)
 
 int main(int argc, char **argv)
 {
-    hosted_boot_info(argc, argv);
+    hosted_boot_info(argc, argv, hosted_fixed_layout(argv));
     rec_writer_init(&records, console_record_sink, 0);
     rec_attach(&records);
     hosted_fault_init();

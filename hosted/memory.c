@@ -12,8 +12,9 @@ static struct boot_info boot;
 static struct region_set arena;
 static uint64_t arena_size;
 
-void hosted_boot_info(int argc, char **argv)
+void hosted_boot_info(int argc, char **argv, const char *aslr)
 {
+    boot.aslr = aslr;
     size_t len = 0;
     for (int i = 0; i < argc; i++) {
         size_t n = strlen(argv[i]);

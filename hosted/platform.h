@@ -8,8 +8,14 @@
 
 #include <stdint.h>
 
+/* Address-space randomisation moves stacks, the heap and the buffers from
+ * one process to the next, and cache-set and TLB conflicts with them: a
+ * cost then flips between runs. Re-executes the program once with
+ * randomisation off (personality ADDR_NO_RANDOMIZE), so layouts repeat.
+ * Returns "off", or why it is still on (for the hello record). */
+const char *hosted_fixed_layout(char **argv);
 /* argv joined as the command line (argv[0] plays the loader's path). */
-void hosted_boot_info(int argc, char **argv);
+void hosted_boot_info(int argc, char **argv, const char *aslr);
 /* SIGSEGV, SIGBUS, SIGILL, SIGFPE become fault records (on their own stack). */
 void hosted_fault_init(void);
 /* The benchmark arena: `bytes` of address space from mmap. False if refused. */

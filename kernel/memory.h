@@ -19,6 +19,7 @@ struct boot_info {
     char loader[64];
     bool valid_magic;
     const char *mem_source; /* "mmap", "mem_upper", "none" */
+    const char *aslr;       /* hosted: "off", or why randomisation is on; NULL on bare metal */
 };
 
 void memory_init(uint32_t magic, const struct multiboot_info *mbi);

@@ -23,6 +23,8 @@ void sysinfo_hello(void)
     rec_str("loader", b->loader);
     rec_bool("multiboot", b->valid_magic);
     rec_bool("vga", vga_present());
+    if (b->aslr)
+        rec_str("aslr", b->aslr);
     rec_end();
     console_say(VGA_WHITE, "cleanroom %s - bare-metal IA-32 measurement kernel", CLEANROOM_VERSION);
     console_say(VGA_GREY, "cmdline: %s", b->cmdline);
