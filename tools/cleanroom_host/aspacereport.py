@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from . import paper, text
-from .context import Cell, Derived, Run
+from .context import Cell, Derived, Run, csv_and_plots
 from .derive import series_of
 from .interval import Interval, cell, short
 from .lockreport import LOCKS_HEADER, Point, _cell, _nan, _ratio, collect, make_cell, modes, ratio_cell
@@ -617,12 +617,4 @@ def write_csv(run: Run, path: Path) -> Path | None:
 
 
 def files(run: Run, out: Path, plots: bool) -> list[Path]:
-    written: list[Path] = []
-    path = write_csv(run, out / ASPACE_CSV)
-    if path is not None:
-        written.append(path)
-    if plots and run.results(*BENCHES):
-        from . import aspaceplots  # matplotlib loads only here
-
-        written += aspaceplots.write_all(run, out / "plots")
-    return written
+    return csv_and_plots(run, out, plots, lambda: write_csv(run, out / ASPACE_CSV), BENCHES, "aspaceplots")

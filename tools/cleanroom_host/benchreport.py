@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from . import paper, text
-from .context import Derived, Run
+from .context import Derived, Run, csv_and_plots
 from .derive import (EVENT_SHORT, MISS_EVENTS, QUANTITIES, Row, Series, collect_ctxsw, conc_counter, derive,
                      effect_name, pick, vm_counter, vm_label, vm_pairs)
 from .interval import LEGEND, cell, short, verdict
@@ -214,15 +214,11 @@ def write_derived(rows: list[Row], path: Path, units: Units | None = None) -> Pa
 
 
 def files(run: Run, out: Path, plots: bool) -> list[Path]:
-    written: list[Path] = []
-    _series, rows = derive(run.records)
-    if rows:
-        written.append(write_derived(rows, out / DERIVED_CSV, run.units))
-    if plots and run.results(*BENCHES):
-        from . import plots as plotting  # matplotlib loads only here
+    def table() -> Path | None:
+        _series, rows = derive(run.records)
+        return write_derived(rows, out / DERIVED_CSV, run.units) if rows else None
 
-        written += plotting.write_all(run, out / "plots")
-    return written
+    return csv_and_plots(run, out, plots, table, BENCHES, "plots")
 
 
 def quantity_help() -> str:

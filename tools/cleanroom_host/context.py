@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import importlib
 from dataclasses import dataclass, field
-from typing import Any
+from pathlib import Path
+from typing import Any, Callable
 
 from .machine import Machine, Units
 from .protocol import Record
@@ -72,3 +74,14 @@ class Cell:
 
     def as_derived(self, group: str) -> Derived:
         return Derived(group, f"{self.table} {self.mode} {self.row} {self.column}", self.unit, self.value, self.null)
+
+
+def csv_and_plots(run: Run, out: Path, plots: bool, table: Callable[[], Path | None], benches: tuple[str, ...],
+                  plot_module: str) -> list[Path]:
+    """A report module's files: its table (None when it has no rows), then its
+    plots when asked for and the run has its results. The plot module is
+    imported only then, so that matplotlib loads only for plots."""
+    written = [path for path in [table()] if path is not None]
+    if plots and run.results(*benches):
+        written += importlib.import_module(f".{plot_module}", __package__).write_all(run, out / "plots")
+    return written

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from . import text
-from .context import CELL_HEADER, Cell, Derived, Run
+from .context import CELL_HEADER, Cell, Derived, Run, csv_and_plots
 from .derive import mode_of
 from .interval import Interval, cell, short
 from .protocol import Record
@@ -391,12 +391,4 @@ def write_csv(run: Run, path: Path) -> Path | None:
 
 
 def files(run: Run, out: Path, plots: bool) -> list[Path]:
-    written: list[Path] = []
-    path = write_csv(run, out / LOCKS_CSV)
-    if path is not None:
-        written.append(path)
-    if plots and run.results(*BENCHES):
-        from . import lockplots  # matplotlib loads only here
-
-        written += lockplots.write_all(run, out / "plots")
-    return written
+    return csv_and_plots(run, out, plots, lambda: write_csv(run, out / LOCKS_CSV), BENCHES, "lockplots")
