@@ -3,8 +3,8 @@
 #   make run     set up, build, boot the quick suite under QEMU, print the report
 #   make test    set up, build, run every test (pytest)
 #
-# Other targets: all (kernel ELF), iso, hosted (the Linux build), units, qemu,
-# qemu-gdb, bochs, setup, clean.
+# Other targets: all (kernel ELF), iso, hosted (the Linux build and its 64-bit
+# peers helper), units, qemu, qemu-gdb, bochs, setup, clean.
 
 # --- toolchain -------------------------------------------------------------
 # TOOLPREFIX may be given; else i686-elf- (a bare cross compiler), else
@@ -66,10 +66,20 @@ HOSTED_SHARED := kernel/strutil.c kernel/config.c kernel/crc32.c kernel/record.c
 	kernel/sysinfo.c $(filter-out $(KERNEL_ONLY_SRCS),$(wildcard bench/*.c)) arch/cpu.c arch/tsc.c arch/exc_names.c \
 	runtime/switch.c runtime/stack.c runtime/fiber.c runtime/pair.c runtime/overflow.c \
 	runtime/spinlock.c runtime/sync.c runtime/stackpool.c runtime/pingpong.c
-HOSTED_SRCS := $(wildcard hosted/*.c) $(HOSTED_SHARED)
+HOSTED_SRCS := $(wildcard hosted/*.c) $(HOSTED_SHARED) hosted64/peerloops.c
 HOSTED_ASM := runtime/switches.asm
 HOSTED_CFLAGS := -std=c11 -O2 -m32 -march=i686 -msse2 -static -fno-omit-frame-pointer \
 	--param=min-pagesize=0 -Wall -Wextra -Werror -I. -DCLEANROOM_HOSTED
+
+# The 64-bit peers helper (hosted64/), started by bench=peers from beside
+# cleanroom-hosted: Boost.Context and the 64-bit ports of the switches, which
+# a 32-bit program cannot link. Built by the host's own gcc against Debian's
+# static libboost_context.a (only its assembly objects get linked).
+HOST_CC ?= gcc
+PEERS64 := $(BUILD)/hosted/cleanroom-peers64
+PEERS64_SRCS := hosted64/peers64.c hosted64/peerloops.c
+PEERS64_ASM := hosted64/switches64.asm
+PEERS64_CFLAGS := -std=c11 -O2 -m64 -static -fno-omit-frame-pointer -Wall -Wextra -Werror -I.
 ALL_HEADERS := $(wildcard */*.h)
 
 .PHONY: all iso units run test qemu qemu-gdb bochs setup clean toolchain hosted
@@ -117,13 +127,24 @@ $(ISO): $(KERNEL) iso/grub.cfg
 	$(Q)cp iso/grub.cfg $(BUILD)/isodir/boot/grub/grub.cfg
 	$(Q)grub-mkrescue -o $@ $(BUILD)/isodir 2>$(BUILD)/grub-mkrescue.log || { cat $(BUILD)/grub-mkrescue.log >&2; exit 1; }
 
-hosted: $(HOSTED)
+hosted: $(HOSTED) $(PEERS64)
 
 $(HOSTED): $(HOSTED_SRCS) $(HOSTED_ASM) $(ALL_HEADERS) | toolchain
 	@mkdir -p $(dir $@)
 	@echo "  HOSTED  $@"
 	$(Q)$(NASM) $(NASMFLAGS) $(HOSTED_ASM) -o $(BUILD)/hosted/switches.o
 	$(Q)$(CC) $(HOSTED_CFLAGS) -o $@ $(HOSTED_SRCS) $(BUILD)/hosted/switches.o -pthread
+
+$(PEERS64): $(PEERS64_SRCS) $(PEERS64_ASM) hosted64/peerloops.h | toolchain
+	@command -v $(HOST_CC) >/dev/null 2>&1 || { \
+	  echo "error: $(HOST_CC) not found: install the Debian packages gcc libc6-dev (or run tools/setup.sh)" >&2; exit 1; }
+	@boost=$$($(HOST_CC) -print-file-name=libboost_context.a); [ -f "$$boost" ] || { \
+	  echo "error: libboost_context.a not found: install the Debian package libboost-context-dev (or run tools/setup.sh)" >&2; exit 1; }
+	@mkdir -p $(dir $@)
+	@echo "  PEERS64 $@"
+	$(Q)$(NASM) -f elf64 -w+all -w+error $(PEERS64_ASM) -o $(BUILD)/hosted/switches64.o
+	$(Q)$(HOST_CC) $(PEERS64_CFLAGS) -o $@ $(PEERS64_SRCS) $(BUILD)/hosted/switches64.o \
+	  $$($(HOST_CC) -print-file-name=libboost_context.a) -pthread
 
 units: $(UNIT_BINS)
 

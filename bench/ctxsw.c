@@ -1,12 +1,26 @@
 /* bench ctxsw: cycles per fiber switch.
  *
- * pushad, callee, fxsave: the paper's two-fiber ping-pong (runtime/pair.h)
- * with an empty work function, minus the same work serialised without
- * fibers (pair_run_serial): what remains is the switch, its call included.
- * It is, by construction, workset's multi - single at size 0 per switch.
+ * Every switch routine (pushad, callee, fxsave, jump) in both shapes of
+ * runtime/pair.h, with an empty work function:
+ *   symmetric:  the paper's two fibers running the same loop, so both call
+ *               the switch from one call site;
+ *   asymmetric: a driver loop in the caller and one coroutine, each calling
+ *               the switch from its own call site (as coroutine libraries
+ *               are used: a `ret` then goes where the return-stack buffer
+ *               does not expect it).
+ * Each result is a run's total cycles divided by its switches, nothing
+ * subtracted. Beside them, one `loop` case per shape: the same loops with
+ * the switch call replaced by a call of an empty function through the same
+ * kind of pointer, per switch-equivalent iteration: the switch alone is the
+ * difference, which the report computes with its interval. The symmetric
+ * switch minus its loop is, by construction, workset's multi - single at
+ * size 0 per switch. A routine's four cases are measured in turn, sample by
+ * sample, so drift lands on both shapes and the loops alike.
+ *
  * rr: N fibers round-robin through the run queue (runtime/fiber.h), each
  * yielding `reps` times: the switch plus the scheduler, with N stacks
- * touched in turn. */
+ * touched in turn; total cycles per switch, and beside it a loop of calls
+ * of an empty function in place of the yields. */
 #include "arch/tsc.h"
 #include "bench/registry.h"
 #include "kernel/memory.h"
@@ -16,31 +30,96 @@
 #define DEFAULT_REPS 10000
 #define PAPER_REPS 100000
 #define RR_MAX 64
+#define SHAPE_SYMMETRIC "symmetric"
+#define SHAPE_ASYMMETRIC "asymmetric"
+#define SHAPE_RR "rr"
 
 static void no_work(void *ctx, int which)
 {
     (void)ctx, (void)which;
 }
 
-static void __attribute__((fastcall)) no_switch(uint32_t *word) { (void)word; }
-
-/* Called through volatile pointers so the baseline keeps its calls. */
-static void (*volatile work_ptr)(void *, int) = no_work;
-static switch_fn volatile no_switch_ptr = no_switch;
-
-/* rr's baseline: the yield loop's calls without the scheduler. */
-static int64_t baseline(uint32_t iterations)
+static int64_t run_symmetric(void *arg)
 {
-    uint32_t word = 0;
+    struct fiber_pair *p = arg;
+    pair_prepare(p);
     uint64_t t0 = tsc_begin();
-    for (uint32_t i = 0; i < iterations; i++) {
-        work_ptr(0, (int)(i & 1));
-        no_switch_ptr(&word);
-    }
+    pair_run(p);
     return (int64_t)(tsc_end() - t0);
 }
 
-static int64_t run_pair(void *arg) { return pair_switch_cycles(arg); }
+static int64_t run_asymmetric(void *arg)
+{
+    struct fiber_pair *p = arg;
+    pair_prepare_driver(p);
+    uint64_t t0 = tsc_begin();
+    pair_run_driver(p);
+    return (int64_t)(tsc_end() - t0);
+}
+
+static int64_t run_symmetric_loop(void *arg)
+{
+    uint64_t t0 = tsc_begin();
+    pair_run_serial(arg);
+    return (int64_t)(tsc_end() - t0);
+}
+
+static int64_t run_asymmetric_loop(void *arg)
+{
+    uint64_t t0 = tsc_begin();
+    pair_run_driver_serial(arg);
+    return (int64_t)(tsc_end() - t0);
+}
+
+static void pair_case(struct bench_case *c, const char *name, const char *routine, const char *shape, uint32_t reps)
+{
+    *c = (struct bench_case){ .name = name, .per = 2 * (uint64_t)reps };
+    c->params[c->nparams++] = (struct bench_param)PARAM_STR("switch", routine);
+    c->params[c->nparams++] = (struct bench_param)PARAM_STR("shape", shape);
+    c->params[c->nparams++] = (struct bench_param)PARAM_NUM("reps", reps);
+    c->params[c->nparams++] = (struct bench_param)PARAM_NUM("switches", 2 * (uint64_t)reps);
+}
+
+/* One routine: both shapes and both loops, in turn. */
+static void one_routine(struct bench_ctx *ctx, enum switch_kind k, uint32_t reps)
+{
+    const char *name = switch_name(k);
+    const char *why = switch_unavailable(k);
+    if (why) {
+        for (int i = 0; i < 4; i++)
+            bench_skip(ctx, i < 2 ? name : "loop", why);
+        return;
+    }
+    struct region_mark mark;
+    memory_mark(&mark);
+    struct fiber_pair pair;
+    if (!pair_init(&pair, k, reps, no_work, 0)) {
+        for (int i = 0; i < 4; i++)
+            bench_skip(ctx, i < 2 ? name : "loop", "no memory for two fiber stacks");
+        memory_release(&mark);
+        return;
+    }
+    struct bench_case sym, asym, sym_loop, asym_loop;
+    pair_case(&sym, name, name, SHAPE_SYMMETRIC, reps);
+    pair_case(&asym, name, name, SHAPE_ASYMMETRIC, reps);
+    pair_case(&sym_loop, "loop", name, SHAPE_SYMMETRIC, reps);
+    pair_case(&asym_loop, "loop", name, SHAPE_ASYMMETRIC, reps);
+    if (k == SWITCH_FXSAVE) {
+        sym.params[sym.nparams++] = (struct bench_param)PARAM_STR("save", switch_fpu_method());
+        asym.params[asym.nparams++] = (struct bench_param)PARAM_STR("save", switch_fpu_method());
+    }
+    const struct bench_item items[] = {
+        { .c = &sym, .fn = run_symmetric, .arg = &pair },
+        { .c = &asym, .fn = run_asymmetric, .arg = &pair },
+        { .c = &sym_loop, .fn = run_symmetric_loop, .arg = &pair },
+        { .c = &asym_loop, .fn = run_asymmetric_loop, .arg = &pair },
+    };
+    bench_measure_set(ctx, items, sizeof items / sizeof items[0]);
+    pair_free(&pair);
+    memory_release(&mark);
+}
+
+/* --- round robin through the run queue -------------------------------------- */
 
 struct rr {
     uint32_t n, reps;
@@ -64,70 +143,77 @@ static int64_t rr_once(struct rr *r, uint64_t *switches)
     return bench_time_fibers(rr_specs, r->n, switches);
 }
 
-/* The scheduler's run minus its calls alone: signed, as measured (a
- * difference inside the noise is negative, not 0). */
-static int64_t run_rr(void *arg)
+static int64_t run_rr(void *arg) { return rr_once(arg, 0); }
+
+static void no_yield(void) {}
+
+/* Called through a volatile pointer so the loop keeps its calls. */
+static void (*volatile no_yield_ptr)(void) = no_yield;
+
+/* rr's loop: rr_fiber's, one call per switch, of an empty function. */
+static int64_t run_rr_loop(void *arg)
 {
-    struct rr *r = arg;
-    uint64_t switches;
-    int64_t cycles = rr_once(r, &switches);
-    return cycles - baseline((uint32_t)switches);
+    uint32_t iterations = *(uint32_t *)arg;
+    uint64_t t0 = tsc_begin();
+    for (uint32_t i = 0; i < iterations; i++)
+        no_yield_ptr();
+    return (int64_t)(tsc_end() - t0);
 }
 
-static struct rr rr_state;
+static const uint32_t rr_ns[] = { 2, 4, 8, 16, 64 };
+#define RR_COUNT (sizeof rr_ns / sizeof rr_ns[0])
+static struct rr rr_state[RR_COUNT];
 
-static void run(struct bench_ctx *ctx)
+/* Every n and the loop in turn. */
+static void round_robin(struct bench_ctx *ctx, uint32_t reps)
 {
-    static const uint32_t ns[] = { 2, 4, 8, 16, 64 };
-    const uint32_t nn = sizeof ns / sizeof ns[0];
-    uint32_t reps = bench_reps(ctx, ctx->cfg->suite == SUITE_PAPER ? PAPER_REPS : DEFAULT_REPS);
-    bench_plan(ctx, SWITCH_COUNT + nn);
-
-    for (int k = 0; k < SWITCH_COUNT; k++) {
-        const char *name = switch_name((enum switch_kind)k);
-        const char *why = switch_unavailable((enum switch_kind)k);
-        if (why) {
-            bench_skip(ctx, name, why);
-            continue;
-        }
-        struct region_mark mark;
-        memory_mark(&mark);
-        struct fiber_pair pair;
-        if (!pair_init(&pair, (enum switch_kind)k, reps, no_work, 0)) {
-            bench_skip(ctx, name, "no memory for two fiber stacks");
-            memory_release(&mark);
-            continue;
-        }
-        struct bench_case c = { .name = name, .per = 2 * (uint64_t)reps };
-        c.params[c.nparams++] = (struct bench_param)PARAM_STR("switch", name);
-        c.params[c.nparams++] = (struct bench_param)PARAM_NUM("reps", reps);
-        if (k == SWITCH_FXSAVE)
-            c.params[c.nparams++] = (struct bench_param)PARAM_STR("save", switch_fpu_method());
-        bench_measure(ctx, &c, run_pair, &pair);
-        pair_free(&pair);
-        memory_release(&mark);
-    }
-
-    for (uint32_t i = 0; i < nn; i++) {
-        rr_state.n = ns[i];
-        rr_state.reps = reps / ns[i] ? reps / ns[i] : 1; /* about the same switches for every n */
+    struct bench_case cases[RR_COUNT + 1];
+    struct bench_item items[RR_COUNT + 1];
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < RR_COUNT; i++) {
+        struct rr *r = &rr_state[i];
+        r->n = rr_ns[i];
+        r->reps = reps / rr_ns[i] ? reps / rr_ns[i] : 1; /* about the same switches for every n */
         uint64_t switches;
-        if (!rr_once(&rr_state, &switches)) {
+        if (!rr_once(r, &switches)) {
             bench_skip(ctx, "rr", "no memory for the fiber stacks");
             continue;
         }
-        struct bench_case c = { .name = "rr", .per = switches };
-        c.params[c.nparams++] = (struct bench_param)PARAM_NUM("n", ns[i]);
-        c.params[c.nparams++] = (struct bench_param)PARAM_STR("switch", "callee");
-        c.params[c.nparams++] = (struct bench_param)PARAM_NUM("reps", rr_state.reps);
-        c.params[c.nparams++] = (struct bench_param)PARAM_NUM("switches", switches);
-        bench_measure(ctx, &c, run_rr, &rr_state);
+        struct bench_case *c = &cases[n];
+        *c = (struct bench_case){ .name = "rr", .per = switches };
+        c->params[c->nparams++] = (struct bench_param)PARAM_NUM("n", rr_ns[i]);
+        c->params[c->nparams++] = (struct bench_param)PARAM_STR("switch", "callee");
+        c->params[c->nparams++] = (struct bench_param)PARAM_STR("shape", SHAPE_RR);
+        c->params[c->nparams++] = (struct bench_param)PARAM_NUM("reps", r->reps);
+        c->params[c->nparams++] = (struct bench_param)PARAM_NUM("switches", switches);
+        items[n] = (struct bench_item){ .c = c, .fn = run_rr, .arg = r };
+        n++;
     }
+    static uint32_t loop_iterations;
+    loop_iterations = reps;
+    struct bench_case *c = &cases[n];
+    *c = (struct bench_case){ .name = "loop", .per = reps };
+    c->params[c->nparams++] = (struct bench_param)PARAM_STR("switch", "callee");
+    c->params[c->nparams++] = (struct bench_param)PARAM_STR("shape", SHAPE_RR);
+    c->params[c->nparams++] = (struct bench_param)PARAM_NUM("reps", reps);
+    c->params[c->nparams++] = (struct bench_param)PARAM_NUM("switches", reps);
+    items[n] = (struct bench_item){ .c = c, .fn = run_rr_loop, .arg = &loop_iterations };
+    n++;
+    bench_measure_set(ctx, items, n);
+}
+
+static void run(struct bench_ctx *ctx)
+{
+    uint32_t reps = bench_reps(ctx, ctx->cfg->suite == SUITE_PAPER ? PAPER_REPS : DEFAULT_REPS);
+    bench_plan(ctx, 4 * SWITCH_COUNT + RR_COUNT + 1);
+    for (int k = 0; k < SWITCH_COUNT; k++)
+        one_routine(ctx, (enum switch_kind)k, reps);
+    round_robin(ctx, reps);
 }
 
 const struct bench bench_ctxsw = {
     .name = "ctxsw",
-    .what = "cycles per fiber switch: pushad, callee, fxsave; round-robin over n fibers",
+    .what = "cycles per fiber switch: pushad, callee, fxsave, jump, each symmetric and asymmetric; round-robin over n fibers",
     .in_quick = true,
     .unavailable = 0,
     .run = run,

@@ -22,7 +22,8 @@
 #include "kernel/memory.h"
 #include "runtime/pair.h"
 
-_Static_assert(SWITCH_PUSHAD == 0 && SWITCH_CALLEE == 1 && SWITCH_FXSAVE == 2,
+_Static_assert(SWITCH_PUSHAD == 0 && SWITCH_CALLEE == 1 && SWITCH_FXSAVE == 2 && SWITCH_JUMP == 3 &&
+                   SWITCH_COUNT == 4,
                "switch= values are listed in enum switch_kind order (kernel/config.c)");
 
 struct workset {
@@ -47,8 +48,9 @@ static void refill(void *ctx, int which)
     fill_buffer(w->buf[which], w->size, w->fill);
 }
 
-/* The same loop as the fibers' minus the switches (runtime/pair.h), so
- * that multi - single is the switches and their cache effects. */
+/* The same loop as the fibers', an empty call in place of each switch
+ * (runtime/pair.h), so that multi - single is the switches and their cache
+ * effects: at size 0, ctxsw's symmetric case minus its loop. */
 static int64_t run_single(void *arg)
 {
     struct workset *w = arg;

@@ -10,7 +10,7 @@ static const char *const provoke_values[] = { "none", "de", "ud", "pf", "gp", "s
 static const char *const pages_values[] = { "4k", "2m", "both", 0 };
 static const char *const counters_values[] = { "auto", "off", 0 };
 /* in the order of enum switch_kind (runtime/switch.h) */
-static const char *const switch_values[] = { "pushad", "callee", "fxsave", 0 };
+static const char *const switch_values[] = { "pushad", "callee", "fxsave", "jump", 0 };
 
 #define GIB ((uint64_t)1 << 30)
 

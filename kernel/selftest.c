@@ -431,6 +431,7 @@ static const struct {
     { "fiber_switch_pushad", fiber_test_switch_pushad },
     { "fiber_switch_callee", fiber_test_switch_callee },
     { "fiber_switch_fxsave", fiber_test_switch_fxsave },
+    { "fiber_switch_jump", fiber_test_switch_jump },
     { "fiber_run_queue", fiber_test_run_queue },
     { "fiber_join", fiber_test_join },
     { "fiber_pair", fiber_test_pair },

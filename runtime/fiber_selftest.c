@@ -27,19 +27,16 @@ static void clobber_fiber(void *arg)
     switch_clobber(c->sw, c->word, c->what);
 }
 
-static bool check_switch(enum switch_kind kind, uint32_t what, char *d)
+/* The mask of what a switch away to a fiber that trashes registers and
+ * back lost (runtime/switch.h), or -1 when no stack fits. */
+static int64_t lost_by(enum switch_kind kind, uint32_t what)
 {
-    const char *why = switch_unavailable(kind);
-    if (why) {
-        fmt(d, D, "not available: %s", why);
-        return true;
-    }
     struct region_mark mark;
     memory_mark(&mark);
     struct fiber_stack st;
     if (!fiber_stack_alloc(&st, FIBER_STACK_DEFAULT, "clobber")) {
-        fmt(d, D, "no memory for a stack");
-        return false;
+        memory_release(&mark);
+        return -1;
     }
     uint32_t word;
     switch_fn sw = switch_routine(kind);
@@ -48,8 +45,23 @@ static bool check_switch(enum switch_kind kind, uint32_t what, char *d)
     uint32_t lost = switch_check(sw, &word, what);
     fiber_stack_free(&st);
     memory_release(&mark);
+    return lost;
+}
+
+static bool check_switch(enum switch_kind kind, uint32_t what, char *d)
+{
+    const char *why = switch_unavailable(kind);
+    if (why) {
+        fmt(d, D, "not available: %s", why);
+        return true;
+    }
+    int64_t lost = lost_by(kind, what);
+    if (lost < 0) {
+        fmt(d, D, "no memory for a stack");
+        return false;
+    }
     fmt(d, D, "%s: away to a fiber that trashes registers%s and back: lost mask 0x%x", switch_name(kind),
-        what & SWITCH_CHECK_SSE ? ", x87 and xmm1" : what & SWITCH_CHECK_FPU ? " and x87" : "", lost);
+        what & SWITCH_CHECK_SSE ? ", x87 and xmm1" : what & SWITCH_CHECK_FPU ? " and x87" : "", (uint32_t)lost);
     return lost == 0;
 }
 
@@ -60,6 +72,21 @@ bool fiber_test_switch_fxsave(char *d)
 {
     uint32_t what = (cpu_has(FEAT_FPU) ? SWITCH_CHECK_FPU : 0) | (cpu_has(FEAT_SSE) ? SWITCH_CHECK_SSE : 0);
     return check_switch(SWITCH_FXSAVE, what, d);
+}
+
+/* switch_jump leaves by `jmp` when the other side called the switch from
+ * elsewhere and by `ret` when from the same call site: both paths, each
+ * away to the trashing fiber and back. */
+bool fiber_test_switch_jump(char *d)
+{
+    int64_t own = lost_by(SWITCH_JUMP, 0), one = lost_by(SWITCH_JUMP, SWITCH_CHECK_ONE_SITE);
+    if (own < 0 || one < 0) {
+        fmt(d, D, "no memory for a stack");
+        return false;
+    }
+    fmt(d, D, "jump: away to a fiber that trashes registers and back, called from two sites (jmp): lost mask "
+              "0x%x; from one site (ret): lost mask 0x%x", (uint32_t)own, (uint32_t)one);
+    return own == 0 && one == 0;
 }
 
 /* --- the run queue --------------------------------------------------------- */
@@ -84,13 +111,13 @@ static void rq_fiber(void *arg)
     }
 }
 
-bool fiber_test_run_queue(char *d)
+static bool run_queue_with(enum switch_kind kind, uint32_t *switches)
 {
     struct region_mark mark;
     memory_mark(&mark);
     struct fiber f[RQ_FIBERS];
     rq_log.n = 0;
-    sched_init(SWITCH_CALLEE);
+    sched_init(kind);
     bool ok = true;
     for (uint32_t i = 0; i < RQ_FIBERS && ok; i++) {
         rq_ids[i] = i;
@@ -105,10 +132,27 @@ bool fiber_test_run_queue(char *d)
         fiber_release(&f[i]);
     }
     ok = ok && rq_log.n == RQ_FIBERS * RQ_ROUNDS && fiber_current()->state == FIBER_RUNNING;
-    fmt(d, D, "%d fibers x %d yields ran round-robin in order (%u entries), all dead, %u switches", RQ_FIBERS,
-        RQ_ROUNDS, rq_log.n, sched_switches());
+    *switches = sched_switches();
     memory_release(&mark);
     return ok;
+}
+
+/* With every switch routine the scheduler can use. */
+bool fiber_test_run_queue(char *d)
+{
+    uint32_t switches = 0;
+    for (int k = 0; k < SWITCH_COUNT; k++) {
+        if (switch_unavailable((enum switch_kind)k))
+            continue;
+        if (!run_queue_with((enum switch_kind)k, &switches)) {
+            fmt(d, D, "%s: %u log entries of %d fibers x %d yields, or out of order, or not all dead",
+                switch_name((enum switch_kind)k), rq_log.n, RQ_FIBERS, RQ_ROUNDS);
+            return false;
+        }
+    }
+    fmt(d, D, "each switch kind: %d fibers x %d yields ran round-robin in order (%u entries), all dead, %u switches",
+        RQ_FIBERS, RQ_ROUNDS, rq_log.n, switches);
+    return true;
 }
 
 struct join_state {
@@ -194,19 +238,27 @@ bool fiber_test_pair(char *d)
         struct pair_log log = { { 0, 0 }, 1, 1 };
         struct fiber_pair p;
         ok = pair_init(&p, (enum switch_kind)k, 1000, pair_work, &log);
-        for (int run = 0; run < 2 && ok; run++) { /* the same pair runs twice */
+        int run = 0;
+        for (; run < 4 && ok; run++) { /* the same pair runs twice in each shape */
             log = (struct pair_log){ { 0, 0 }, 1, 1 };
-            pair_prepare(&p);
-            pair_run(&p);
+            if (run % 2 == 0) {
+                pair_prepare(&p);
+                pair_run(&p);
+            } else {
+                pair_prepare_driver(&p);
+                pair_run_driver(&p);
+            }
             ok = log.calls[0] == 1000 && log.calls[1] == 1000 && log.sequence_ok;
         }
         if (!ok)
-            fmt(d, D, "%s: %u + %u work calls, alternating %s", switch_name((enum switch_kind)k), log.calls[0],
-                log.calls[1], log.sequence_ok ? "yes" : "no");
+            fmt(d, D, "%s, %s: %u + %u work calls, alternating %s", switch_name((enum switch_kind)k),
+                (run - 1) % 2 ? "driver and coroutine" : "two fibers", log.calls[0], log.calls[1],
+                log.sequence_ok ? "yes" : "no");
         pair_free(&p);
     }
     if (ok)
-        fmt(d, D, "each switch kind: two fibers alternate 1000 + 1000 times, twice, and return");
+        fmt(d, D, "each switch kind: two fibers, and a driver and its coroutine, alternate 1000 + 1000 times, "
+                  "twice each, and return");
     memory_release(&mark);
     return ok;
 }

@@ -7,6 +7,7 @@
 bool fiber_test_switch_pushad(char *detail);
 bool fiber_test_switch_callee(char *detail);
 bool fiber_test_switch_fxsave(char *detail);
+bool fiber_test_switch_jump(char *detail);
 bool fiber_test_run_queue(char *detail);
 bool fiber_test_join(char *detail);
 bool fiber_test_pair(char *detail);

@@ -14,6 +14,7 @@ const char *switch_name(enum switch_kind kind)
     case SWITCH_PUSHAD: return "pushad";
     case SWITCH_CALLEE: return "callee";
     case SWITCH_FXSAVE: return "fxsave";
+    case SWITCH_JUMP: return "jump";
     default: return "?";
     }
 }
@@ -32,6 +33,7 @@ switch_fn switch_routine(enum switch_kind kind)
     switch (kind) {
     case SWITCH_PUSHAD: return switch_pushad;
     case SWITCH_FXSAVE: return cpu_has(FEAT_FXSR) ? switch_fxsave : switch_fnsave;
+    case SWITCH_JUMP: return switch_jump;
     default: return switch_callee;
     }
 }
@@ -53,7 +55,7 @@ uint32_t switch_initial_frame(enum switch_kind kind, uint32_t stack_top, void (*
     *--sp = 0;
     *--sp = (uint32_t)arg;                /* entry's argument */
     *--sp = (uint32_t)entry_returned;     /* entry's return address */
-    *--sp = (uint32_t)entry;              /* where the switch's ret goes */
+    *--sp = (uint32_t)entry;              /* where the switch's ret (jump's jmp) goes */
     if (kind == SWITCH_PUSHAD) {
         for (int i = 0; i < PUSHAD_REGS; i++)
             *--sp = 0;
@@ -61,7 +63,7 @@ uint32_t switch_initial_frame(enum switch_kind kind, uint32_t stack_top, void (*
     }
     for (int i = 0; i < CALLEE_REGS; i++)
         *--sp = 0;                        /* edi, esi, ebx, ebp = 0 ends frame walks */
-    if (kind != SWITCH_FXSAVE)
+    if (kind != SWITCH_FXSAVE)            /* callee and jump share this frame */
         return (uint32_t)sp;
     if (cpu_has(FEAT_FXSR)) {
         uint32_t regs = (uint32_t)sp;

@@ -11,12 +11,17 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-enum switch_kind { SWITCH_PUSHAD, SWITCH_CALLEE, SWITCH_FXSAVE, SWITCH_COUNT };
+/* pushad: the paper's routine; callee: the System V callee-saved registers;
+ * fxsave: callee plus the FPU/SSE state; jump: callee's frame, left by `ret`
+ * where the return-stack buffer predicts it and by an indirect jump where it
+ * would not (runtime/switches.asm says why). */
+enum switch_kind { SWITCH_PUSHAD, SWITCH_CALLEE, SWITCH_FXSAVE, SWITCH_JUMP, SWITCH_COUNT };
 
 typedef void(__attribute__((fastcall)) *switch_fn)(uint32_t *state_word);
 
 void __attribute__((fastcall)) switch_pushad(uint32_t *state_word);
 void __attribute__((fastcall)) switch_callee(uint32_t *state_word);
+void __attribute__((fastcall)) switch_jump(uint32_t *state_word);
 void __attribute__((fastcall)) switch_fxsave(uint32_t *state_word);
 void __attribute__((fastcall)) switch_fnsave(uint32_t *state_word);
 
@@ -35,10 +40,12 @@ const char *switch_fpu_method(void);
 uint32_t switch_initial_frame(enum switch_kind kind, uint32_t stack_top, void (*entry)(void *), void *arg);
 
 /* Self-test helpers (runtime/switch_check.asm). `what`: bit 0 x87 control
- * word, bit 1 xmm1. switch_check returns the mask of state a switch away
+ * word, bit 1 xmm1; bit 2: both sides call the switch from one call site
+ * (else each from its own). switch_check returns the mask of state a switch away
  * and back lost: bits 0-3 ebx, esi, edi, ebp; 4 the control word; 5 xmm1. */
 #define SWITCH_CHECK_FPU 1u
 #define SWITCH_CHECK_SSE 2u
+#define SWITCH_CHECK_ONE_SITE 4u
 uint32_t switch_check(switch_fn sw, uint32_t *word, uint32_t what);
 __attribute__((noreturn)) void switch_clobber(switch_fn sw, uint32_t *word, uint32_t what);
 

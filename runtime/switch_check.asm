@@ -9,6 +9,10 @@
 ;   void switch_clobber(switch_fn sw, uint32_t *word, uint32_t what)
 ;       the other fiber: trashes the same state (fninit, xorps) and switches
 ;       back. It is never resumed.
+; Both call sw from a call site of their own, unless `what` bit 2 says one
+; site: then both call it from switch_call_shared, so the switch is
+; resumed at the address it was called from (switch_jump's `ret` path; its
+; `jmp` path is the other).
 
 section .text
 global switch_check, switch_clobber
@@ -43,11 +47,18 @@ switch_check:
 .no_sse_set:
     mov eax, [esp + 48 + 20]    ; sw
     mov ecx, [esp + 48 + 24]    ; word
+    mov edx, [esp + 48 + 28]    ; what
     mov ebx, PAT_EBX
     mov esi, PAT_ESI
     mov edi, PAT_EDI
     mov ebp, PAT_EBP
+    test edx, 4
+    jz .own_site
+    call switch_call_shared
+    jmp .back
+.own_site:
     call eax
+.back:
     xor eax, eax
     cmp ebx, PAT_EBX
     je .ebx_ok
@@ -110,8 +121,19 @@ switch_clobber:
     xor esi, esi
     xor edi, edi
     xor ebp, ebp
+    test edx, 4
+    jz .own_site
+    call switch_call_shared
+    jmp .never
+.own_site:
     call eax
 .never:
     jmp .never
+
+; The one call site of both sides when `what` bit 2 is set: sw in eax, the
+; word in ecx; callee-saved registers untouched.
+switch_call_shared:
+    call eax
+    ret
 
 section .note.GNU-stack noalloc noexec nowrite progbits

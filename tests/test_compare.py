@@ -51,7 +51,7 @@ def test_compare_matches_cases_and_lists_the_rest(two_runs: tuple[Path, Path], c
     assert p.stdout.splitlines()[-1] == f"wrote {b / 'compare.csv'} and {b / 'compare-derived.csv'}"
     both = [r for r in rows if r["in"] == "both"]
     # ctxsw cases are the same on both sides; workset differs in switch= and in sizes
-    assert {r["bench"] for r in both} == {"ctxsw"} and len(both) == 16
+    assert {r["bench"] for r in both} == {"ctxsw"} and len(both) == 44  # 2 modes x (4 routines x 4 + 5 rr + loop)
     ra, rb = results((a / "serial.log").read_bytes()), results((b / "serial.log").read_bytes())
     for row in both:
         assert float(row["ratio_b_a"]) == pytest.approx(float(row["med_b"]) / float(row["med_a"]), rel=1e-5)
@@ -62,7 +62,7 @@ def test_compare_matches_cases_and_lists_the_rest(two_runs: tuple[Path, Path], c
     assert len(only_b) == sum(r["bench"] == "workset" for r in rb) == 12
     assert all(r["ratio_b_a"] == "" and r["med_b"] == "" for r in only_a)
     text = p.stdout
-    assert "16 cases in both, 12 only in A, 12 only in B" in text
+    assert "44 cases in both, 12 only in A, 12 only in B" in text
     assert "only in A (12)" in text and "only in B (12)" in text
 
 

@@ -158,9 +158,27 @@ def test_emulator_note() -> None:
 def test_ctxsw_points() -> None:
     recs = synth_workset.records(runs=3)
     pts = derive.collect_ctxsw(recs)
-    assert {p.case for p in pts} == {"pushad", "callee", "fxsave", "rr"}
+    assert {p.case for p in pts} == {"pushad", "callee", "fxsave", "jump", "rr", "loop"}
     assert sorted(p.n for p in pts if p.case == "rr" and p.mode == "off") == [2, 4, 8, 16, 64]
     assert {p.mode for p in pts} == {"off", "on/4k"}
+    # every routine and round robin with the loop measured beside it; the switch alone is the difference
+    costs = derive.switch_costs(pts)
+    assert len(costs) == 2 * (4 * 2 + 5)
+    jump = next(c for c in costs if c.variant == "jump" and c.shape == "asymmetric" and c.mode == "off")
+    assert (jump.total.mid, jump.loop.mid, jump.alone.mid) == (34, 12, 22)
+    assert (jump.alone.lo, jump.alone.hi) == (34 - 2 - 14, 34 + 2 - 10)  # interval arithmetic: both spreads
+    rr = next(c for c in costs if c.variant == "rr" and c.n == 64 and c.mode == "off")
+    assert (rr.total.mid, rr.loop.mid, rr.alone.mid) == (51, 6, 45)
+
+
+def test_ctxsw_of_a_log_before_the_shapes() -> None:
+    """An older ctxsw record (no params.shape) was already the switch minus its loop: the switch alone,
+    with no total and no loop to show."""
+    recs = [{"t": "result", "bench": "ctxsw", "case": "callee", "params": {"switch": "callee", "reps": 10000,
+                                                                           "paging": "off"},
+             "n": 3, "min": 12, "med": 13, "max": 13, "per": 20000}]
+    [c] = derive.switch_costs(derive.collect_ctxsw(recs))
+    assert c.shape == "" and c.alone.mid == 13 and not c.total.ok and not c.loop.ok
 
 
 def test_synthetic_log_frames_verify() -> None:

@@ -208,21 +208,23 @@ def test_full_prints_report_txt(cleanroom_tool: Path, tmp_path: Path) -> None:
 
 
 def test_negative_medians_print_signed_and_as_noise() -> None:
-    """Differences are no longer clamped to 0: a ctxsw case below its loop's cost prints signed, and
-    as ~0 when its band spans 0."""
+    """Differences are never clamped to 0: a ctxsw routine whose run is cheaper than its loop's
+    (the switch alone below 0) prints signed, and as ~0 when its band spans 0."""
     recs = synth_workset.records()
     for r in recs:
-        if r.get("bench") == "ctxsw" and r["params"].get("paging") == "off":
+        if r.get("bench") == "ctxsw" and r["params"].get("paging") == "off" and r["params"]["shape"] == "symmetric":
             if r["case"] == "callee":
-                r.update(min=-6, med=-4, max=-2)
+                r.update(min=5, med=6, max=7)  # its loop: 12 (10..14)
             elif r["case"] == "pushad":
-                r.update(min=-3, med=-1, max=2)
+                r.update(min=9, med=11, max=12)
     text = report.render(result_set(recs))
-    rows = {(c[0], c[2]): c for c in map(cells, block(text, "ctxsw: TSC ticks per switch")[3:])}
-    assert rows[("callee", "off")][3] == "-4 (-6..-2)"
-    assert rows[("pushad", "off")][3] == "~0 (-3..2)"
-    line = next(line for line in report.summary(result_set(recs)) if "switch cost" in line and "paging off" in line)
-    assert "pushad ~0" in line and "callee -4 (-6..-2)" in line
+    rows = {(c[0], c[1], c[3]): c for c in map(cells, block(text, "ctxsw: TSC ticks per switch")[3:])}
+    assert rows[("callee", "symmetric", "off")][4:] == ["6 (5..7)", "12 (10..14)", "-6 (-9..-3)"]
+    assert rows[("pushad", "symmetric", "off")][6] == "~0 (-5..2)"
+    summary = report.summary(result_set(recs))
+    i = next(i for i, line in enumerate(summary) if "switch cost" in line and "paging off" in line)
+    assert "symmetric / asymmetric: pushad 11 (9..12) / 60 (58..62), callee 6 (5..7) / 50 (48..52)" in summary[i]
+    assert "the switch alone (total - its loop): pushad ~0 / 48 (44..52), callee -6 (-9..-3) / 38" in summary[i + 1]
 
 
 # --- units and caches per platform ----------------------------------------------
@@ -423,8 +425,12 @@ def test_compare_shows_derived_quantities_with_bands(tmp_path: Path, cleanroom_t
     assert float(row["b_minus_a_min"]) <= float(row["b_minus_a"]) <= float(row["b_minus_a_max"])
     assert row["change"] == "differs"
     ratio = next(r for r in rows if r["table"] == "locks" or r["key"].startswith("fibers")) if any(
-        r["table"] != "workset" for r in rows) else None
-    assert ratio is None  # a workset-only run: no lock or aspace ratios
+        r["table"] not in ("workset", "ctxsw") for r in rows) else None
+    assert ratio is None  # a workset and ctxsw run: no lock or aspace ratios
+    # ctxsw: the switch alone (total - its loop) of every routine, shape and mode, with its band
+    alone = next(r for r in rows if r["key"] == "jump asymmetric n=2 off alone")
+    assert alone["table"] == "ctxsw" and alone["unit"] == "TSC ticks/switch"
+    assert (float(alone["value_a"]), float(alone["value_b"])) == (34 - 12, int(34 * 1.5) - int(12 * 1.5))
 
 
 def test_compare_a_run_with_itself_changes_nothing() -> None:

@@ -110,7 +110,8 @@ def test_longest_case_by_hand() -> None:
     s = estimate.SPEEDS["qemu"]
     cases = estimate.case_seconds(p, "qemu", 128)
     assert cases["workset"] == pytest.approx(4 * (2 * 20 * MIB / s.bytes_per_s + 40 * s.refill_s + 40 * s.switch_s))
-    assert cases["ctxsw"] == pytest.approx(4 * 22 * 20 * s.switch_s)
+    # ctxsw: 4 routines x 2 shapes x (2R switches + 2R loop iterations), 5 round robins of R and their loop R
+    assert cases["ctxsw"] == pytest.approx(4 * 38 * 20 * s.switch_s)
     assert cases["locks"] == pytest.approx(4 * 20 * s.lock_rep_s)
     assert estimate.longest_case(p, "qemu", 128) == max(cases.values())
 

@@ -14,6 +14,10 @@ from booting import KERNEL, boot, done, of_type
 pytestmark = pytest.mark.skipif(not KERNEL.exists(), reason="build/cleanroom.elf missing: run `make`")
 
 
+ROUTINES = ("pushad", "callee", "fxsave", "jump")  # enum switch_kind order
+SHAPES = ("symmetric", "asymmetric")
+
+
 def results(res: dict[str, Any], bench: str) -> list[dict[str, Any]]:
     return [r for r in of_type(res, "result") if r["bench"] == bench]
 
@@ -39,9 +43,14 @@ def test_quick_suite_shape(quick_icount: tuple[int, dict[str, Any]]) -> None:
     # reps scaled so each size costs about the same: fewer reps for bigger sizes
     reps = [by_size(res, "single")[s]["params"]["reps"] for s in sizes]
     assert reps == sorted(reps, reverse=True) and reps[-1] < reps[0]
-    cases = {(r["case"], r["params"].get("n")) for r in results(res, "ctxsw")}
-    assert cases == {("pushad", None), ("callee", None), ("fxsave", None),
-                     ("rr", 2), ("rr", 4), ("rr", 8), ("rr", 16), ("rr", 64)}
+    # every routine in both shapes with the loop measured beside each; the round robins and their loop
+    ctxsw = [r for r in results(res, "ctxsw") if r["params"]["paging"] == "off"]
+    cases = [(r["case"], r["params"]["switch"], r["params"]["shape"], r["params"].get("n")) for r in ctxsw]
+    assert cases == [(case, routine, shape, None) for routine in ROUTINES
+                     for case, shape in ((routine, "symmetric"), (routine, "asymmetric"),
+                                         ("loop", "symmetric"), ("loop", "asymmetric"))] + \
+        [("rr", "callee", "rr", n) for n in (2, 4, 8, 16, 64)] + [("loop", "callee", "rr", None)]
+    assert all(r["per"] == r["params"]["switches"] for r in ctxsw)
 
 
 def test_paging_modes_and_scenarios_are_measured_together(tmp_path: Path) -> None:
@@ -68,30 +77,69 @@ def test_single_grows_linearly_with_size(tmp_path: Path) -> None:
     rc, res = boot(tmp_path, "qemu-icount", "bench=workset paging=off sizes=4K,8K,16K,64K,256K,1M,4M reps=8 runs=1")
     assert rc == 0
     single = by_size(res, "single")
-    per_byte = {s: r["med"] / s for s, r in single.items()}
+    # a fixed cost per series (the calls around the loops) plus the same cost for every byte more
+    sizes = sorted(single)
+    per_byte = {b: (single[b]["med"] - single[a]["med"]) / (b - a) for a, b in zip(sizes, sizes[1:])}
     lo, hi = min(per_byte.values()), max(per_byte.values())
-    assert hi / lo < 1.05, f"single cycles per byte vary more than 5 %: {per_byte}"
+    assert hi / lo < 1.01, f"single cycles per further byte vary by more than 1 %: {per_byte}"
+    assert single[sizes[0]]["med"] / sizes[0] < 1.1 * lo, "the fixed cost is small beside 4 KiB's"
 
 
-def test_multi_minus_single_at_zero_is_the_switches(tmp_path: Path) -> None:
-    rc, res = boot(tmp_path, "qemu-icount", "bench=ctxsw,workset paging=off sizes=0 reps=2000 runs=1")
-    assert rc == 0
-    pushad = next(r for r in results(res, "ctxsw") if r["case"] == "pushad")["med"]
-    single, multi = by_size(res, "single")[0]["med"], by_size(res, "multi")[0]["med"]
+def ctxsw_cost(res: dict[str, Any], routine: str, shape: str) -> tuple[int, int]:
+    """(the routine's total per switch, its loop's per iteration) in one shape."""
+    rs = [r for r in results(res, "ctxsw") if r["params"]["switch"] == routine and r["params"]["shape"] == shape]
+    total = next(r for r in rs if r["case"] == routine)
+    loop = next(r for r in rs if r["case"] == "loop")
+    return total["med"], loop["med"]
+
+
+# The fixed cost of one workset multi run over its single run, in instructions: entering fiber 0 through
+# switch_callee and leaving it the same way, less the single run's two calls of the loop. jump pays one
+# more: its first switch into the fresh second fiber takes the jmp path (the fiber's entry is not the
+# address it was called from), one instruction longer than its ret path.
+PAIR_ENTRY_EXIT = {"pushad": 26, "callee": 26, "fxsave": 26, "jump": 27}
+
+
+@pytest.mark.parametrize("switch", ROUTINES)
+def test_multi_minus_single_at_zero_is_the_switches(tmp_path: Path, switch: str) -> None:
+    """workset at size 0 is ctxsw's symmetric pair with a refill of nothing as its work: multi - single
+    is exactly the switches over their loop, ctxsw's symmetric case minus its loop, times the switches,
+    plus the pair's entry and exit. Also: workset runs with every switch= routine."""
+    rc, res = boot(tmp_path, "qemu-icount", f"bench=ctxsw,workset paging=off sizes=0 reps=2000 runs=1 switch={switch}")
+    assert rc == 0 and done(res)["status"] == "ok"
+    total, loop = ctxsw_cost(res, switch, "symmetric")
+    single, multi = by_size(res, "single")[0], by_size(res, "multi")[0]
+    assert single["params"]["switch"] == multi["params"]["switch"] == switch
     switches = 2 * 2000
-    assert multi - single == pytest.approx(pushad * switches, rel=0.10)
+    assert multi["med"] - single["med"] == (total - loop) * switches + PAIR_ENTRY_EXIT[switch]
 
 
 def test_switch_costs_are_small_and_stable(tmp_path: Path) -> None:
     rc, res = boot(tmp_path, "qemu-icount", "bench=ctxsw paging=off runs=5")
     assert rc == 0
-    cost = {r["case"]: r for r in results(res, "ctxsw") if r["case"] != "rr"}
-    for r in cost.values():
+    for r in results(res, "ctxsw"):
         assert r["min"] == r["max"], "under icount every run costs the same"
-    # instructions: pushad/popad are one each, callee pushes four registers, fxsave adds the image
-    assert 0 < cost["pushad"]["med"] < cost["callee"]["med"] < cost["fxsave"]["med"] <= 40
+    cost = {(routine, shape): ctxsw_cost(res, routine, shape) for routine in ROUTINES for shape in SHAPES}
+    # Instructions per switch (the totals; nothing subtracted). Each loop iteration is 12: the loop's own 10
+    # (sub, push, add, push, call work, mov ecx, call switch, add, cmp, jb) and the empty work function's
+    # ret, plus the switch routine, whose `ret` the loop's empty function stands in for:
+    #   pushad 17 = 12 + 5: pushad, 3 movs, popad (each one instruction);
+    #   callee 23 = 12 + 11: 4 pushes, 3 movs, 4 pops;
+    #   fxsave 30 = 12 + 18: callee's 11, and mov, sub, and, push (the image's aligned frame), fxsave,
+    #     fxrstor, pop esp;
+    #   jump symmetric 26 = 12 + 14: callee's 11, the own return address loaded, cmp, jne (not taken); ret;
+    #   jump asymmetric 27 = 12 + 15: the same with jne taken, then pop and jmp instead of ret.
+    # Symmetric or asymmetric makes no difference to the others: the shape changes where the switch is
+    # called from, not what runs.
+    assert cost == {("pushad", "symmetric"): (17, 12), ("pushad", "asymmetric"): (17, 12),
+                    ("callee", "symmetric"): (23, 12), ("callee", "asymmetric"): (23, 12),
+                    ("fxsave", "symmetric"): (30, 12), ("fxsave", "asymmetric"): (30, 12),
+                    ("jump", "symmetric"): (26, 12), ("jump", "asymmetric"): (27, 12)}
     rr = [r for r in results(res, "ctxsw") if r["case"] == "rr"]
-    assert all(r["med"] > cost["callee"]["med"] for r in rr), "the run queue costs more than a bare switch"
+    [rr_loop] = [r for r in results(res, "ctxsw") if r["case"] == "loop" and r["params"]["shape"] == "rr"]
+    # the round robin's loop: add, mov, call, cmp, jne and the empty function's ret per yield
+    assert rr_loop["med"] == 6
+    assert all(r["med"] > cost[("callee", "symmetric")][0] for r in rr), "the run queue costs more than a bare switch"
 
 
 def test_buffers_that_do_not_fit_are_skipped(tmp_path: Path) -> None:

@@ -10,10 +10,14 @@ REQ="$ROOT/tools/requirements.txt"
 STAMP="$VENV/.cleanroom-requirements.sha256"
 
 # Build: nasm, cross gcc/binutils and the cross C library (unit tests and
-# the hosted build link against it; apt only recommends it). ISO: grub-mkrescue and the GRUB platforms
+# the hosted build link against it; apt only recommends it); the host's own
+# gcc, its C library (static libc.a; gcc only recommends libc6-dev) and
+# Boost.Context (libboost-context-dev: the static libboost_context.a) for
+# the 64-bit peers helper. ISO: grub-mkrescue and the GRUB platforms
 # it packs, xorriso, mtools. Emulators: QEMU, OVMF, Bochs with its BIOSes and
 # term display. Host tool: python3 with venv; taskset (util-linux) pins hosted runs.
 PACKAGES="nasm gcc-i686-linux-gnu binutils-i686-linux-gnu libc6-dev-i386-cross
+gcc libc6-dev libboost-context-dev
 grub-common grub-pc-bin grub-efi-ia32-bin grub-efi-amd64-bin xorriso mtools
 qemu-system-x86 ovmf bochs bochsbios vgabios bochs-term util-linux
 python3 python3-venv"

@@ -4,12 +4,13 @@ derived.csv and Figures 3-8 (plots.py). A module of the report registry (report.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Callable
 
 from . import paper, text
 from .context import Derived, Run, csv_and_plots
-from .derive import (EVENT_SHORT, MISS_EVENTS, QUANTITIES, Row, Series, collect_ctxsw, conc_counter, derive,
-                     effect_name, pick, vm_counter, vm_label, vm_pairs)
-from .interval import LEGEND, cell, short, verdict
+from .derive import (EVENT_SHORT, MISS_EVENTS, QUANTITIES, RR, SHAPES, Row, Series, SwitchCost, collect_ctxsw,
+                     conc_counter, derive, effect_name, pick, switch_costs, vm_counter, vm_label, vm_pairs)
+from .interval import LEGEND, Interval, cell, short, verdict
 from .machine import Units
 from .text import exact, table
 
@@ -21,26 +22,59 @@ SUMMARY_SERIES = 2  # workset series the summary answers for; the rest are in re
 
 # --- ctxsw -----------------------------------------------------------------
 
+SHAPE_TEXT = {"": "-", RR: "run queue"}  # how the table names a shape (the others as they are)
+
+
 def section_ctxsw(run: Run) -> list[str]:
-    points = collect_ctxsw(run.records)
-    if not points:
+    costs = switch_costs(collect_ctxsw(run.records))
+    if not costs:
         return []
-    rows = [[p.case, str(p.n), p.mode, cell(p.value)] for p in points]
-    return ([f"ctxsw: {run.units.name} per switch (loop cost subtracted), median (min..max)"]
-            + table(["variant", "fibers", "paging", "per switch"], rows, numeric={1, 3}))
+    rows = [[c.variant, SHAPE_TEXT.get(c.shape, c.shape), str(c.n), c.mode, cell(c.total), cell(c.loop), cell(c.alone)]
+            for c in costs]
+    return ([f"ctxsw: {run.units.name} per switch, median (min..max): total = the whole run / its switches; loop = "
+             f"the same loop with an empty call for the switch, measured in turn with it; alone = total - loop"]
+            + table(["variant", "shape", "fibers", "paging", "total", "loop", "alone"], rows, numeric={2, 4, 5, 6}))
+
+
+def _both_shapes(costs: list[SwitchCost], value: Callable[[SwitchCost], Interval]) -> str:
+    """'pushad 17 / 17, callee 23 / 23, ...': each routine's symmetric / asymmetric value."""
+    by = {(c.variant, c.shape): c for c in costs}
+    parts = []
+    for variant in dict.fromkeys(c.variant for c in costs if c.shape in SHAPES):
+        shown = [short(value(by[(variant, shape)])) if (variant, shape) in by else "-" for shape in SHAPES]
+        parts.append(f"{variant} {' / '.join(shown)}")
+    return ", ".join(parts)
+
+
+def _round_robin(rr: list[SwitchCost], value: Callable[[SwitchCost], Interval]) -> str:
+    rr = sorted(rr, key=lambda c: c.n)
+    ends = [rr[0], rr[-1]] if len(rr) > 1 else rr
+    return "round robin " + ", ".join(f"n={c.n}: {short(value(c))}" for c in ends)
 
 
 def summary_ctxsw(run: Run) -> list[str]:
-    points = collect_ctxsw(run.records)
+    costs = switch_costs(collect_ctxsw(run.records))
     out = []
-    for mode in list(dict.fromkeys(p.mode for p in points))[:2]:
-        pairs = [p for p in points if p.mode == mode and p.case != "rr"]
-        rr = sorted((p for p in points if p.mode == mode and p.case == "rr"), key=lambda p: p.n)
-        text_ = ", ".join(f"{p.case} {short(p.value)}" for p in pairs)
+    for mode in list(dict.fromkeys(c.mode for c in costs))[:2]:
+        mine = [c for c in costs if c.mode == mode]
+        pairs = [c for c in mine if c.variant != "rr"]
+        rr = [c for c in mine if c.variant == "rr"]
+        head = f"switch cost, {run.units.short} per switch, {paper.paging_text(mode)}"
+        if any(c.shape in SHAPES for c in pairs):
+            text_ = f"{head}, symmetric / asymmetric: {_both_shapes(pairs, lambda c: c.total)}"
+            if rr:
+                text_ += f"; {_round_robin(rr, lambda c: c.total)}"
+            out.append(text_)
+            alone = f"  the switch alone (total - its loop): {_both_shapes(pairs, lambda c: c.alone)}"
+            if rr:
+                alone += f"; {_round_robin(rr, lambda c: c.alone)}"
+            out.append(alone)
+            continue
+        # a log from before the shapes: one value per routine, its loop already subtracted
+        text_ = ", ".join(f"{c.variant} {short(c.alone)}" for c in pairs)
         if rr:
-            text_ += (f"; round robin n={rr[0].n}: {short(rr[0].value)}, n={rr[-1].n}: {short(rr[-1].value)}"
-                      if len(rr) > 1 else f"; round robin n={rr[0].n}: {short(rr[0].value)}")
-        out.append(f"switch cost, {run.units.short} per switch, {paper.paging_text(mode)}: {text_}")
+            text_ += f"; {_round_robin(rr, lambda c: c.alone)}"
+        out.append(f"{head} (loop cost subtracted): {text_}")
     if out:
         out.append(f"  [paper: {paper.PAPER_SWITCH}]")
     return out
@@ -201,8 +235,13 @@ def summary(run: Run) -> list[str]:
 
 def derived(run: Run) -> list[Derived]:
     _series, rows = derive(run.records)
-    return [Derived("workset", f"{r.series} {r.paging} size={r.size} {r.quantity}".strip(), r.unit(run.units),
-                    r.value) for r in rows]
+    out = [Derived("workset", f"{r.series} {r.paging} size={r.size} {r.quantity}".strip(), r.unit(run.units),
+                   r.value) for r in rows]
+    unit = run.units.per("switch")
+    for c in switch_costs(collect_ctxsw(run.records)):
+        where = f"{c.variant} {c.shape} n={c.n} {c.mode}" if c.shape else f"{c.variant} n={c.n} {c.mode}"
+        out.append(Derived("ctxsw", f"{where} alone", unit, c.alone))
+    return out
 
 
 def write_derived(rows: list[Row], path: Path, units: Units | None = None) -> Path:

@@ -320,13 +320,20 @@ def extreme(rows: Iterable[Row], want: str = "max") -> Row | None:
 
 # --- ctxsw -----------------------------------------------------------------
 
+SYMMETRIC, ASYMMETRIC, RR = "symmetric", "asymmetric", "rr"
+SHAPES = (SYMMETRIC, ASYMMETRIC)
+LOOP = "loop"
+
+
 @dataclass(frozen=True)
 class SwitchPoint:
-    case: str  # pushad, callee, fxsave, fxsave/fnsave, rr
+    case: str  # pushad, callee, fxsave, fxsave/fnsave, jump, rr, loop
     mode: str
     n: int  # fibers (2 for the ping-pong cases)
     value: Interval
     runs: int
+    shape: str = ""  # symmetric, asymmetric, rr; "" in a log from before the shapes
+    routine: str = ""  # params.switch: the routine (a loop: the routine it was measured beside)
 
 
 def collect_ctxsw(records: Iterable[Record]) -> list[SwitchPoint]:
@@ -342,5 +349,40 @@ def collect_ctxsw(records: Iterable[Record]) -> list[SwitchPoint]:
         n = params.get("n")
         runs = r.get("n")
         points.append(SwitchPoint(case, mode_of(params), n if isinstance(n, int) else 2,
-                                  Interval.of(r), runs if isinstance(runs, int) else 1))
+                                  Interval.of(r), runs if isinstance(runs, int) else 1,
+                                  str(params.get("shape", "")), str(params.get("switch", ""))))
     return points
+
+
+@dataclass(frozen=True)
+class SwitchCost:
+    """One switch routine (or the round robin over n fibers) in one shape and memory mode: the run's
+    total per switch, the loop measured beside it (the same loop with an empty call for the switch),
+    and the switch alone, total - loop, with the band interval arithmetic gives it. A log from before
+    the shapes recorded only the difference: total and loop are unknown there."""
+
+    variant: str  # pushad, callee, fxsave, fxsave/fnsave, jump, rr
+    shape: str  # symmetric, asymmetric, rr, or ""
+    mode: str
+    n: int
+    total: Interval
+    loop: Interval
+    alone: Interval
+    runs: int
+
+
+def switch_costs(points: Iterable[SwitchPoint]) -> list[SwitchCost]:
+    """Every non-loop point with its loop (same routine, shape and mode), in record order."""
+    pts = list(points)
+    loops = {(p.routine, p.shape, p.mode): p for p in pts if p.case == LOOP}
+    out: list[SwitchCost] = []
+    for p in pts:
+        if p.case == LOOP:
+            continue
+        if not p.shape:  # before the shapes: the record was already the switch minus its loop
+            out.append(SwitchCost(p.case, "", p.mode, p.n, Interval.none(), Interval.none(), p.value, p.runs))
+            continue
+        loop = loops.get((p.routine, p.shape, p.mode))
+        base = loop.value if loop is not None else Interval.none()
+        out.append(SwitchCost(p.case, p.shape, p.mode, p.n, p.value, base, p.value - base, p.runs))
+    return out

@@ -10,9 +10,10 @@ kernel's own defaults (bench/workset.c, bench/ctxsw.c, kernel/suite.c):
     bytes    = 2 scenarios x 2 buffers x R x S x (runs + warmup) x passes
     refills  = 2 scenarios x 2 buffers x R     x (runs + warmup) x passes
     switches = 2 x R (multi only)              x (runs + warmup) x passes
-  ctxsw with R reps: 22 R switch-sized steps per run (3 ping-pong variants of
-    2R switches plus an equal stand-in loop, 5 round robins of about R switches
-    plus their baseline) and 5 R for the round robins' sizing pass.
+  ctxsw with R reps: 38 R switch-sized steps per run (4 switch routines x 2
+    shapes of 2R switches, each shape with its loop of 2R iterations; 5 round
+    robins of about R switches and their loop of R) and 5 R for the round
+    robins' sizing pass.
   locks with R reps (10000, 1000000 for suite=paper): lock_reps = R x
     (runs + warmup) x passes; lock_rep_s is the measured time of one rep of
     every locks case together. tsc and create take well under a second.
@@ -26,7 +27,7 @@ kernel's own defaults (bench/workset.c, bench/ctxsw.c, kernel/suite.c):
 Sizes whose two buffers do not fit in guest memory are skipped, as the kernel
 skips them. case_seconds gives the longest single case of each benchmark (a
 run is silent for that long between two records): (runs + warmup) rounds, +1
-for aspace, of one size's multi case, of 22 R ctxsw switches, of R locks reps. The per-emulator constants were measured here (docs/REPORT.md).
+for aspace, of one size's multi case, of 38 R ctxsw switches, of R locks reps. The per-emulator constants were measured here (docs/REPORT.md).
 The model is approximate: within a factor of about 2 on another host.
 """
 
@@ -89,6 +90,13 @@ QUICK_BYTES = 4 * MIB
 QUICK_MIN_REPS = 4
 QUICK_MAX_REPS = 10_000
 CTXSW_REPS = 10_000
+# bench/ctxsw.c: switch-sized steps per round, in units of R: every routine
+# (pushad, callee, fxsave, jump) runs 2R switches in each of its 2 shapes and
+# 2R loop iterations beside each; the round robins about R switches for each
+# of their 5 n, and their loop R iterations. Plus 5 R once per pass (sizing).
+CTXSW_ROUTINES = 4
+CTXSW_STEPS = CTXSW_ROUTINES * 2 * 2 * 2 + 5 + 1
+CTXSW_SIZING = 5
 LOCKS_REPS = 10_000
 LOCKS_PAPER_REPS = 1_000_000
 ASPACE_REPS = 1_000
@@ -244,7 +252,7 @@ def estimate(p: Plan, emulator: str, memory_mb: int) -> Estimate | None:
             switches += 2 * r * vm_rounds
     if "ctxsw" in p.benches:
         r = p.ctxsw_reps()
-        switches += 22 * r * rounds + 5 * r * passes
+        switches += CTXSW_STEPS * r * rounds + CTXSW_SIZING * r * passes
     lock_reps = p.locks_reps() * rounds if "locks" in p.benches else 0
     thread_switches = aspace_reps = 0
     if "aspace" in p.benches and speed.aspace_rep_s:
@@ -293,7 +301,7 @@ def case_seconds(p: Plan, emulator: str, memory_mb: int) -> dict[str, float]:
                     for s in p.sizes if _fits(s, memory_mb)]
         out["workset"] = rounds * max(per_size, default=0.0)
     if "ctxsw" in p.benches:
-        out["ctxsw"] = rounds * 22 * p.ctxsw_reps() * speed.switch_s
+        out["ctxsw"] = rounds * CTXSW_STEPS * p.ctxsw_reps() * speed.switch_s
     if "locks" in p.benches:
         out["locks"] = rounds * p.locks_reps() * speed.lock_rep_s
     if "aspace" in p.benches and speed.aspace_rep_s:

@@ -198,9 +198,47 @@ def peers(ctx: Context, out: Path) -> Path | None:
     return _save(fig, ctx, out / "peers.png")
 
 
+# (bits, shape) -> bar colour and hatch: blue 32-bit, orange 64-bit; the asymmetric shape hatched
+SERIES_STYLE = {(32, "symmetric"): ("tab:blue", ""), (32, "asymmetric"): ("lightsteelblue", "//"),
+                (64, "symmetric"): ("tab:orange", ""), (64, "asymmetric"): ("navajowhite", "//")}
+
+
+def switches(ctx: Context, out: Path) -> Path | None:
+    """The peers' switch table as bars: per system, one bar per (bits, shape) the run has, log y."""
+    rows = lr.switch_rows(ctx.records)
+    if not rows:
+        return None
+    names = list(dict.fromkeys(r.name for r in rows))
+    series = [(b, shape) for b in lr.switch_bits(rows) for shape in lr.SHAPES
+              if any(r.shape == shape and b in r.values for r in rows)]
+    mode = lr.modes(lr.collect(ctx.records, lr.PEERS))[0]
+    fig, ax = _new(ctx, "peers: one switch, 32- and 64-bit, both shapes", mode)
+    width = 0.8 / len(series)
+    for i, (b, shape) in enumerate(series):
+        vals = []
+        for name in names:
+            row = next((r for r in rows if r.name == name and r.shape == shape), None)
+            vals.append(row.values[b] if row and b in row.values else Interval.none())
+        xs = [x - 0.4 + width * (i + 0.5) for x in range(len(names))]
+        color, hatch = SERIES_STYLE.get((b, shape), ("gray", ""))
+        heights = [v.mid for v in vals]
+        bars = ax.bar(xs, heights, width, color=color, hatch=hatch, edgecolor="dimgray", linewidth=0.5,
+                      label=f"{b}-bit, {shape}", yerr=_errors(vals), capsize=2)
+        ax.bar_label(bars, labels=[f"{v.mid:.0f}" if v.ok else "" for v in vals], fontsize=7, padding=2)
+    ax.set_yscale("log")
+    ax.set_xticks(range(len(names)), names, fontsize=8)
+    ax.set_xlabel("system (symmetric: both sides run one loop; asymmetric: a driver and a coroutine)")
+    ax.set_ylabel(f"{ctx.units.short} per switch (median; bars: min..max), log scale")
+    top = max(v for r in rows for v in (x.mid for x in r.values.values()) if v == v)
+    ax.set_ylim(1, top * 8)
+    ax.legend(fontsize=8, loc="upper left")
+    return _save(fig, ctx, out / "peers-switches.png")
+
+
 FigureFn = Callable[[Context, Path], "Path | None"]
 FIGURES: tuple[tuple[str, FigureFn], ...] = (
     ("litethreads", litethreads), ("valchanov", valchanov), ("create", create), ("peers", peers),
+    ("switches", switches),
 )
 
 

@@ -5,7 +5,10 @@ Every figure is a record's median (`med`, TSC ticks or instructions per
 operation as the kernel divided it) with the band of its runs; ratios and
 slopes are of the medians and carry the interval-arithmetic band of their
 inputs. Tables have one column per paging mode (`off`, `on/4k`, ... or
-`host`). docs/REPORT.md describes the tables, the checks and locks.csv.
+`host`), except the peers' switch table: one column per width (32-bit, 64-bit)
+with the ratio to Boost.Context beside each, the 32-bit rows of cleanroom's own
+routines taken from the same run's ctxsw records. docs/REPORT.md describes the
+tables, the checks and locks.csv.
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ from .text import table
 BENCHES = ("locks", "create", "peers")
 LOCKS, CREATE, PEERS = BENCHES
 LOCKS_CSV = "locks.csv"
+SWITCHES_TABLE = "peers_switches"  # locks.csv's table of the switch rows
 LOCKS_HEADER = CELL_HEADER
 
 UNCONTENDED = ("tas", "ttas", "ticket", "tas_pause", "ttas_pause", "ticket_pause", "mutex", "spinblock", "sem")
@@ -49,6 +53,27 @@ COMPARISONS: tuple[tuple[str, str, str], ...] = (
     ("lock+unlock, ttas vs spin", "lock_ttas", "lock_pthread_spin"),
     ("lock+unlock, ticket vs spin", "lock_ticket", "lock_pthread_spin"),
 )
+# peers, switches: (row, short name, its records as (bench, case)). The 32-bit rows of cleanroom's own
+# routines come from bench ctxsw (params.shape, no params.bits: the kernel and the hosted build are 32-bit);
+# the rest from peers, whose switch and handoff cases carry params.bits and params.shape. A system has a
+# value per (bits, shape).
+CTXSW = "ctxsw"
+BOOST = "Boost.Context jump_fcontext"
+SHAPES = ("symmetric", "asymmetric")
+SWITCH_SYSTEMS: tuple[tuple[str, str, tuple[tuple[str, str], ...]], ...] = (
+    ("cleanroom pushad", "pushad", ((CTXSW, "pushad"),)),
+    ("cleanroom callee", "callee", ((CTXSW, "callee"), (PEERS, "switch_callee64"))),
+    ("cleanroom fxsave", "fxsave", ((CTXSW, "fxsave"),)),
+    ("cleanroom jump (ret or pop + jmp)", "jump", ((CTXSW, "jump"), (PEERS, "switch_jump64"))),
+    ("callee frame, always pop + jmp", "pop+jmp", ((PEERS, "switch_popjmp64"),)),
+    (BOOST, "Boost", ((PEERS, "switch_boost"),)),
+    ("glibc swapcontext", "swapcontext", ((PEERS, "switch_ucontext"), (PEERS, "switch_ucontext64"))),
+    ("pthread mutex+condvar, 1 CPU, per handoff", "pthread handoff",
+     ((PEERS, "handoff_pthread"), (PEERS, "handoff_pthread64"))),
+)
+SHAPES_TEXT = ("symmetric: both sides run the same loop (every switch from one call site); asymmetric: a driver "
+               "and a coroutine switch from two call sites (a ret-based switch then returns where the return "
+               "stack buffer did not predict)")
 PAPERS = ("papers, for context: Valchanov-Andreev, 5 threads x 1 000 000 lock/unlock: user-space mutex "
           "82 875 us vs NPTL 615 154 us (about 7.4x); LiteThreads: on one CPU the user time grows linearly "
           "with the unlock spin and is unaffected by the lock spin")
@@ -254,11 +279,20 @@ def _skip_why(records: list[Record], case: str) -> str:
     return ""
 
 
+def _compared(p: Point) -> bool:
+    """The comparisons are of the 32-bit program, switches in the shape of switch_fiber (one loop)."""
+    return p.params.get("bits", 32) == 32 and p.params.get("shape", "symmetric") == "symmetric"
+
+
 def peer_rows(records: list[Record]) -> list[PeerRow]:
-    points = collect(records, PEERS)
+    void = voided(records)
+    points = [p for p in collect(records, PEERS) if p.case not in void]
     rows = []
     for mode in modes(points):
-        by = {p.case: p for p in points if p.mode == mode}
+        by: dict[str, Point] = {}
+        for p in points:
+            if p.mode == mode and _compared(p):
+                by.setdefault(p.case, p)
         for what, ours, theirs in COMPARISONS:
             if ours in by or theirs in by:
                 rows.append(PeerRow(what, mode, by.get(ours), by.get(theirs),
@@ -283,9 +317,154 @@ def section_peers(run: Run) -> list[str]:
                     numeric={2, 4, 5}))
 
 
+# --- peers: switches in both shapes, 32- and 64-bit ----------------------------
+
+def voided(records: list[Record]) -> set[str]:
+    """Cases whose records an `error` record (code peers64: the 64-bit helper failed during their
+    samples) declares void."""
+    return {str(r.get("what")) for r in records if r.get("t") == "error" and r.get("code") == "peers64"}
+
+
+@dataclass(frozen=True)
+class SwitchRow:
+    system: str
+    name: str  # short, for the summary
+    shape: str
+    values: dict[int, Interval]  # by bits
+
+
+def _switch_points(records: list[Record]) -> list[tuple[str, int, str, Point]]:
+    """(system, bits, shape, point) of every record of SWITCH_SYSTEMS in the peers' first mode; ctxsw
+    records without params.shape (an older ctxsw) have no place here."""
+    peers = collect(records, PEERS)
+    if not peers:
+        return []
+    mode = modes(peers)[0]
+    void = voided(records)
+    where = {(bench, case): system for system, _name, recs in SWITCH_SYSTEMS for bench, case in recs}
+    out = []
+    for p in peers + collect(records, CTXSW):
+        system = where.get((p.bench, p.case))
+        shape = p.params.get("shape")
+        if system is None or p.mode != mode or shape not in SHAPES or (p.bench == PEERS and p.case in void):
+            continue
+        bits = p.params.get("bits", 32)
+        out.append((system, bits if isinstance(bits, int) else 32, str(shape), p))
+    return out
+
+
+def switch_rows(records: list[Record]) -> list[SwitchRow]:
+    """One row per system and shape that has a value, in SWITCH_SYSTEMS' order."""
+    points = _switch_points(records)
+    rows = []
+    for system, name, _recs in SWITCH_SYSTEMS:
+        for shape in SHAPES:
+            values: dict[int, Interval] = {}
+            for sys_, bits, shp, p in points:
+                if sys_ == system and shp == shape and bits not in values:
+                    values[bits] = p.value
+            if values:
+                rows.append(SwitchRow(system, name, shape, values))
+    return rows
+
+
+def switch_bits(rows: list[SwitchRow]) -> list[int]:
+    return sorted({b for r in rows for b in r.values})
+
+
+def boost_ref(rows: list[SwitchRow], bits: int) -> int | None:
+    """The width whose Boost.Context row the `bits` column is divided by: its own, else the other."""
+    have = sorted({b for r in rows if r.system == BOOST for b in r.values}, key=lambda b: (b != bits, -b))
+    return have[0] if have else None
+
+
+def boost_ratio(rows: list[SwitchRow], row: SwitchRow, bits: int) -> Interval:
+    """row / Boost.Context in the same shape (at boost_ref's width), with the band of the two."""
+    ref = boost_ref(rows, bits)
+    boost = next((r for r in rows if r.system == BOOST and r.shape == row.shape), None)
+    if ref is None or boost is None or ref not in boost.values or bits not in row.values:
+        return Interval.none()
+    return row.values[bits].ratio(boost.values[ref])
+
+
+VOID = "void: the 64-bit helper failed during its samples (see the error record)"
+
+
+def _switch_skips(records: list[Record]) -> list[str]:
+    """"case, case: skipped: why" for the peers' switch and handoff cases that did not run, one line per
+    reason; "case: void: ..." for those an error record voids."""
+    cases = {case for _s, _n, recs in SWITCH_SYSTEMS for bench, case in recs if bench == PEERS}
+    by_why: dict[str, list[str]] = {}
+    for r in records:
+        if r.get("t") == "skip" and r.get("bench") == PEERS and r.get("what") in cases:
+            by_why.setdefault(str(r.get("why") or "skipped"), []).append(str(r.get("what")))
+    for case in sorted(voided(records) & cases):
+        by_why.setdefault(VOID, []).append(case)
+    return [f"  {', '.join(dict.fromkeys(whats))}: {'' if why == VOID else 'skipped: '}{why}"
+            for why, whats in by_why.items()]
+
+
+def ratio_digits(v: Interval) -> int:
+    """Three significant figures or so: 0.31, 2.08, 35.6, 1577."""
+    m = abs(v.mid) if v.ok else 0.0
+    return 2 if m < 10 else 1 if m < 100 else 0
+
+
+def section_switches(run: Run) -> list[str]:
+    rows = switch_rows(run.records)
+    skips = _switch_skips(run.records)
+    if not rows and not skips:
+        return []
+    widths = switch_bits(rows)
+    head = ["system", "shape"]
+    for b in widths:
+        ref = boost_ref(rows, b)
+        head += [f"{b}-bit", f"/ Boost {ref}-bit" if ref is not None else "/ Boost"]
+    body = []
+    for r in rows:
+        line = [r.system, r.shape]
+        for b in widths:
+            ratio = boost_ratio(rows, r, b)
+            own = r.system == BOOST and b == boost_ref(rows, b) and b in r.values  # itself: no ratio to show
+            line += [_cell(r.values.get(b)), "ref" if own else ratio_cell(ratio, ratio_digits(ratio))]
+        body.append(line)
+    out = [f"peers, switches: {run.units.name} per switch (the timed loop over its switches, nothing subtracted), "
+           f"median (min..max); / Boost: over Boost.Context's jump_fcontext in the same shape"]
+    if rows:
+        out += table(head, body, numeric=set(range(2, len(head))))
+    out.append("  " + SHAPES_TEXT)
+    if rows and not any(p.bench == CTXSW for _s, _b, _sh, p in _switch_points(run.records)):
+        out.append("  cleanroom's 32-bit pushad, callee, fxsave and jump rows come from bench ctxsw (with "
+                   "params.shape): not in this run")
+    return out + skips
+
+
+def summary_switches(run: Run) -> list[str]:
+    rows = switch_rows(run.records)
+    boost = [r for r in rows if r.system == BOOST]
+    if not boost:
+        return []
+    parts = []
+    for system, name, _recs in SWITCH_SYSTEMS:
+        if system == BOOST:
+            continue
+        mine = [r for r in rows if r.system == system]
+        texts = []
+        for b in switch_bits(mine):
+            ratios = [boost_ratio(rows, r, b) for r in mine if b in r.values]
+            texts.append(f"{b}-bit " + " / ".join(short(v, ratio_digits(v), null=1.0) for v in ratios))
+        if texts:
+            parts.append(f"{name} " + ", ".join(texts))
+    ref = boost_ref(rows, 64)
+    base = " / ".join(short(r.values.get(ref)) for r in boost if ref in r.values)
+    shapes = " / ".join(r.shape for r in boost if ref in r.values)
+    return [f"peers, per switch over Boost.Context's ({shapes}): " + "; ".join(parts)
+            + f"  [Boost.Context {ref}-bit: {base} {run.units.short}]"]
+
+
 def sections(run: Run) -> list[str]:
     out: list[str] = []
-    for block in (section_locks(run), section_create(run), section_peers(run)):
+    for block in (section_locks(run), section_create(run), section_peers(run), section_switches(run)):
         if block:
             out += ([""] if out else []) + block
     return out
@@ -334,6 +513,7 @@ def summary(run: Run) -> list[str]:
             f"{r.what} {short(r.ratio, 1, null=1.0)}" for r in peers if r.mode == mode
             and not r.what.startswith(("lock+unlock, ttas", "lock+unlock, ticket", "lock+unlock, spinblock")))
             + "  [LiteThreads: user-level switching and creation beat NPTL's system calls]")
+    out += summary_switches(run)
     return out
 
 
@@ -371,6 +551,13 @@ def cells(run: Run) -> list[Cell]:
         add("peers", r.mode, r.what, "cleanroom", f"{u}/op", r.ours.value if r.ours else None)
         add("peers", r.mode, r.what, "nptl", f"{u}/op", r.theirs.value if r.theirs else None)
         add("peers", r.mode, r.what, "nptl/cleanroom", "ratio", r.ratio, 1.0, True)
+    rows = switch_rows(records)
+    mode = modes(collect(records, PEERS))[0] if rows else ""
+    for r in rows:
+        for b in sorted(r.values):
+            add(SWITCHES_TABLE, mode, f"{r.system} {r.shape}", f"{b}-bit", f"{u}/switch", r.values[b])
+            add(SWITCHES_TABLE, mode, f"{r.system} {r.shape}", f"{b}-bit/boost", "ratio", boost_ratio(rows, r, b),
+                1.0, True)
     return out
 
 
@@ -379,7 +566,9 @@ def csv_rows(run: Run) -> list[list[str]]:
 
 
 def derived(run: Run) -> list[Derived]:
-    return [c.as_derived(c.table if c.table in BENCHES else LOCKS) for c in cells(run) if c.derived]
+    def group(tbl: str) -> str:
+        return PEERS if tbl == SWITCHES_TABLE else tbl if tbl in BENCHES else LOCKS
+    return [c.as_derived(group(c.table)) for c in cells(run) if c.derived]
 
 
 def write_csv(run: Run, path: Path) -> Path | None:

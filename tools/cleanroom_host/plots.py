@@ -13,8 +13,8 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable
 
 from . import paper
 from .context import Run
-from .derive import (EVENT_SHORT, HOST_LARGE, MISS_EVENTS, OFF, Row, Series, SwitchPoint, collect_ctxsw, conc_counter,
-                     derive, pick, vm_label, vm_pairs)
+from .derive import (EVENT_SHORT, HOST_LARGE, MISS_EVENTS, OFF, Row, Series, SwitchCost, collect_ctxsw, conc_counter,
+                     derive, pick, switch_costs, vm_label, vm_pairs)
 from .interval import FINDINGS, NO_SPREAD, verdict
 from .machine import Units
 
@@ -40,7 +40,7 @@ class PlotData:
 
     series: list[Series]
     rows: list[Row]
-    switches: list[SwitchPoint]
+    switches: list[SwitchCost]
     caches: list[paper.Cache]  # the caches to draw: none for an emulator, which models none
     subtitle: str
     note: str | None
@@ -55,7 +55,8 @@ class PlotData:
             where = f"{where}, {cpu.get('platform')}"
         subtitle = f"{paper.describe_cpu(cpu)} ({where}); unit: {run.units.name}"
         note = run.machine.trust if run.machine.emulated else None
-        return cls(series, rows, collect_ctxsw(run.records), run.machine.plot_caches, subtitle, note, run.units)
+        return cls(series, rows, switch_costs(collect_ctxsw(run.records)), run.machine.plot_caches, subtitle, note,
+                   run.units)
 
     def banded(self, series: str) -> bool:
         return any(s.runs > 1 for s in self.series if s.name == series)
@@ -372,48 +373,77 @@ def fig8(data: PlotData, out: Path) -> Path | None:
                             "(overhead multi - overhead single) / overhead single [%]", lines, "%")
 
 
+SHAPE_HATCH = {"symmetric": "", "asymmetric": "//", "": ""}
+
+
 def ctxsw(data: PlotData, out: Path) -> Path | None:
-    """Bars: TSC ticks (or instructions) per switch per variant and paging mode; line: round robin vs n."""
+    """Bars: TSC ticks (or instructions) per switch per routine, shape and paging mode, the whole run's
+    per switch, with the loop measured beside it marked on each bar (the switch alone is the part
+    above the mark); line: round robin against n, its loop dashed."""
     if not data.switches:
         return None
     plt = _pyplot()
-    pairs = [p for p in data.switches if p.case != "rr"]
-    rr = [p for p in data.switches if p.case == "rr"]
-    fig, axes = plt.subplots(1, 2 if rr else 1, figsize=(11.0 if rr else 7.0, 5.0), dpi=DPI, squeeze=False)
+    pairs = [c for c in data.switches if c.variant != "rr"]
+    rr = [c for c in data.switches if c.variant == "rr"]
+    fig, axes = plt.subplots(1, 2 if rr else 1, figsize=(12.0 if rr else 8.0, 5.0), dpi=DPI, squeeze=False,
+                             gridspec_kw={"width_ratios": [1.6, 1]} if rr else None)
     fig.suptitle("ctxsw: cost of one fiber switch", fontsize=13, fontweight="bold")
-    modes = sorted({p.mode for p in data.switches}, key=lambda m: (m != OFF, m))
+    modes = sorted({c.mode for c in data.switches}, key=lambda m: (m != OFF, m))
     ax = axes[0][0]
-    variants = list(dict.fromkeys(p.case for p in pairs))
-    width = 0.8 / max(1, len(modes))
-    for i, mode in enumerate(modes):
-        by_case = {p.case: p for p in pairs if p.mode == mode}
-        xs = [j + (i - (len(modes) - 1) / 2) * width for j, v in enumerate(variants) if v in by_case]
-        vals = [by_case[v] for v in variants if v in by_case]
-        if not vals:
-            continue
-        err = [[max(0.0, p.value.mid - p.value.lo) for p in vals], [max(0.0, p.value.hi - p.value.mid) for p in vals]]
-        bars = ax.bar(xs, [p.value.mid for p in vals], width, color=MODE_COLORS.get(mode, "tab:purple"),
-                      label=paper.paging_text(mode), yerr=err if any(p.runs > 1 for p in vals) else None, capsize=3)
-        ax.bar_label(bars, fmt="%.0f", fontsize=8, padding=2)
+    variants = list(dict.fromkeys(c.variant for c in pairs))
+    shapes = list(dict.fromkeys(c.shape for c in pairs))
+    bars_per = max(1, len(modes) * len(shapes))
+    width = 0.8 / bars_per
+    slot = 0
+    for mode in modes:
+        for shape in shapes:
+            by_case = {c.variant: c for c in pairs if c.mode == mode and c.shape == shape}
+            offset = (slot - (bars_per - 1) / 2) * width
+            slot += 1
+            xs = [j + offset for j, v in enumerate(variants) if v in by_case]
+            vals = [by_case[v] for v in variants if v in by_case]
+            if not vals:
+                continue
+            # a log from before the shapes has only the switch alone
+            mids = [(c.total if c.total.ok else c.alone) for c in vals]
+            err = [[max(0.0, v.mid - v.lo) for v in mids], [max(0.0, v.hi - v.mid) for v in mids]]
+            label = paper.paging_text(mode) + (f", {shape}" if shape else "")
+            bars = ax.bar(xs, [v.mid for v in mids], width, color=MODE_COLORS.get(mode, "tab:purple"),
+                          hatch=SHAPE_HATCH.get(shape, ""), edgecolor="white" if shape != "asymmetric" else "black",
+                          linewidth=0.5, label=label,
+                          yerr=err if any(c.runs > 1 and v.bounded for c, v in zip(vals, mids)) else None, capsize=3)
+            ax.bar_label(bars, fmt="%.0f", fontsize=8, padding=2)
+            for x, c in zip(xs, vals):
+                if c.loop.ok:
+                    ax.hlines(c.loop.mid, x - width / 2, x + width / 2, colors="black", linewidth=2)
+    if any(c.loop.ok for c in pairs):
+        ax.plot([], [], color="black", linewidth=2, label="its loop (empty call for the switch)")
     ax.set_xticks(range(len(variants)), variants)
-    ax.set_xlabel("switch variant (two fibers ping-ponging)")
-    ax.set_ylabel(f"{data.units.short} per switch (median; bars: min..max)")
+    ax.set_xlabel("switch routine (two parties ping-ponging)")
+    shaped = any(c.shape for c in pairs)
+    ax.set_ylabel(f"{data.units.short} per switch, {'whole run' if shaped else 'loop subtracted'} "
+                  f"(median; bars: min..max)")
     ax.set_title(data.subtitle, fontsize=9, color="dimgray")
     if modes:
         ax.legend(fontsize=8)
     if rr:
         ax2 = axes[0][1]
         for mode in modes:
-            pts = sorted((p for p in rr if p.mode == mode), key=lambda p: p.n)
+            pts = sorted((c for c in rr if c.mode == mode), key=lambda c: c.n)
             if not pts:
                 continue
             color = MODE_COLORS.get(mode, "tab:purple")
-            ax2.plot([p.n for p in pts], [p.value.mid for p in pts], "-o", color=color, label=paper.paging_text(mode))
-            if any(p.runs > 1 and p.value.bounded for p in pts):
-                ax2.fill_between([p.n for p in pts], [p.value.lo for p in pts], [p.value.hi for p in pts],
+            vals = [(c.total if c.total.ok else c.alone) for c in pts]
+            ax2.plot([c.n for c in pts], [v.mid for v in vals], "-o", color=color, label=paper.paging_text(mode))
+            if any(c.runs > 1 and v.bounded for c, v in zip(pts, vals)):
+                ax2.fill_between([c.n for c in pts], [v.lo for v in vals], [v.hi for v in vals],
                                  color=color, alpha=0.18, linewidth=0)
+            loops = [c.loop.mid for c in pts if c.loop.ok]
+            if loops:
+                ax2.axhline(loops[0], color=color, linestyle="--", linewidth=1,
+                            label=f"{paper.paging_text(mode)}: its loop")
         ax2.set_xscale("log", base=2)
-        ns = sorted({p.n for p in rr})
+        ns = sorted({c.n for c in rr})
         ax2.set_xticks(ns, [str(n) for n in ns])
         ax2.set_xlabel("fibers in the run queue (round robin), log2 scale")
         ax2.set_ylabel(f"{data.units.short} per switch")
