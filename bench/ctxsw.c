@@ -39,38 +39,6 @@ static void no_work(void *ctx, int which)
     (void)ctx, (void)which;
 }
 
-static int64_t run_symmetric(void *arg)
-{
-    struct fiber_pair *p = arg;
-    pair_prepare(p);
-    uint64_t t0 = tsc_begin();
-    pair_run(p);
-    return (int64_t)(tsc_end() - t0);
-}
-
-static int64_t run_asymmetric(void *arg)
-{
-    struct fiber_pair *p = arg;
-    pair_prepare_driver(p);
-    uint64_t t0 = tsc_begin();
-    pair_run_driver(p);
-    return (int64_t)(tsc_end() - t0);
-}
-
-static int64_t run_symmetric_loop(void *arg)
-{
-    uint64_t t0 = tsc_begin();
-    pair_run_serial(arg);
-    return (int64_t)(tsc_end() - t0);
-}
-
-static int64_t run_asymmetric_loop(void *arg)
-{
-    uint64_t t0 = tsc_begin();
-    pair_run_driver_serial(arg);
-    return (int64_t)(tsc_end() - t0);
-}
-
 static void pair_case(struct bench_case *c, const char *name, const char *routine, const char *shape, uint32_t reps)
 {
     *c = (struct bench_case){ .name = name, .per = 2 * (uint64_t)reps };
@@ -109,10 +77,10 @@ static void one_routine(struct bench_ctx *ctx, enum switch_kind k, uint32_t reps
         asym.params[asym.nparams++] = (struct bench_param)PARAM_STR("save", switch_fpu_method());
     }
     const struct bench_item items[] = {
-        { .c = &sym, .fn = run_symmetric, .arg = &pair },
-        { .c = &asym, .fn = run_asymmetric, .arg = &pair },
-        { .c = &sym_loop, .fn = run_symmetric_loop, .arg = &pair },
-        { .c = &asym_loop, .fn = run_asymmetric_loop, .arg = &pair },
+        { .c = &sym, .fn = pair_timed_symmetric, .arg = &pair },
+        { .c = &asym, .fn = pair_timed_asymmetric, .arg = &pair },
+        { .c = &sym_loop, .fn = pair_timed_serial, .arg = &pair },
+        { .c = &asym_loop, .fn = pair_timed_driver_serial, .arg = &pair },
     };
     bench_measure_set(ctx, items, sizeof items / sizeof items[0]);
     pair_free(&pair);

@@ -57,15 +57,6 @@
 
 static void no_work(void *ctx, int which) { (void)ctx, (void)which; }
 
-static int64_t run_switch_fiber(void *arg)
-{
-    struct fiber_pair *p = arg;
-    pair_prepare(p);
-    uint64_t t0 = tsc_begin();
-    pair_run(p);
-    return (int64_t)(tsc_end() - t0);
-}
-
 /* hosted64/peerloops.c times with the same clock as every other case. */
 uint64_t peer_clock_begin(void) { return tsc_begin(); }
 uint64_t peer_clock_end(void) { return tsc_end(); }
@@ -624,7 +615,7 @@ static void run(struct bench_ctx *ctx)
 
     struct fiber_pair pair;
     if (pair_init(&pair, SWITCH_CALLEE, reps, no_work, 0))
-        measure1(ctx, "switch_fiber", switches, run_switch_fiber, &pair, "cleanroom callee");
+        measure1(ctx, "switch_fiber", switches, pair_timed_symmetric, &pair, "cleanroom callee");
     else
         bench_skip(ctx, "switch_fiber", "no memory for two fiber stacks");
     uint8_t *uc_stacks = memory_alloc(2 * UC_STACK, 16);

@@ -51,6 +51,10 @@ static void refill(void *ctx, int which)
 /* The same loop as the fibers', an empty call in place of each switch
  * (runtime/pair.h), so that multi - single is the switches and their cache
  * effects: at size 0, ctxsw's symmetric case minus its loop. */
+/* Not runtime/pair.h's pair_timed_serial/_symmetric: tests/test_workset.py
+ * pins multi - single to the instruction under icount, and these two
+ * wrappers' timed regions are what it was pinned on (the shared ones
+ * differ by 8 instructions of call set-up). */
 static int64_t run_single(void *arg)
 {
     struct workset *w = arg;

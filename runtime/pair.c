@@ -137,13 +137,32 @@ void pair_free(struct fiber_pair *p)
     fiber_stack_free(&p->stacks[0]);
 }
 
-int64_t pair_switch_cycles(struct fiber_pair *p)
+int64_t pair_timed_symmetric(void *pair)
 {
-    pair_prepare(p);
+    pair_prepare(pair);
     uint64_t t0 = tsc_begin();
-    pair_run(p);
-    uint64_t t1 = tsc_end();
-    pair_run_serial(p);
-    uint64_t serial = tsc_end() - t1, paired = t1 - t0;
-    return (int64_t)paired - (int64_t)serial;
+    pair_run(pair);
+    return (int64_t)(tsc_end() - t0);
+}
+
+int64_t pair_timed_asymmetric(void *pair)
+{
+    pair_prepare_driver(pair);
+    uint64_t t0 = tsc_begin();
+    pair_run_driver(pair);
+    return (int64_t)(tsc_end() - t0);
+}
+
+int64_t pair_timed_serial(void *pair)
+{
+    uint64_t t0 = tsc_begin();
+    pair_run_serial(pair);
+    return (int64_t)(tsc_end() - t0);
+}
+
+int64_t pair_timed_driver_serial(void *pair)
+{
+    uint64_t t0 = tsc_begin();
+    pair_run_driver_serial(pair);
+    return (int64_t)(tsc_end() - t0);
 }

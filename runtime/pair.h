@@ -55,10 +55,12 @@ void pair_run_driver(struct fiber_pair *p);
  * coroutine's, each with the empty call instead of the switch. */
 void pair_run_driver_serial(struct fiber_pair *p);
 void pair_free(struct fiber_pair *p);
-/* Cycles of pair_run minus pair_run_serial (prepared here): the 2*reps
- * switches over the calls of an empty function in their place. Signed: a
- * difference inside the noise may be negative, and is returned as
- * measured. */
-int64_t pair_switch_cycles(struct fiber_pair *p);
+/* TSC ticks of one run of each shape and of its loop alone, the fresh
+ * frames built before the clock starts. The argument is the struct
+ * fiber_pair, so these serve as the benchmarks' run functions directly. */
+int64_t pair_timed_symmetric(void *pair);
+int64_t pair_timed_asymmetric(void *pair);
+int64_t pair_timed_serial(void *pair);
+int64_t pair_timed_driver_serial(void *pair);
 
 #endif
