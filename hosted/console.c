@@ -49,4 +49,6 @@ void console_banner_serial(const char *s)
 bool serial_present(void) { return true; }
 void serial_write(const char *s, size_t n) { console_record_sink(0, s, n); }
 void serial_drain(void) { flush(); }
+void serial_report(void) {}             /* records go to stdout: no UART */
+void console_serial_summary(void) {}
 bool vga_present(void) { return false; }

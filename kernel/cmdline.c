@@ -50,6 +50,25 @@ bool cmdline_parse_size(const char *s, size_t n, uint64_t *out)
     return true;
 }
 
+/* "0x" and 1 to 4 hex digits (an I/O port number). */
+static bool parse_hex_port(const char *s, size_t n, uint64_t *out)
+{
+    uint64_t v = 0;
+    if (n < 3 || n > 6 || s[0] != '0' || (s[1] != 'x' && s[1] != 'X'))
+        return false;
+    for (size_t i = 2; i < n; i++) {
+        char c = s[i];
+        uint64_t d = c >= '0' && c <= '9' ? (uint64_t)(c - '0')
+                   : c >= 'a' && c <= 'f' ? (uint64_t)(c - 'a' + 10)
+                   : c >= 'A' && c <= 'F' ? (uint64_t)(c - 'A' + 10) : 16;
+        if (d == 16)
+            return false;
+        v = v * 16 + d;
+    }
+    *out = v;
+    return true;
+}
+
 static void size_text(char *buf, size_t size, uint64_t v)
 {
     if (v && v % (1u << 30) == 0)
@@ -70,8 +89,12 @@ void cmdline_accepted(enum config_key key, const struct name_list *bench_names, 
     buf[0] = 0;
     switch (k->kind) {
     case KIND_ENUM:
+    case KIND_ENUM_OR_PORT:
         for (uint32_t i = 0; k->values[i]; i++)
             len += fmt(buf + len, len < size ? size - len : 0, "%s%s", i ? "|" : "", k->values[i]);
+        if (k->kind == KIND_ENUM_OR_PORT)
+            fmt(buf + len, len < size ? size - len : 0, "|0xPORT (an I/O port from 0x%llx to 0x%llx)",
+                (unsigned long long)k->min, (unsigned long long)k->max);
         break;
     case KIND_FLAG:
         fmt(buf, size, "0|1");
@@ -205,6 +228,17 @@ static void parse_token(struct parser *p, const char *tok, size_t n)
     }
     uint64_t num;
     switch (k->kind) {
+    case KIND_ENUM_OR_PORT:
+        if (parse_hex_port(v, vn, &num)) {
+            if (num < k->min || num > k->max) {
+                reject(p, key, "port out of range");
+                return;
+            }
+            *config_field_u32(cfg, (enum config_key)key) = (uint32_t)num;
+            break;
+        }
+        /* not a port: one of the named values */
+        /* fall through */
     case KIND_ENUM:
         for (uint32_t i = 0; k->values[i]; i++) {
             if (span_eq(v, vn, k->values[i])) {

@@ -9,6 +9,8 @@ static const char *const fill_values[] = { "loop", "stos", "sse", 0 };
 static const char *const provoke_values[] = { "none", "de", "ud", "pf", "gp", "stack", "fiber", "hang", 0 };
 static const char *const pages_values[] = { "4k", "2m", "both", 0 };
 static const char *const counters_values[] = { "auto", "off", 0 };
+/* in the order of enum serial_choice */
+static const char *const serial_values[] = { "auto", "com1", "com2", "com3", "com4", "pci", "none", 0 };
 /* in the order of enum switch_kind (runtime/switch.h) */
 static const char *const switch_values[] = { "pushad", "callee", "fxsave", "jump", 0 };
 
@@ -49,6 +51,9 @@ const struct key_spec config_keys[KEY_COUNT] = {
                     "hosted build: back the workset buffers with 4 KiB or 2 MiB pages, or compare both" },
     [KEY_COUNTERS] = { "counters", KIND_ENUM, counters_values, 0, 0, offsetof(struct config, counters),
                        "hardware event counters around every sample where the platform has them, or off" },
+    [KEY_SERIAL] = { "serial", KIND_ENUM_OR_PORT, serial_values, SERIAL_PORT_MIN, SERIAL_PORT_MAX,
+                     offsetof(struct config, serial),
+                     "where records go: every UART found (auto), one COM port, PCI UARTs, an I/O port, or none" },
 };
 
 void config_defaults(struct config *cfg)
@@ -75,9 +80,21 @@ uint32_t *config_field_u32(struct config *cfg, enum config_key key)
 
 const char *config_value_name(const struct config *cfg, enum config_key key)
 {
+    static char port_name[8]; /* "0xffff": one CPU, read before the next call */
     const struct key_spec *k = &config_keys[key];
     uint32_t v = *config_field_u32((struct config *)cfg, key);
-    if (k->kind != KIND_ENUM)
+    if (k->kind == KIND_ENUM_OR_PORT && v >= k->min) {
+        const char *hex = "0123456789abcdef";
+        int n = 0;
+        port_name[n++] = '0';
+        port_name[n++] = 'x';
+        for (int shift = 12; shift >= 0; shift -= 4)
+            if ((v >> shift) || shift == 0 || n > 2)
+                port_name[n++] = hex[(v >> shift) & 0xf];
+        port_name[n] = 0;
+        return port_name;
+    }
+    if (k->kind != KIND_ENUM && k->kind != KIND_ENUM_OR_PORT)
         return 0;
     for (uint32_t i = 0; k->values[i]; i++)
         if (i == v)

@@ -17,6 +17,10 @@ enum page_size { PAGESIZE_4K, PAGESIZE_4M };
 enum fill_kind { FILL_LOOP, FILL_STOS, FILL_SSE };
 enum pages_mode { PAGES_4K, PAGES_2M, PAGES_BOTH };
 enum counters_mode { COUNTERS_AUTO, COUNTERS_OFF };
+/* serial=: a named choice, or (values >= SERIAL_PORT_MIN) an I/O port number */
+enum serial_choice { SERIAL_AUTO, SERIAL_COM1, SERIAL_COM2, SERIAL_COM3, SERIAL_COM4, SERIAL_PCI, SERIAL_NONE };
+#define SERIAL_PORT_MIN 0x100
+#define SERIAL_PORT_MAX 0xfff8
 enum provoke { PROVOKE_NONE, PROVOKE_DE, PROVOKE_UD, PROVOKE_PF, PROVOKE_GP, PROVOKE_STACK, PROVOKE_FIBER, PROVOKE_HANG };
 
 enum config_key {
@@ -37,6 +41,7 @@ enum config_key {
     KEY_SWITCH,
     KEY_PAGES,
     KEY_COUNTERS,
+    KEY_SERIAL,
     KEY_COUNT
 };
 
@@ -47,6 +52,7 @@ enum key_kind {
     KIND_SIZE_LIST, /* comma-separated sizes */
     KIND_NAME_LIST, /* comma-separated names from a list given at parse time */
     KIND_FLAG,      /* 0 or 1 */
+    KIND_ENUM_OR_PORT, /* one of values[], or 0x<hex> an I/O port in [SERIAL_PORT_MIN, SERIAL_PORT_MAX] */
 };
 
 #define CFG_MAX_SIZES 64
@@ -55,6 +61,7 @@ enum key_kind {
 struct config {
     uint32_t suite, exit, console, paging, pagesize, fill, raw, provoke, switch_kind, pages, counters;
     uint32_t runs, warmup, reps;
+    uint32_t serial; /* enum serial_choice, or an I/O port (>= SERIAL_PORT_MIN) */
     uint64_t maxsize;
     uint64_t sizes[CFG_MAX_SIZES];
     uint32_t nsizes;

@@ -1,15 +1,75 @@
 #include "kernel/console.h"
 
+#include "kernel/cmdline.h"
 #include "kernel/fmt.h"
+#include "kernel/memory.h"
 #include "kernel/serial.h"
 #include "kernel/string.h"
 
 static enum console_mode mode = CONSOLE_BOTH;
 
+/* serial= must be known before the first record, long before the full
+ * configuration is parsed (kernel/startup.c, which reports any bad token
+ * once a port carries records). A rejected serial= value leaves the
+ * default, auto, so that error reaches the user. */
+static uint32_t early_serial_choice(void)
+{
+    static struct config early; /* too large for the boot stack's comfort */
+    cmdline_parse(boot_info()->cmdline, &early, 0, 0, 0);
+    return early.serial;
+}
+
 void console_init(void)
 {
-    serial_init();
     vga_init();
+    serial_init(early_serial_choice());
+}
+
+static void port_label(char *buf, size_t size, const struct serial_port *p)
+{
+    if (p->is_pci)
+        fmt(buf, size, "PCI %02x:%02x.%x port 0x%x", p->pci.bus, p->pci.dev, p->pci.func, p->base);
+    else {
+        size_t n = fmt(buf, size, "%s 0x%x (%s)", p->kind, p->base, p->source);
+        for (size_t i = 0; i < n && i < size && buf[i] != ' '; i++)
+            if (buf[i] >= 'a' && buf[i] <= 'z')
+                buf[i] = (char)(buf[i] - 'a' + 'A'); /* COM2, as the BIOS setup calls it */
+    }
+}
+
+void console_serial_summary(void)
+{
+    uint32_t n;
+    const struct serial_port *ports = serial_ports(&n);
+    char label[48];
+    if (serial_choice() == SERIAL_NONE) {
+        console_say(VGA_GREY, "serial=none: no UART touched, records go nowhere");
+        return;
+    }
+    if (serial_present()) {
+        for (uint32_t i = 0; i < n; i++) {
+            if (!ports[i].used)
+                continue;
+            port_label(label, sizeof label, &ports[i]);
+            console_say(VGA_GREY, "serial: records on %s, 115200 8N1", label);
+        }
+        return;
+    }
+    /* Nothing carries the records: say so, or a PC without COM1 looks dead. */
+    console_say(VGA_RED, "no working serial port: the records are not delivered; probed:");
+    bool any_pci = false;
+    for (uint32_t i = 0; i < n; i++) {
+        const struct serial_port *p = &ports[i];
+        any_pci |= p->is_pci;
+        port_label(label, sizeof label, p);
+        if (p->works)
+            console_say(VGA_YELLOW, "  %s works, not chosen by serial=", label);
+        else
+            console_say(VGA_YELLOW, "  %s: %s", label, p->problem ? p->problem : "no usable I/O port");
+    }
+    if (!any_pci)
+        console_say(VGA_YELLOW, serial_pci_scanned() ? "  PCI: no 16550-compatible UART (class 07/00)"
+                                                      : "  PCI: no configuration space (mechanism #1)");
 }
 
 void console_set_mode(enum console_mode m) { mode = m; }

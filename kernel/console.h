@@ -8,6 +8,9 @@
 #include "kernel/vga.h"
 
 void console_init(void);
+/* On screen: which serial ports carry the records, or that none does and
+ * what was probed (the hello record has the same in "serial"). */
+void console_serial_summary(void);
 void console_set_mode(enum console_mode mode);
 /* The record writer's sink (see kernel/record.h). */
 void console_record_sink(void *ctx, const char *s, size_t n);

@@ -37,7 +37,7 @@ void kmain(uint32_t magic, const struct multiboot_info *mbi)
     machine_quiet();                /* interrupts, PICs and NMI off: the clean room */
     boot_cr0 = machine_caches_on(); /* whatever the firmware left, caches on */
     memory_init(magic, mbi);        /* copy what we need of the multiboot data first */
-    console_init();                 /* COM1 (bounded) and the VGA text mirror */
+    console_init();                 /* serial ports found (bounded, serial=) and the VGA text mirror */
     gdt_init();                     /* our own flat segments and TSS */
     idt_init();                     /* every exception has a named handler */
     fault_init();                   /* ...that reports it as a fault record */

@@ -1,20 +1,54 @@
-/* 16550 UART on COM1, 115200 8N1, polled. Every wait is bounded, so a
- * machine without a UART (or with a wedged one) never hangs: output is
- * then dropped and serial_present() says so. */
+/* 16550-compatible UARTs, 115200 8N1, polled. serial_init finds them:
+ * COM1-COM4 at their standard addresses (0x3F8, 0x2F8, 0x3E8, 0x2E8) and
+ * any other port the BIOS data area names (cross-checked with its
+ * equipment word, as UEFI leaves that area empty or stale), each tested
+ * with the scratch register and a loopback byte; then PCI/PCIe UARTs (class 07, subclass 00, prog-if 00-06: 16450 to
+ * 16950, Intel AMT serial-over-LAN, PCIe serial cards) by their first I/O
+ * BAR. Records go to EVERY working port found (serial=auto): a loopback
+ * test proves a UART exists, not that a cable is attached to it, and a PC
+ * whose unused COM1 header passes the test while its AMT port is the one
+ * being watched would otherwise deliver nothing. serial= narrows the set.
+ * Every wait is bounded: a missing or wedged UART never hangs the machine;
+ * output to it is then dropped and serial_present() says so. */
 #ifndef KERNEL_SERIAL_H
 #define KERNEL_SERIAL_H
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
+
+#include "arch/pci.h"
+#include "kernel/config.h"
 
 #define COM1_PORT 0x3f8
 #define SERIAL_BAUD 115200
+#define SERIAL_PORTS_MAX 12
 
-bool serial_init(void);
+struct serial_port {
+    uint16_t base;           /* 0: none (a PCI UART without a usable I/O BAR) */
+    const char *kind;        /* "com1".."com4", "bda" (elsewhere), "pci", "port" (serial=0xPORT) */
+    const char *source;      /* "bda", "standard", "pci", "cmdline" */
+    bool is_pci;
+    struct pci_address pci;
+    bool works;              /* scratch register and loopback passed */
+    bool used;               /* records go here */
+    const char *problem;     /* why it does not work, or NULL */
+};
+
+/* Finds the ports and picks those serial= asks for (a value of enum
+ * serial_choice, or an I/O port number). SERIAL_NONE touches no port. */
+void serial_init(uint32_t choice);
+/* True when records reach at least one working port. */
 bool serial_present(void);
+const struct serial_port *serial_ports(uint32_t *count);
+/* The serial= value serial_init was given. */
+uint32_t serial_choice(void);
+bool serial_pci_scanned(void);
 void serial_write(const char *s, size_t n);
-/* Waits (bounded) until the transmitter is empty: call before an exit that
- * stops the machine at once, or the last bytes are lost. */
+/* Waits (bounded) until every transmitter is empty: call before an exit
+ * that stops the machine at once, or the last bytes are lost. */
 void serial_drain(void);
+/* Adds the "serial" object (ports found and used) to the open record. */
+void serial_report(void);
 
 #endif

@@ -25,9 +25,11 @@ void sysinfo_hello(void)
     rec_bool("vga", vga_present());
     if (b->aslr)
         rec_str("aslr", b->aslr);
+    serial_report();
     rec_end();
     console_say(VGA_WHITE, "cleanroom %s - bare-metal IA-32 measurement kernel", CLEANROOM_VERSION);
     console_say(VGA_GREY, "cmdline: %s", b->cmdline);
+    console_serial_summary();
 }
 
 void sysinfo_cpu(uint32_t boot_cr0)
@@ -95,6 +97,9 @@ void sysinfo_mem(void)
     rec_str("source", boot_info()->mem_source);
     rec_u64("top", memory_top());
     rec_u64("page_tables", paging_table_bytes());
+    rec_u64("reserved_overlap", memory_reserved_overlap());
+    rec_u64("dropped_regions", r->dropped);
+    rec_u64("dropped_bytes", r->dropped_bytes);
     rec_arr_begin("free");
     for (uint32_t i = 0; i < r->n; i++) {
         rec_arr_begin(0);
@@ -104,6 +109,15 @@ void sysinfo_mem(void)
     }
     rec_arr_end();
     rec_end();
+    if (r->dropped) {
+        rec_begin(REC_ERROR);
+        rec_str("code", "regions");
+        rec_str("msg", "the memory map has more free pieces than REGIONS_MAX (kernel/regions.h): the smallest were "
+                       "dropped (mem.dropped_regions, mem.dropped_bytes) and are never used");
+        rec_end();
+        console_say(VGA_YELLOW, "memory: %u small free regions dropped (%llu KiB): see the mem record", r->dropped,
+                    (unsigned long long)(r->dropped_bytes >> 10));
+    }
     console_say(VGA_GREY, "memory: %llu KiB usable, largest free block %llu KiB",
                 (unsigned long long)(memory_usable() >> 10), (unsigned long long)(memory_largest_free() >> 10));
 }
@@ -116,6 +130,7 @@ void sysinfo_config(const struct config *cfg)
         const struct key_spec *spec = &config_keys[k];
         switch (spec->kind) {
         case KIND_ENUM:
+        case KIND_ENUM_OR_PORT:
             rec_str(spec->name, config_value_name(cfg, (enum config_key)k));
             break;
         case KIND_FLAG:
