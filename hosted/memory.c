@@ -51,6 +51,7 @@ uint64_t memory_usable(void)
     return (uint64_t)sysconf(_SC_PHYS_PAGES) * (uint64_t)sysconf(_SC_PAGESIZE);
 }
 
+uint64_t memory_reserved_overlap(void) { return 0; } /* no firmware map here */
 uint64_t memory_largest_free(void) { return regions_largest_free(&arena); }
 uint32_t memory_top(void) { return 0; }
 const struct region_set *memory_regions(void) { return &arena; }

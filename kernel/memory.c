@@ -10,6 +10,7 @@ extern char _kernel_start[], _kernel_end[];
 static struct boot_info boot;
 static struct region_set free_set;
 static uint64_t usable;
+static uint64_t reserved_overlap;
 static uint32_t top;
 
 const struct boot_info *boot_info(void) { return &boot; }
@@ -42,13 +43,23 @@ void memory_init(uint32_t magic, const struct multiboot_info *mbi)
         str_copy(boot.loader, (const char *)mbi->boot_loader_name, sizeof boot.loader);
     if (mbi->flags & MBI_FLAG_MMAP) {
         boot.mem_source = "mmap";
-        uint32_t p = mbi->mmap_addr, end = mbi->mmap_addr + mbi->mmap_length;
-        while (p < end) {
+        uint32_t end = mbi->mmap_addr + mbi->mmap_length;
+        for (uint32_t p = mbi->mmap_addr; p < end; p += ((const struct multiboot_mmap_entry *)p)->size + 4) {
             const struct multiboot_mmap_entry *e = (const void *)p;
             if (e->type == MULTIBOOT_MEMORY_AVAILABLE)
                 add_usable(e->addr, e->len);
-            p += e->size + sizeof e->size;
         }
+        /* Maps may overlap (firmware lists a reserved or ACPI range inside
+         * or across available RAM, before or after it): whatever is not
+         * plain RAM wins, in whichever order the entries come. */
+        uint64_t before = regions_total(&free_set);
+        for (uint32_t p = mbi->mmap_addr; p < end; p += ((const struct multiboot_mmap_entry *)p)->size + 4) {
+            const struct multiboot_mmap_entry *e = (const void *)p;
+            if (e->type != MULTIBOOT_MEMORY_AVAILABLE && e->len && e->addr < FOUR_GIB)
+                regions_remove(&free_set, e->addr, e->addr + e->len > FOUR_GIB ? FOUR_GIB : e->addr + e->len);
+        }
+        reserved_overlap = before - regions_total(&free_set);
+        usable -= reserved_overlap;
     } else if (mbi->flags & MBI_FLAG_MEM) {
         boot.mem_source = "mem_upper";
         add_usable(0, (uint64_t)mbi->mem_lower << 10);
@@ -60,6 +71,7 @@ void memory_init(uint32_t magic, const struct multiboot_info *mbi)
 }
 
 uint64_t memory_usable(void) { return usable; }
+uint64_t memory_reserved_overlap(void) { return reserved_overlap; }
 uint64_t memory_largest_free(void) { return regions_largest_free(&free_set); }
 uint32_t memory_top(void) { return top; }
 const struct region_set *memory_regions(void) { return &free_set; }

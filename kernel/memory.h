@@ -1,6 +1,8 @@
 /* Physical memory from the multiboot map: what is usable, and large
  * aligned regions for benchmark buffers and page tables. The kernel image,
- * the first MiB and everything above 4 GiB are never handed out. The
+ * the first MiB, everything above 4 GiB and any range a non-available map
+ * entry covers (even where an available one overlaps it) are never handed
+ * out. The
  * multiboot data we need is copied into the kernel first (memory_init), so
  * nothing else needs protecting. */
 #ifndef KERNEL_MEMORY_H
@@ -25,6 +27,9 @@ struct boot_info {
 void memory_init(uint32_t magic, const struct multiboot_info *mbi);
 const struct boot_info *boot_info(void);
 uint64_t memory_usable(void);         /* bytes of usable RAM (the whole map) */
+/* Bytes the map listed as available that a reserved (or ACPI, bad...)
+ * entry also covers: taken out of the free set, and out of usable. */
+uint64_t memory_reserved_overlap(void);
 uint64_t memory_largest_free(void);   /* largest block a benchmark may get */
 uint32_t memory_top(void);            /* end of the highest usable byte below 4 GiB */
 /* An aligned block of free memory, or NULL when it does not fit. */

@@ -1,6 +1,11 @@
 #include "kernel/regions.h"
 
-void regions_init(struct region_set *s) { s->n = 0; }
+void regions_init(struct region_set *s)
+{
+    s->n = 0;
+    s->dropped = 0;
+    s->dropped_bytes = 0;
+}
 
 static void remove_at(struct region_set *s, uint32_t i)
 {
@@ -11,8 +16,24 @@ static void remove_at(struct region_set *s, uint32_t i)
 
 static void insert_at(struct region_set *s, uint32_t i, uint64_t base, uint64_t end)
 {
-    if (s->n >= REGIONS_MAX)
-        return; /* more holes than a PC has: drop the smallest-address extra */
+    if (s->n >= REGIONS_MAX) {
+        /* Full: keep the larger pieces, which benchmarks can use, and count
+         * what is lost. Only memory_init adds and removes, before anything
+         * is handed out, so no allocation lives in a dropped region. */
+        uint32_t smallest = 0;
+        for (uint32_t j = 1; j < s->n; j++)
+            if (s->r[j].end - s->r[j].base < s->r[smallest].end - s->r[smallest].base)
+                smallest = j;
+        s->dropped++;
+        if (end - base <= s->r[smallest].end - s->r[smallest].base) {
+            s->dropped_bytes += end - base;
+            return;
+        }
+        s->dropped_bytes += s->r[smallest].end - s->r[smallest].base;
+        remove_at(s, smallest);
+        if (smallest < i)
+            i--;
+    }
     for (uint32_t j = s->n; j > i; j--)
         s->r[j] = s->r[j - 1];
     s->r[i] = (struct region){ base, end, base };
@@ -40,6 +61,8 @@ void regions_add(struct region_set *s, uint64_t base, uint64_t len)
 
 void regions_remove(struct region_set *s, uint64_t base, uint64_t end)
 {
+    if (end <= base)
+        return; /* an empty range would otherwise split a region in two at base */
     for (uint32_t i = 0; i < s->n;) {
         struct region *r = &s->r[i];
         if (r->end <= base || r->base >= end) {

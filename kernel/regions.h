@@ -8,7 +8,11 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#define REGIONS_MAX 32
+/* Free RAM below 4 GiB in separate pieces: a BIOS e820 map gives a handful,
+ * a UEFI map (holes for runtime services, ACPI, MMIO) a few dozen at most.
+ * Past this many the smallest pieces are dropped and counted (dropped,
+ * dropped_bytes), and the mem record reports them as an error. */
+#define REGIONS_MAX 64
 
 struct region {
     uint64_t base, end; /* [base, end) */
@@ -18,6 +22,8 @@ struct region {
 struct region_set {
     struct region r[REGIONS_MAX];
     uint32_t n;
+    uint32_t dropped;       /* regions that did not fit (the smallest go first) */
+    uint64_t dropped_bytes; /* and the memory they held */
 };
 
 struct region_mark {
@@ -26,7 +32,8 @@ struct region_mark {
 };
 
 void regions_init(struct region_set *s);
-/* Adds [base, base+len), merged with overlapping or touching regions. */
+/* Adds [base, base+len), merged with overlapping or touching regions. When
+ * the set is full, the smallest region (possibly the new one) is dropped. */
 void regions_add(struct region_set *s, uint64_t base, uint64_t len);
 /* Removes [base, end) from every region (kernel image, low memory...). */
 void regions_remove(struct region_set *s, uint64_t base, uint64_t end);

@@ -45,6 +45,24 @@ int main(void)
     CHECK(c.maxsize == 512 * 1024);
     CHECK(c.given[KEY_SIZES] && c.given[KEY_RAW] && !c.given[KEY_PROVOKE]);
 
+    /* serial=: a named choice or an I/O port in hex; the error lists both forms */
+    CHECK(parse("x", &c) == 0 && c.serial == SERIAL_AUTO);
+    CHECK(parse("x serial=com2", &c) == 0 && c.serial == SERIAL_COM2 && c.given[KEY_SERIAL]);
+    CHECK(parse("x serial=pci", &c) == 0 && c.serial == SERIAL_PCI);
+    CHECK(parse("x serial=none", &c) == 0 && c.serial == SERIAL_NONE);
+    CHECK(parse("x serial=0x2F8", &c) == 0 && c.serial == 0x2f8);
+    CHECK_STR(config_value_name(&c, KEY_SERIAL), "0x2f8");
+    CHECK(parse("x serial=0xc050", &c) == 0 && c.serial == 0xc050);
+    CHECK_STR(config_value_name(&c, KEY_SERIAL), "0xc050");
+    CHECK(parse("x serial=com2", &c) == 0);
+    CHECK_STR(config_value_name(&c, KEY_SERIAL), "com2");
+    CHECK(parse("x serial=com5", &c) == 1 && c.serial == SERIAL_AUTO);
+    CHECK_STR(last_msg, "bad value");
+    CHECK(strstr(last_accepted, "auto|com1|com2|com3|com4|pci|none|0xPORT") != 0);
+    CHECK(parse("x serial=0x80", &c) == 1);
+    CHECK_STR(last_msg, "port out of range");
+    CHECK(parse("x serial=0x12345", &c) == 1 && parse("x serial=0xg00", &c) == 1 && parse("x serial=0x", &c) == 1);
+
     /* tabs and repeated blanks separate tokens */
     CHECK(parse("  suite=all\t\trruns=3  ", &c) == 1);
     CHECK_STR(last_token, "rruns=3");

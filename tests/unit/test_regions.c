@@ -53,6 +53,50 @@ int main(void)
     CHECK(ok);
     regions_release(&s, &m);
 
+    /* a map whose reserved entries overlap available ones, in either order:
+     * memory_init adds every available entry, then removes every other one */
+    regions_init(&s);
+    regions_add(&s, 0, 640 * 1024);
+    regions_add(&s, MIB, 127 * MIB);
+    regions_add(&s, 200 * MIB, 8 * MIB);
+    regions_remove(&s, 600 * 1024, MIB);            /* EBDA reserved, listed before the RAM it cuts */
+    regions_remove(&s, 16 * MIB, 17 * MIB);         /* ACPI inside RAM: split */
+    regions_remove(&s, 120 * MIB, 204 * MIB);       /* across the end of one region and into the next */
+    regions_remove(&s, 206 * MIB, 206 * MIB);       /* empty: nothing */
+    CHECK(s.n == 4);
+    CHECK(s.r[0].base == 0 && s.r[0].end == 600 * 1024);
+    CHECK(s.r[1].base == MIB && s.r[1].end == 16 * MIB);
+    CHECK(s.r[2].base == 17 * MIB && s.r[2].end == 120 * MIB);
+    CHECK(s.r[3].base == 204 * MIB && s.r[3].end == 208 * MIB);
+    CHECK(!regions_contains(&s, 16 * MIB, 1) && !regions_contains(&s, 150 * MIB, 1));
+    CHECK(s.dropped == 0 && s.dropped_bytes == 0);
+
+    /* no silent limit: past REGIONS_MAX the smallest pieces go, and are counted */
+    regions_init(&s);
+    uint64_t lost = 0;
+    for (uint32_t i = 0; i < REGIONS_MAX + 6; i++) {
+        uint64_t len = 4096 * (1 + i); /* growing sizes, holes between */
+        regions_add(&s, (uint64_t)i * 4 * MIB, len);
+        if (i < 6)
+            lost += len; /* the six smallest are the first six */
+    }
+    CHECK(s.n == REGIONS_MAX);
+    CHECK(s.dropped == 6 && s.dropped_bytes == lost);
+    CHECK(s.r[0].base == 6 * 4 * MIB);                /* still sorted, the smallest gone */
+    for (uint32_t i = 1; i < s.n; i++)
+        CHECK(s.r[i - 1].end < s.r[i].base);
+    /* a split of a full set drops the smaller piece too */
+    uint32_t before = s.dropped;
+    uint64_t big_base = s.r[s.n - 1].base, big_end = s.r[s.n - 1].end;
+    regions_remove(&s, big_base + 4096, big_base + 8192);
+    CHECK(s.n == REGIONS_MAX && s.dropped == before + 1);
+    CHECK(regions_contains(&s, big_base + 8192, big_end - big_base - 8192));
+    /* a small region added to a full set is the one dropped */
+    before = s.dropped;
+    uint64_t bytes = s.dropped_bytes;
+    regions_add(&s, 1000 * MIB, 1);
+    CHECK(s.dropped == before + 1 && s.dropped_bytes == bytes + 1 && !regions_contains(&s, 1000 * MIB, 1));
+
     /* removing everything leaves an empty set that refuses requests */
     regions_remove(&s, 0, 1ull << 32);
     CHECK(s.n == 0 && regions_total(&s) == 0 && !regions_alloc(&s, 1, 1, &d));
