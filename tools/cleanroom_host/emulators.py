@@ -23,6 +23,15 @@ BOCHS_IPS = 50_000_000
 
 DEFAULT_MEMORY_MB = 128
 
+# --serial: which UART the emulated PC has; the tool reads the log from it.
+# com1 is QEMU's default machine. com2: only an ISA UART at 0x2F8 (index 1
+# picks QEMU's second COM address and IRQ 3); a `-serial null -serial stdio`
+# pair would leave a working COM1 in the machine, which tests nothing. pci:
+# no ISA UART, only a PCI 16550 (class 07/00, an I/O BAR), the kind Intel
+# AMT serial-over-LAN and PCIe serial cards present.
+SERIAL_PORTS = ("com1", "com2", "pci")
+SERIAL_CHARDEV = "crlog"
+
 # Debian packages that provide each program or file (tools/setup.sh installs them).
 PACKAGES = {
     "qemu-system-i386": "qemu-system-x86",
@@ -54,6 +63,7 @@ class RunSpec:
     binary: str | None = None  # replaces the emulator program (tests use a fake)
     hosted: Path = Path("build/hosted/cleanroom-hosted")  # the Linux build (`make hosted`)
     host_cpu: int | None = None  # hosted: the CPU to pin it to (None: the last one allowed)
+    serial: str = "com1"  # QEMU: the machine's only UART, which carries the log (SERIAL_PORTS)
 
 
 @dataclass
@@ -176,8 +186,20 @@ def bochsrc(iso: Path, serial: Path, log: Path, memory: int, cpu: str | None) ->
 BOCHS_RC = "c\nquit\n"
 
 
+def serial_args(port: str) -> list[str]:
+    """QEMU arguments that give the machine only this UART, on the tool's stdin/stdout."""
+    if port == "com1":
+        return ["-serial", "stdio"]
+    chardev = ["-chardev", f"stdio,id={SERIAL_CHARDEV}"]
+    if port == "com2":
+        return ["-serial", "none", *chardev, "-device", f"isa-serial,index=1,chardev={SERIAL_CHARDEV}"]
+    if port == "pci":
+        return ["-serial", "none", *chardev, "-device", f"pci-serial,chardev={SERIAL_CHARDEV}"]
+    raise SetupError(f"unknown serial port {port!r}; choose one of {', '.join(SERIAL_PORTS)}")
+
+
 def _qemu_common(spec: RunSpec) -> list[str]:
-    argv = ["-display", "none", "-serial", "stdio", "-monitor", "none", "-no-reboot",
+    argv = ["-display", "none", *serial_args(spec.serial), "-monitor", "none", "-no-reboot",
             "-device", "isa-debug-exit,iobase=0xf4,iosize=0x04", "-m", str(spec.memory)]
     if spec.cpu:
         argv += ["-cpu", spec.cpu]
@@ -216,6 +238,8 @@ def prepare(spec: RunSpec, workdir: Path) -> Launch:
         raise SetupError(f"unknown emulator {emu!r}; choose one of {', '.join(EMULATORS)}")
     if spec.qemu_args and emu not in QEMU_EMULATORS:
         raise SetupError(f"--qemu-arg does not apply to {emu}")
+    if spec.serial != "com1" and emu not in QEMU_EMULATORS:
+        raise SetupError(f"--serial does not apply to {emu} (it has COM1 only)")
     if emu == "hosted":
         return prepare_hosted(replace(spec, hosted=spec.hosted.absolute()))
 
