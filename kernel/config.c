@@ -9,6 +9,8 @@ static const char *const fill_values[] = { "loop", "stos", "sse", 0 };
 static const char *const provoke_values[] = { "none", "de", "ud", "pf", "gp", "stack", "fiber", "hang", 0 };
 static const char *const pages_values[] = { "4k", "2m", "both", 0 };
 static const char *const counters_values[] = { "auto", "off", 0 };
+/* in the order of enum tsc_source (arch/tsc.h) */
+static const char *const tsc_values[] = { "auto", "hpet", "pmtimer", "pit", "cpuid15", "cpuid16", 0 };
 /* in the order of enum switch_kind (runtime/switch.h) */
 static const char *const switch_values[] = { "pushad", "callee", "fxsave", "jump", 0 };
 
@@ -49,6 +51,8 @@ const struct key_spec config_keys[KEY_COUNT] = {
                     "hosted build: back the workset buffers with 4 KiB or 2 MiB pages, or compare both" },
     [KEY_COUNTERS] = { "counters", KIND_ENUM, counters_values, 0, 0, offsetof(struct config, counters),
                        "hardware event counters around every sample where the platform has them, or off" },
+    [KEY_TSC] = { "tsc", KIND_ENUM, tsc_values, 0, 0, offsetof(struct config, tsc),
+                  "the TSC frequency's source: the best two that agree, or this one" },
 };
 
 void config_defaults(struct config *cfg)

@@ -17,6 +17,7 @@ enum page_size { PAGESIZE_4K, PAGESIZE_4M };
 enum fill_kind { FILL_LOOP, FILL_STOS, FILL_SSE };
 enum pages_mode { PAGES_4K, PAGES_2M, PAGES_BOTH };
 enum counters_mode { COUNTERS_AUTO, COUNTERS_OFF };
+/* `tsc=`: the values are enum tsc_source's (arch/tsc.h), in its order */
 enum provoke { PROVOKE_NONE, PROVOKE_DE, PROVOKE_UD, PROVOKE_PF, PROVOKE_GP, PROVOKE_STACK, PROVOKE_FIBER, PROVOKE_HANG };
 
 enum config_key {
@@ -37,6 +38,7 @@ enum config_key {
     KEY_SWITCH,
     KEY_PAGES,
     KEY_COUNTERS,
+    KEY_TSC,
     KEY_COUNT
 };
 
@@ -54,6 +56,7 @@ enum key_kind {
 
 struct config {
     uint32_t suite, exit, console, paging, pagesize, fill, raw, provoke, switch_kind, pages, counters;
+    uint32_t tsc;
     uint32_t runs, warmup, reps;
     uint64_t maxsize;
     uint64_t sizes[CFG_MAX_SIZES];
