@@ -1,4 +1,4 @@
-/* The 8254 PIT's channel 2, polled through port 0x61 (no interrupts), as a
+/* The 8254 PIT's channel 2 (no interrupts: its count is read back), as a
  * known-frequency time base to calibrate the TSC against. */
 #ifndef ARCH_PIT_H
 #define ARCH_PIT_H
@@ -6,11 +6,15 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "arch/tsc.h"
+
 #define PIT_HZ 1193182u
 
-/* Counts the TSC over `ms` milliseconds of PIT time (at most 54). Returns
- * false if the PIT never signalled the end (no PIT, or a broken one). */
-bool pit_tsc_ticks(uint32_t ms, uint64_t *ticks);
+/* Starts channel 2 counting and describes it as a time base. False, with
+ * why, where there is nothing to set up (the hosted build never fails). A
+ * PIT that is absent or does not count is found by the measurement, which
+ * sees the count not change. */
+bool pit_timebase(struct timebase *tb, const char **why);
 /* The name of this time base in the tsc record ("pit"; the hosted build
  * substitutes a clock of the host OS). */
 const char *pit_method(void);

@@ -1,8 +1,16 @@
 /* Timing with the time stamp counter. The serialisation around a timed
  * region is chosen from the CPU at boot: rdtscp where it exists, else
- * lfence (SSE2), else cpuid (Pentium-class). tsc_begin()/tsc_end() bracket
- * a region; their own cost (an empty region) is measured once and
- * reported, and benchmarks may subtract it. */
+ * lfence (SSE2), else cpuid (Pentium-class); on AMD lfence counts only
+ * where it is known to be dispatch-serialising (else cpuid). tsc_begin()/
+ * tsc_end() bracket a region; their own cost (an empty region) is measured
+ * once and reported, and benchmarks may subtract it.
+ *
+ * The TSC's frequency comes from every source the machine has: the HPET,
+ * the ACPI PM timer and the PIT, each measured against the TSC over a short
+ * window, and CPUID leaves 15h (crystal x ratio) and 16h (nominal base
+ * MHz). The preferred source that another, independent one agrees with
+ * (within TSC_AGREE_PPM) is chosen; a figure nothing confirms is flagged,
+ * and with no source at all hz is 0, never a guess. */
 #ifndef ARCH_TSC_H
 #define ARCH_TSC_H
 
@@ -13,15 +21,49 @@
 
 enum tsc_serialize { TSC_SER_NONE, TSC_SER_CPUID, TSC_SER_LFENCE, TSC_SER_RDTSCP };
 
+/* The frequency sources, in the order of the `tsc=` key's values
+ * (kernel/config.c) and, after AUTO, of preference. */
+enum tsc_source { TSC_SRC_AUTO, TSC_SRC_HPET, TSC_SRC_PMTIMER, TSC_SRC_PIT, TSC_SRC_CPUID15, TSC_SRC_CPUID16,
+                  TSC_SRC_COUNT };
+
+/* Two sources agree when their figures differ by at most this (0.5 %). */
+#define TSC_AGREE_PPM 5000u
+
+/* A counter of known rate to measure the TSC against: the PIT, the PM timer,
+ * the HPET (the hosted build: a clock of the host OS). */
+struct timebase {
+    uint64_t period_fs;     /* femtoseconds per count */
+    uint32_t mask;          /* the counter's width: it wraps at mask + 1 */
+    uint32_t (*read)(void); /* the count, increasing */
+    void (*release)(void);  /* undoes what the set-up changed; 0 if nothing */
+};
+
+struct tsc_source_figure {
+    const char *name;       /* as in the tsc record's "sources" */
+    uint64_t hz;            /* 0: absent or failed, see why */
+    const char *why;        /* why there is no figure */
+};
+
 struct tsc_info {
     uint64_t hz;            /* 0 if unknown */
-    const char *method;     /* "cpuid15", "cpuid16", "pit", "none" */
+    const char *method;     /* the chosen source's name, or "none" */
     enum tsc_serialize serialize;
     uint64_t overhead;      /* minimum cycles of an empty timed region */
+    struct tsc_source_figure sources[TSC_SRC_COUNT]; /* [TSC_SRC_AUTO] unused */
+    bool agree;             /* another independent source confirms hz within TSC_AGREE_PPM */
+    bool forced;            /* `tsc=` named the source */
+    bool invariant;         /* CPUID 8000_0007h EDX bit 8: constant rate through P- and C-states */
+    const char *lfence;     /* "architectural", "msr", "os", "unverified", "n/a" */
+    uint64_t cost;          /* TSC ticks the calibration took (a stall shows here) */
 };
 
 extern enum tsc_serialize tsc_mode;
 
+/* Whether two figures agree within TSC_AGREE_PPM of the first. */
+bool tsc_figures_agree(uint64_t a, uint64_t b);
+/* `tsc=` (a TSC_SRC_*): the source to use instead of the automatic choice.
+ * Call before tsc_init. */
+void tsc_force(uint32_t source);
 /* False when the CPU has no TSC: nothing can be timed. */
 bool tsc_init(void);
 const struct tsc_info *tsc_info(void);

@@ -11,6 +11,8 @@ static const char *const pages_values[] = { "4k", "2m", "both", 0 };
 static const char *const counters_values[] = { "auto", "off", 0 };
 /* in the order of enum serial_choice */
 static const char *const serial_values[] = { "auto", "com1", "com2", "com3", "com4", "pci", "none", 0 };
+/* in the order of enum tsc_source (arch/tsc.h) */
+static const char *const tsc_values[] = { "auto", "hpet", "pmtimer", "pit", "cpuid15", "cpuid16", 0 };
 /* in the order of enum switch_kind (runtime/switch.h) */
 static const char *const switch_values[] = { "pushad", "callee", "fxsave", "jump", 0 };
 
@@ -54,6 +56,8 @@ const struct key_spec config_keys[KEY_COUNT] = {
     [KEY_SERIAL] = { "serial", KIND_ENUM_OR_PORT, serial_values, SERIAL_PORT_MIN, SERIAL_PORT_MAX,
                      offsetof(struct config, serial),
                      "where records go: every UART found (auto), one COM port, PCI UARTs, an I/O port, or none" },
+    [KEY_TSC] = { "tsc", KIND_ENUM, tsc_values, 0, 0, offsetof(struct config, tsc),
+                  "the TSC frequency's source: the best two that agree, or this one" },
 };
 
 void config_defaults(struct config *cfg)

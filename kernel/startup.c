@@ -28,6 +28,7 @@ void startup_config(struct config *cfg)
     int errors = cmdline_parse(boot_info()->cmdline, cfg, bench_name_list(), report_cmdline_error, 0);
     exit_set_mode(cfg->given[KEY_EXIT] ? (enum exit_mode)cfg->exit : EXIT_AUTO);
     console_set_mode(cfg->given[KEY_CONSOLE] ? (enum console_mode)cfg->console : CONSOLE_BOTH);
+    tsc_force(cfg->tsc);
     if (errors)
         finish_run(RUN_CONFIG);
     suite_defaults(cfg);

@@ -1,5 +1,6 @@
 #include "kernel/sysinfo.h"
 
+#include "arch/acpi.h"
 #include "arch/cpu.h"
 #include "arch/paging.h"
 #include "arch/tsc.h"
@@ -74,18 +75,94 @@ void sysinfo_cpu(uint32_t boot_cr0)
                 c->brand);
 }
 
+static void tsc_acpi_evidence(void)
+{
+    const struct acpi_tables *a = acpi_tables();
+    rec_obj_begin("acpi");
+    if (a->rsdp) {
+        rec_u64("rsdp", a->rsdp);
+        rec_str("where", a->rsdp_where);
+        rec_u64("revision", a->revision);
+        rec_str("root", a->xsdt ? "xsdt" : "rsdt");
+    } else {
+        rec_null("rsdp");
+    }
+    if (a->pm_timer_port) {
+        rec_u64("pm_timer", a->pm_timer_port);
+        rec_u64("pm_timer_bits", a->pm_timer_bits);
+    } else {
+        rec_null("pm_timer");
+    }
+    if (a->hpet_base)
+        rec_u64("hpet", a->hpet_base);
+    else
+        rec_null("hpet");
+    if (a->why)
+        rec_str("why", a->why);
+    rec_obj_end();
+}
+
+/* Every source's figure, the choice, and what the run must not hide: no
+ * figure at all, or figures that disagree. */
 void sysinfo_tsc(void)
 {
     const struct tsc_info *t = tsc_info();
+    uint32_t figures = 0, disagreeing = 0;
     rec_begin(REC_TSC);
     rec_u64("hz", t->hz);
     rec_str("method", t->method);
     rec_str("serialize", tsc_serialize_name(t->serialize));
     rec_u64("overhead", t->overhead);
+    rec_obj_begin("sources");
+    for (int s = TSC_SRC_AUTO + 1; s < TSC_SRC_COUNT; s++) {
+        if (t->sources[s].hz) {
+            rec_u64(t->sources[s].name, t->sources[s].hz);
+            figures++;
+        } else {
+            rec_null(t->sources[s].name);
+        }
+    }
+    rec_obj_end();
+    rec_obj_begin("why");
+    for (int s = TSC_SRC_AUTO + 1; s < TSC_SRC_COUNT; s++)
+        if (!t->sources[s].hz)
+            rec_str(t->sources[s].name, t->sources[s].why);
+    rec_obj_end();
+    rec_bool("agree", t->agree);
+    rec_arr_begin("disagree");
+    for (int s = TSC_SRC_AUTO + 1; s < TSC_SRC_COUNT && t->hz; s++)
+        if (t->sources[s].hz && !tsc_figures_agree(t->hz, t->sources[s].hz)) {
+            rec_str(0, t->sources[s].name);
+            disagreeing++;
+        }
+    rec_arr_end();
+    rec_bool("forced", t->forced);
+    rec_bool("invariant", t->invariant);
+    rec_str("lfence", t->lfence);
+    rec_u64("cost", t->cost);
+    tsc_acpi_evidence();
     rec_end();
-    console_say(VGA_GREY, "tsc: %llu kHz (%s), serialise with %s, empty region %llu cycles",
-                (unsigned long long)(t->hz / 1000), t->method, tsc_serialize_name(t->serialize),
+    console_say(VGA_GREY, "tsc: %llu kHz (%s), serialise with %s (lfence %s), empty region %llu cycles",
+                (unsigned long long)(t->hz / 1000), t->method, tsc_serialize_name(t->serialize), t->lfence,
                 (unsigned long long)t->overhead);
+    if (!t->hz) {
+        rec_begin(REC_ERROR);
+        rec_str("code", "tsc_uncalibrated");
+        rec_str("msg", t->forced ? "the source tsc= names gave no figure: the TSC is not calibrated (hz 0)"
+                                 : "no source gave a TSC frequency: the TSC is not calibrated (hz 0)");
+        rec_end();
+        console_say(VGA_RED, "tsc: could not be calibrated%s: its frequency is unknown (hz 0)",
+                    t->forced ? " by the source tsc= names" : " (no working source)");
+    } else if (!t->agree && disagreeing) {
+        rec_begin(REC_ERROR);
+        rec_str("code", "tsc_disagree");
+        rec_str("msg", "the TSC's sources disagree by more than 0.5 %: hz is one source's figure, unconfirmed");
+        rec_end();
+        console_say(VGA_RED, "tsc: sources disagree by more than 0.5 %%: %llu kHz from %s is unconfirmed",
+                    (unsigned long long)(t->hz / 1000), t->method);
+    } else if (!t->agree) {
+        console_say(VGA_YELLOW, "tsc: only %s gave a figure: not confirmed by a second source", t->method);
+    }
 }
 
 void sysinfo_mem(void)

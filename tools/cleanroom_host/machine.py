@@ -88,6 +88,8 @@ class Machine:
     counter_scope: str | None = None
     counters_recorded: bool = False  # the log has a counters record (older logs do not)
     hypervisor: str | None = None
+    tsc_sources: str | None = None  # every source's TSC figure and the choice (tsc_sources_text)
+    tsc_warning: str | None = None  # no calibration, or sources that disagree (tsc_warning_text)
 
     @property
     def emulated(self) -> bool:
@@ -115,8 +117,15 @@ class Machine:
             trust += f"; this host is itself a virtual machine ({hyper})"
         if kind == VM and hyper:
             trust = trust.replace("a virtual machine", f"a virtual machine ({hyper})")
+        tsc = _first(recs, "tsc")
+        sources, warning = tsc_sources_text(tsc), tsc_warning_text(tsc)
+        # the trust line is what every report shows: the clock's evidence belongs there
+        if warning:
+            trust += f"; WARNING: {warning}"
+        elif sources:
+            trust += f"; TSC {sources}"
         return cls(kind, units_of(kind), trust, data_caches(cpu), counters, scope, recorded,
-                   str(hyper) if hyper else None)
+                   str(hyper) if hyper else None, sources, warning)
 
 
 def _first(records: list[Record], t: str) -> Record | None:
@@ -198,3 +207,53 @@ def counters_text(m: Machine) -> str:
     if absent:
         text += "; not counted: " + "; ".join(f"{', '.join(names)} ({why})" for why, names in absent.items())
     return text
+
+
+TSC_AGREE = 0.005  # the kernel's TSC_AGREE_PPM: two sources agree within 0.5 %
+
+
+def _hz_text(hz: int) -> str:
+    return f"{hz / 1e9:.4f} GHz" if hz >= 10**8 else f"{hz / 1e6:.4f} MHz" if hz >= 10**5 else f"{hz} Hz"
+
+
+def _figures(tsc: Record | None) -> dict[str, int] | None:
+    """A tsc record's figure per source (absent ones left out); None for a record without sources
+    (logs from before the kernel measured several)."""
+    sources = tsc.get("sources") if isinstance(tsc, dict) else None
+    if not isinstance(sources, dict):
+        return None
+    return {str(k): v for k, v in sources.items() if isinstance(v, int) and not isinstance(v, bool) and v > 0}
+
+
+def tsc_sources_text(tsc: Record | None) -> str | None:
+    """The choice and every source's figure, e.g. "from hpet, confirmed within 0.5 % (hpet 1.0000 GHz
+    (chosen), pmtimer 1.0000 GHz, pit 1.0000 GHz; none from cpuid15, cpuid16)"."""
+    figures = _figures(tsc)
+    if figures is None or tsc is None:
+        return None
+    method = str(tsc.get("method"))
+    listed = ", ".join(f"{name} {_hz_text(hz)}" + (" (chosen)" if name == method else "")
+                       for name, hz in figures.items())
+    missing = [str(k) for k in tsc.get("sources", {}) if k not in figures]
+    detail = (listed or "no figures") + (f"; none from {', '.join(missing)}" if missing else "")
+    if not figures or not tsc.get("hz"):
+        return f"not calibrated ({detail})"
+    how = "confirmed within 0.5 %" if tsc.get("agree") is True else "not confirmed by a second source"
+    forced = ", as tsc= asked" if tsc.get("forced") is True else ""
+    return f"from {method}{forced}, {how} ({detail})"
+
+
+def tsc_warning_text(tsc: Record | None) -> str | None:
+    """What a reader must not miss: a TSC nobody calibrated, or sources that disagree."""
+    figures = _figures(tsc)
+    if figures is None or tsc is None:
+        return None
+    hz = tsc.get("hz")
+    if not isinstance(hz, int) or hz <= 0:
+        return ("the TSC could not be calibrated (hz 0): no source gave a frequency, so no figure in seconds "
+                "can be trusted (" + (tsc_sources_text(tsc) or "") + ")")
+    disagree = [name for name, f in figures.items() if abs(f - hz) > TSC_AGREE * hz]
+    if tsc.get("agree") is not True and disagree:
+        return (f"the TSC's sources disagree by more than 0.5 %: {tsc.get('method')} says {_hz_text(hz)}, "
+                + ", ".join(f"{n} {_hz_text(figures[n])}" for n in disagree) + "; the figure is unconfirmed")
+    return None

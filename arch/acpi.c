@@ -1,0 +1,169 @@
+#include "arch/acpi.h"
+
+#include "kernel/string.h"
+
+#define BDA_EBDA_SEGMENT 0x40E  /* word: the EBDA's real-mode segment */
+#define EBDA_SCAN_BYTES 1024    /* ACPI: the RSDP may be in the EBDA's first KiB */
+#define BIOS_AREA_START 0xE0000u
+#define BIOS_AREA_END 0x100000u
+#define RSDP_V1_LEN 20
+#define RSDP_V2_LEN 36
+#define SDT_HEADER_LEN 36
+/* Bounds for a table we trust: an RSDT/XSDT of 4096 entries, a FADT or an
+ * HPET table far larger than any revision defines. Anything larger is a
+ * corrupt header, not a table. */
+#define MAX_ROOT_LEN (SDT_HEADER_LEN + 4096 * 8)
+#define MAX_TABLE_LEN 4096
+#define FADT_PM_TMR_BLK 76
+#define FADT_PM_TMR_LEN 91
+#define FADT_FLAGS 112
+#define FADT_X_PM_TMR_BLK 208        /* a generic address structure (12 bytes) */
+#define FADT_FLAG_TMR_VAL_EXT (1u << 8)   /* the PM timer is 32 bits wide, else 24 */
+#define FADT_FLAG_HW_REDUCED (1u << 20)   /* no fixed hardware: no PM timer */
+#define HPET_BASE_GAS 40
+#define GAS_SPACE_MEMORY 0
+#define GAS_SPACE_IO 1
+
+static struct acpi_tables found;
+static bool scanned;
+
+static uint8_t byte_sum(const volatile uint8_t *p, uint32_t n)
+{
+    uint8_t s = 0;
+    for (uint32_t i = 0; i < n; i++)
+        s = (uint8_t)(s + p[i]);
+    return s;
+}
+
+static uint32_t read32(const volatile uint8_t *p)
+{
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+static uint64_t read64(const volatile uint8_t *p) { return read32(p) | (uint64_t)read32(p + 4) << 32; }
+
+/* A physical address is a pointer while paging is off. */
+static const volatile uint8_t *phys(uint32_t addr) { return (const volatile uint8_t *)(uintptr_t)addr; }
+
+static bool rsdp_valid(uint32_t addr)
+{
+    const volatile uint8_t *p = phys(addr);
+    if (memcmp((const void *)p, "RSD PTR ", 8) != 0 || byte_sum(p, RSDP_V1_LEN) != 0)
+        return false;
+    /* ACPI 2.0+: the extended checksum covers the 36-byte structure */
+    return p[15] < 2 || byte_sum(p, RSDP_V2_LEN) == 0;
+}
+
+static uint32_t scan_rsdp(uint32_t start, uint32_t end)
+{
+    for (uint32_t a = start; a + RSDP_V2_LEN <= end; a += 16)
+        if (rsdp_valid(a))
+            return a;
+    return 0;
+}
+
+static void find_rsdp(void)
+{
+    uint32_t ebda = (uint32_t)(*(const volatile uint16_t *)phys(BDA_EBDA_SEGMENT)) << 4;
+    /* a BDA a UEFI firmware never filled in may hold anything: only a
+     * segment in the conventional-memory top is an EBDA */
+    if (ebda >= 0x80000 && ebda < 0xA0000) {
+        found.rsdp = scan_rsdp(ebda, ebda + EBDA_SCAN_BYTES);
+        if (found.rsdp)
+            found.rsdp_where = "ebda";
+    }
+    if (!found.rsdp) {
+        found.rsdp = scan_rsdp(BIOS_AREA_START, BIOS_AREA_END);
+        if (found.rsdp)
+            found.rsdp_where = "bios";
+    }
+}
+
+/* A table's header, if addr holds a checksummed table of at most max_len
+ * bytes that does not run past 4 GiB; its length through *len. */
+static const volatile uint8_t *table_at(uint64_t addr, uint32_t max_len, uint32_t *len)
+{
+    if (addr == 0 || addr >= ((uint64_t)1 << 32) - SDT_HEADER_LEN)
+        return 0;
+    const volatile uint8_t *t = phys((uint32_t)addr);
+    uint32_t n = read32(t + 4);
+    if (n < SDT_HEADER_LEN || n > max_len || addr + n > ((uint64_t)1 << 32) || byte_sum(t, n) != 0)
+        return 0;
+    *len = n;
+    return t;
+}
+
+static void read_fadt(const volatile uint8_t *f, uint32_t len)
+{
+    uint32_t flags = len >= FADT_FLAGS + 4 ? read32(f + FADT_FLAGS) : 0;
+    if (flags & FADT_FLAG_HW_REDUCED) {
+        found.why = "hardware-reduced ACPI: no PM timer";
+        return;
+    }
+    uint64_t port = 0;
+    /* ACPI 2.0+: the extended block wins when it names an I/O port */
+    if (len >= FADT_X_PM_TMR_BLK + 12 && f[FADT_X_PM_TMR_BLK] == GAS_SPACE_IO)
+        port = read64(f + FADT_X_PM_TMR_BLK + 4);
+    if (port == 0 && len > FADT_PM_TMR_LEN && f[FADT_PM_TMR_LEN] == 4)
+        port = read32(f + FADT_PM_TMR_BLK);
+    if (port == 0 || port > 0xfffc)
+        return;
+    found.pm_timer_port = (uint32_t)port;
+    found.pm_timer_bits = flags & FADT_FLAG_TMR_VAL_EXT ? 32 : 24;
+}
+
+static void read_hpet(const volatile uint8_t *h, uint32_t len)
+{
+    if (len < HPET_BASE_GAS + 12 || h[HPET_BASE_GAS] != GAS_SPACE_MEMORY)
+        return;
+    found.hpet_base = read64(h + HPET_BASE_GAS + 4);
+}
+
+static void walk_root(void)
+{
+    const volatile uint8_t *r = phys(found.rsdp);
+    found.revision = r[15];
+    uint32_t len = 0, entry = 4;
+    const volatile uint8_t *root = 0;
+    if (found.revision >= 2) {
+        root = table_at(read64(r + 24), MAX_ROOT_LEN, &len);
+        if (root && memcmp((const void *)root, "XSDT", 4) == 0) {
+            found.xsdt = true;
+            entry = 8;
+        } else {
+            root = 0;
+        }
+    }
+    if (!root) {
+        root = table_at(read32(r + 16), MAX_ROOT_LEN, &len);
+        if (!root || memcmp((const void *)root, "RSDT", 4) != 0) {
+            found.why = "the RSDP names no valid RSDT or XSDT";
+            return;
+        }
+    }
+    for (uint32_t off = SDT_HEADER_LEN; off + entry <= len; off += entry) {
+        uint64_t addr = entry == 8 ? read64(root + off) : read32(root + off);
+        uint32_t tlen;
+        const volatile uint8_t *t = table_at(addr, MAX_TABLE_LEN, &tlen);
+        if (!t)
+            continue;
+        if (memcmp((const void *)t, "FACP", 4) == 0 && !found.pm_timer_port)
+            read_fadt(t, tlen);
+        else if (memcmp((const void *)t, "HPET", 4) == 0 && !found.hpet_base)
+            read_hpet(t, tlen);
+    }
+}
+
+const struct acpi_tables *acpi_tables(void)
+{
+    if (scanned)
+        return &found;
+    scanned = true;
+    find_rsdp();
+    if (found.rsdp)
+        walk_root();
+    else
+        found.why = "no RSDP in the EBDA or 0xE0000-0xFFFFF (UEFI firmware may keep it only in its "
+                    "configuration table, which multiboot v1 does not pass)";
+    return &found;
+}

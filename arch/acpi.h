@@ -1,0 +1,26 @@
+/* The two ACPI tables the TSC calibration needs: the FADT (where the PM
+ * timer is) and the HPET table (where the HPET is). Found the legacy way,
+ * by scanning the BIOS areas for the RSDP: GRUB's multiboot v1 does not pass
+ * it. Every address is physical and read with paging off (the calibration
+ * runs before paging_init); every table is checksummed and bounded. */
+#ifndef ARCH_ACPI_H
+#define ARCH_ACPI_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct acpi_tables {
+    uint32_t rsdp;          /* physical address of the RSDP, 0 if none found */
+    const char *rsdp_where; /* "ebda", "bios" (0xE0000-0xFFFFF), or 0 */
+    uint32_t revision;      /* the RSDP's revision: 0 = ACPI 1.0 (RSDT only), 2 = XSDT too */
+    bool xsdt;              /* the tables were listed by the XSDT (else the RSDT) */
+    uint32_t pm_timer_port; /* I/O port of the PM timer, 0 if none */
+    uint32_t pm_timer_bits; /* 24 or 32 */
+    uint64_t hpet_base;     /* physical address of the HPET's registers, 0 if none */
+    const char *why;        /* why no RSDP, or why a table is unusable; 0 when all is well */
+};
+
+/* Scans once (the first call), then returns what it found. */
+const struct acpi_tables *acpi_tables(void);
+
+#endif

@@ -1,0 +1,16 @@
+/* The ACPI power-management timer: a free-running 24- or 32-bit counter at
+ * 3.579545 MHz in an I/O port the FADT names. */
+#ifndef ARCH_PMTIMER_H
+#define ARCH_PMTIMER_H
+
+#include <stdbool.h>
+
+#include "arch/tsc.h"
+
+#define PMTIMER_HZ 3579545u
+
+/* Describes the PM timer as a time base; false, with why, when the ACPI
+ * tables name none. */
+bool pmtimer_timebase(struct timebase *tb, const char **why);
+
+#endif
