@@ -1,11 +1,15 @@
 #include "arch/acpi.h"
 
+#include "kernel/memory.h"
 #include "kernel/string.h"
 
 #define BDA_EBDA_SEGMENT 0x40E  /* word: the EBDA's real-mode segment */
 #define EBDA_SCAN_BYTES 1024    /* ACPI: the RSDP may be in the EBDA's first KiB */
 #define BIOS_AREA_START 0xE0000u
 #define BIOS_AREA_END 0x100000u
+/* The map's ACPI ranges scanned for a UEFI firmware's RSDP, at most (OVMF's
+ * are a few hundred KiB; the table data it points into is read anyway). */
+#define ACPI_MAP_SCAN_BYTES (16u << 20)
 #define RSDP_V1_LEN 20
 #define RSDP_V2_LEN 36
 #define SDT_HEADER_LEN 36
@@ -76,6 +80,21 @@ static void find_rsdp(void)
         found.rsdp = scan_rsdp(BIOS_AREA_START, BIOS_AREA_END);
         if (found.rsdp)
             found.rsdp_where = "bios";
+    }
+    /* UEFI firmware keeps no legacy copy (OVMF does not); its RSDP lies in
+     * memory the map calls ACPI (reclaimable or NVS): scan those, bounded. */
+    const struct acpi_range *ranges;
+    uint32_t n = memory_acpi_ranges(&ranges), budget = ACPI_MAP_SCAN_BYTES;
+    for (uint32_t i = 0; i < n && !found.rsdp && budget; i++) {
+        uint32_t base = (ranges[i].base + 15) & ~15u, end = ranges[i].end;
+        if (end <= base)
+            continue;
+        if (end - base > budget)
+            end = base + budget;
+        budget -= end - base;
+        found.rsdp = scan_rsdp(base, end);
+        if (found.rsdp)
+            found.rsdp_where = ranges[i].type == MULTIBOOT_MEMORY_NVS ? "acpi_nvs" : "acpi_reclaim";
     }
 }
 

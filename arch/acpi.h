@@ -1,7 +1,7 @@
 /* The two ACPI tables the TSC calibration needs: the FADT (where the PM
- * timer is) and the HPET table (where the HPET is). Found the legacy way,
- * by scanning the BIOS areas for the RSDP: GRUB's multiboot v1 does not pass
- * it. Every address is physical and read with paging off (the calibration
+ * timer is) and the HPET table (where the HPET is). GRUB's multiboot v1
+ * does not pass the RSDP: it is found the legacy way, by scanning the BIOS
+ * areas, else (UEFI) in the memory map's ACPI ranges. Every address is physical and read with paging off (the calibration
  * runs before paging_init); every table is checksummed and bounded. */
 #ifndef ARCH_ACPI_H
 #define ARCH_ACPI_H
@@ -11,7 +11,7 @@
 
 struct acpi_tables {
     uint32_t rsdp;          /* physical address of the RSDP, 0 if none found */
-    const char *rsdp_where; /* "ebda", "bios" (0xE0000-0xFFFFF), or 0 */
+    const char *rsdp_where; /* "ebda", "bios" (0xE0000-0xFFFFF), "acpi_reclaim"/"acpi_nvs" (map ranges), or 0 */
     uint32_t revision;      /* the RSDP's revision: 0 = ACPI 1.0 (RSDT only), 2 = XSDT too */
     bool xsdt;              /* the tables were listed by the XSDT (else the RSDT) */
     uint32_t pm_timer_port; /* I/O port of the PM timer, 0 if none */

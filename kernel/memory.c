@@ -12,6 +12,8 @@ static struct region_set free_set;
 static uint64_t usable;
 static uint64_t reserved_overlap;
 static uint32_t top;
+static struct acpi_range acpi_ranges[ACPI_RANGES_MAX];
+static uint32_t n_acpi_ranges;
 
 const struct boot_info *boot_info(void) { return &boot; }
 
@@ -28,6 +30,15 @@ static void add_usable(uint64_t base, uint64_t len)
         end = 0xfffff000u; /* keep the top page out so the end fits 32 bits */
     if (end > top)
         top = (uint32_t)end;
+}
+
+static void note_acpi_range(const struct multiboot_mmap_entry *e)
+{
+    bool acpi = e->type == MULTIBOOT_MEMORY_ACPI_RECLAIMABLE || e->type == MULTIBOOT_MEMORY_NVS;
+    if (!acpi || !e->len || e->addr >= FOUR_GIB || n_acpi_ranges == ACPI_RANGES_MAX)
+        return;
+    uint64_t end = e->addr + e->len > FOUR_GIB ? FOUR_GIB - 1 : e->addr + e->len;
+    acpi_ranges[n_acpi_ranges++] = (struct acpi_range){ (uint32_t)e->addr, (uint32_t)end, e->type };
 }
 
 void memory_init(uint32_t magic, const struct multiboot_info *mbi)
@@ -48,6 +59,8 @@ void memory_init(uint32_t magic, const struct multiboot_info *mbi)
             const struct multiboot_mmap_entry *e = (const void *)p;
             if (e->type == MULTIBOOT_MEMORY_AVAILABLE)
                 add_usable(e->addr, e->len);
+            else
+                note_acpi_range(e);
         }
         /* Maps may overlap (firmware lists a reserved or ACPI range inside
          * or across available RAM, before or after it): whatever is not
@@ -71,6 +84,11 @@ void memory_init(uint32_t magic, const struct multiboot_info *mbi)
 }
 
 uint64_t memory_usable(void) { return usable; }
+uint32_t memory_acpi_ranges(const struct acpi_range **ranges)
+{
+    *ranges = acpi_ranges;
+    return n_acpi_ranges;
+}
 uint64_t memory_reserved_overlap(void) { return reserved_overlap; }
 uint64_t memory_largest_free(void) { return regions_largest_free(&free_set); }
 uint32_t memory_top(void) { return top; }

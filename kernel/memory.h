@@ -37,6 +37,15 @@ void *memory_alloc(uint32_t size, uint32_t align);
 void memory_mark(struct region_mark *m);
 void memory_release(const struct region_mark *m);
 const struct region_set *memory_regions(void);
+/* The map's ACPI ranges (type 3 reclaimable, type 4 NVS) below 4 GiB, in
+ * map order: where a UEFI firmware keeps the RSDP (arch/acpi.c looks there
+ * when the legacy BIOS areas hold none; multiboot v1 does not pass it). */
+#define ACPI_RANGES_MAX 16
+struct acpi_range {
+    uint32_t base, end;
+    uint32_t type; /* 3 or 4 */
+};
+uint32_t memory_acpi_ranges(const struct acpi_range **ranges);
 /* True when [p, p+len) lies in free memory (not kernel, not reserved). */
 bool memory_is_free_ram(const void *p, uint32_t len);
 

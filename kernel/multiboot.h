@@ -31,5 +31,7 @@ struct __attribute__((packed)) multiboot_mmap_entry {
 };
 
 #define MULTIBOOT_MEMORY_AVAILABLE 1
+#define MULTIBOOT_MEMORY_ACPI_RECLAIMABLE 3
+#define MULTIBOOT_MEMORY_NVS 4
 
 #endif

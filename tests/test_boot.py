@@ -65,6 +65,10 @@ def test_iso_uefi_through_grub(tmp_path: Path) -> None:
     hello = of_type(res, "hello")[0]
     assert hello["loader"].startswith("GRUB")
     assert hello["vga"] is False, "UEFI leaves no VGA text mode: the mirror must say it is absent"
+    acpi = of_type(res, "tsc")[0]["acpi"]
+    assert acpi["rsdp"] and acpi["where"] in ("acpi_reclaim", "acpi_nvs"), \
+        "OVMF keeps no legacy RSDP: the kernel must find it in the map's ACPI ranges"
+    assert acpi["pm_timer"] and acpi["hpet"], "the FADT and HPET tables behind that RSDP must be read"
 
 
 def test_selftest_bochs(tmp_path: Path) -> None:
