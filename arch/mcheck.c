@@ -13,7 +13,8 @@ static const char *why = "not initialised";
 static uint32_t banks;
 static bool mca_readable;
 
-bool mcheck_enabled(void) { return why == 0; }
+/* Read back from CR4: what the CPU holds, not what was asked of it. */
+bool mcheck_enabled(void) { return why == 0 && (read_cr4() & CR4_MCE); }
 const char *mcheck_why(void) { return why; }
 uint32_t mcheck_banks(void) { return banks; }
 

@@ -41,7 +41,9 @@ static void mtrr_fields(void)
 void evidence_record(void)
 {
     rec_begin(REC_EVIDENCE);
-    present_or_why("mce", "mce_why", mcheck_why());
+    rec_bool("mce", mcheck_enabled());
+    if (mcheck_why())
+        rec_str("mce_why", mcheck_why());
     rec_u64("mc_banks", mcheck_banks());
     present_or_why("aperf_mperf", "aperf_mperf_why", perfstate_aperf_mperf_why());
     present_or_why("smi_count", "smi_count_why", perfstate_smi_why());
