@@ -53,7 +53,7 @@ $(BUILD)/obj/%_user.o: CFLAGS += -fno-tree-loop-distribute-patterns
 # Kernel C that does not touch hardware: compiled for Linux by the same
 # cross compiler and tested on the host (tests/unit).
 PORTABLE_SRCS := kernel/strutil.c kernel/config.c kernel/crc32.c kernel/record.c kernel/cmdline.c kernel/fmt.c \
-	kernel/regions.c bench/stats.c
+	kernel/regions.c bench/stats.c arch/memtype.c
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/units/%,$(UNIT_SRCS))
 UNIT_CFLAGS := -std=c11 -O1 -m32 -static -Wall -Wextra -Werror -I. -DCLEANROOM_HOSTED
@@ -62,8 +62,8 @@ UNIT_CFLAGS := -std=c11 -O1 -m32 -static -Wall -Wextra -Werror -I. -DCLEANROOM_H
 # (hosted/ supplies the platform); real caches on a development machine.
 HOSTED := $(BUILD)/hosted/cleanroom-hosted
 HOSTED_SHARED := kernel/strutil.c kernel/config.c kernel/crc32.c kernel/record.c kernel/cmdline.c \
-	kernel/fmt.c kernel/regions.c kernel/startup.c kernel/fault_record.c kernel/counters_record.c kernel/finish.c kernel/suite.c \
-	kernel/sysinfo.c $(filter-out $(KERNEL_ONLY_SRCS),$(wildcard bench/*.c)) arch/cpu.c arch/tsc.c arch/exc_names.c \
+	kernel/fmt.c kernel/regions.c kernel/startup.c kernel/fault_record.c kernel/counters_record.c kernel/evidence_record.c kernel/finish.c kernel/suite.c \
+	kernel/sysinfo.c $(filter-out $(KERNEL_ONLY_SRCS),$(wildcard bench/*.c)) arch/cpu.c arch/tsc.c arch/exc_names.c arch/memtype.c \
 	runtime/switch.c runtime/stack.c runtime/fiber.c runtime/pair.c runtime/overflow.c \
 	runtime/spinlock.c runtime/sync.c runtime/stackpool.c runtime/pingpong.c
 HOSTED_SRCS := $(wildcard hosted/*.c) $(HOSTED_SHARED) hosted64/peerloops.c

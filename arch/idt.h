@@ -23,6 +23,7 @@
 #define EXC_DF 8
 #define EXC_GP 13
 #define EXC_PF 14
+#define EXC_MC 18 /* machine check: only with CR4.MCE, else the CPU shuts down */
 
 /* What isr_common pushes, lowest address first. */
 struct trapframe {

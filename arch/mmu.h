@@ -13,6 +13,7 @@
 #define CR0_PG (1u << 31)
 
 #define CR4_PSE (1u << 4)
+#define CR4_MCE (1u << 6) /* machine checks raise #MC instead of shutting the CPU down */
 #define CR4_PGE (1u << 7)
 #define CR4_OSFXSR (1u << 9)
 #define CR4_OSXMMEXCPT (1u << 10)

@@ -3,6 +3,7 @@
 #include "arch/cpu.h"
 #include "arch/gdt.h"
 #include "arch/mmu.h"
+#include "arch/mtrr.h"
 #include "arch/x86.h"
 #include "kernel/memory.h"
 #include "kernel/string.h"
@@ -14,6 +15,8 @@ extern char _user_start[], _user_end[];
 
 static uint32_t *dir_4k, *dir_4m;
 static uint32_t table_bytes;
+static uint32_t large_split;
+static bool split_pde[ENTRIES];
 static bool enabled, global_ok;
 static enum page_size current = PAGESIZE_4K;
 
@@ -68,8 +71,12 @@ bool paging_init(uint32_t map_top)
         if (!dir_4m)
             return false;
         dir_4m[0] = dir_4k[0]; /* first 4 MiB shares the small-page table */
+        /* A large page over two memory types is undefined for the CPU
+         * (SDM "Large Page Size Considerations"): such a slot shares the
+         * 4 KiB directory's table, as the first 4 MiB does. */
+        large_split = memtype_split_large_pages(mtrr_set(), 1, top, split_pde);
         for (uint32_t pde = 1; pde < ENTRIES && (uint64_t)pde * LARGE_PAGE_SIZE < top; pde++)
-            dir_4m[pde] = pde * LARGE_PAGE_SIZE | PTE_P | PTE_W | PTE_PS | g;
+            dir_4m[pde] = split_pde[pde] ? dir_4k[pde] : pde * LARGE_PAGE_SIZE | PTE_P | PTE_W | PTE_PS | g;
     }
     return true;
 }
@@ -105,6 +112,7 @@ void paging_set_global(bool on)
 
 bool paging_global_on(void) { return enabled && (read_cr4() & CR4_PGE); }
 uint32_t paging_table_bytes(void) { return table_bytes; }
+uint32_t paging_large_pages_split(void) { return large_split; }
 bool paging_global_pages(void) { return global_ok; }
 
 void paging_enable(enum page_size ps)

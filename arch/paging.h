@@ -43,6 +43,10 @@ void paging_set_flags(uint32_t va, uint32_t flags);
 uint32_t paging_get_flags(uint32_t va);
 /* The flags of an ordinary identity-mapped kernel page (present, writable, global). */
 uint32_t paging_kernel_flags(void);
+/* 4 MiB slots of the large-page directory that span two memory types
+ * (arch/memtype.h) and are therefore mapped with the 4 KiB directory's
+ * table instead of one 4 MiB page. */
+uint32_t paging_large_pages_split(void);
 /* Bytes the page tables took. */
 uint32_t paging_table_bytes(void);
 bool paging_global_pages(void);

@@ -123,6 +123,11 @@ static inline void cpu_pause(void) { __asm__ volatile("pause" ::: "memory"); }
 static inline void ud2(void) { __asm__ volatile("ud2" ::: "memory"); }
 static inline void int3(void) { __asm__ volatile("int3" ::: "memory"); }
 static inline void fninit(void) { __asm__ volatile("fninit" ::: "memory"); }
+/* Write back and invalidate every cache (changing the MTRRs needs it). */
+static inline void wbinvd(void) { __asm__ volatile("wbinvd" ::: "memory"); }
+/* `int 18`: enters the machine-check handler through the IDT as a real #MC
+ * would (provoke=mc tests the fault path; no MCA register says "error"). */
+static inline void int18(void) { __asm__ volatile("int $18" ::: "memory"); }
 
 static inline __attribute__((noreturn)) void halt_forever(void)
 {

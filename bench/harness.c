@@ -1,13 +1,17 @@
 #include "bench/harness.h"
 
 #include "arch/counters.h"
+#include "arch/memtype.h"
+#include "arch/mtrr.h"
 #include "arch/paging.h"
+#include "arch/perfstate.h"
 #include "arch/tsc.h"
 #include "bench/registry.h"
 #include "bench/stats.h"
 #include "kernel/console.h"
 #include "kernel/counters_record.h"
 #include "kernel/fault.h"
+#include "kernel/fmt.h"
 #include "kernel/memory.h"
 #include "kernel/record.h"
 #include "kernel/string.h"
@@ -124,10 +128,30 @@ static uint64_t per_of(const struct bench_case *c)
     return c->per > 1 ? c->per : 1;
 }
 
+/* What a set's records say besides their samples: the memory type of
+ * what it used, and the APERF/MPERF and SMI-count deltas over its recorded
+ * rounds (one span for every case of the set: they were read around the
+ * rounds, never around a sample). */
+struct set_evidence {
+    enum memtype memtype;
+    struct perfstate before, after;
+};
+
+static void evidence_fields(const struct set_evidence *e)
+{
+    rec_str("memtype", memtype_name(e->memtype));
+    if (perfstate_has_aperf_mperf()) {
+        rec_u64("aperf", e->after.aperf - e->before.aperf);
+        rec_u64("mperf", e->after.mperf - e->before.mperf);
+    }
+    if (perfstate_has_smi())
+        rec_u64("smi", (uint32_t)(e->after.smi - e->before.smi)); /* the MSR counts in 32 bits */
+}
+
 /* The record of one item: samples[runs] in run order (sorted here), its
  * counters ctr[nev][runs] (sorted here too). */
 static void emit(struct bench_ctx *ctx, const struct bench_item *it, int64_t *samples, int64_t *ctr,
-                 const enum counter_event *ev, uint32_t nev)
+                 const enum counter_event *ev, uint32_t nev, const struct set_evidence *evid)
 {
     struct bench_case c = *it->c;
     if (it->late_params)
@@ -152,6 +176,7 @@ static void emit(struct bench_ctx *ctx, const struct bench_item *it, int64_t *sa
     rec_i64("mean", st.mean);
     rec_u64("per", per_of(&c));
     rec_u64("overhead", (uint64_t)overhead_of(&c));
+    evidence_fields(evid);
     if (nev) {
         /* totals of the whole run function per sample, not divided by per */
         rec_obj_begin("counters");
@@ -186,6 +211,27 @@ static void heartbeat(struct bench_ctx *ctx, uint64_t *last)
     *last = rdtsc();
 }
 
+/* Memory that is not write-back (the firmware's MTRRs, or PAT entry 0)
+ * would time the memory bus instead of the caches: such a set is skipped,
+ * naming the range and its type, never measured silently. What the set
+ * uses is everything handed out at this moment (its buffers, stacks and
+ * samples) and the kernel image. Unknown (no MTRRs to read) is measured,
+ * and says so in every result. */
+static bool refuse_memory(struct bench_ctx *ctx, const struct bench_item items[], uint32_t n, enum memtype *type)
+{
+    uint64_t bad_base = 0, bad_end = 0;
+    enum memtype bad_type = MEMTYPE_UNKNOWN;
+    *type = mtrr_used_memory_type(&bad_base, &bad_end, &bad_type);
+    if (*type == MEMTYPE_WB || *type == MEMTYPE_UNKNOWN)
+        return false;
+    char why[128];
+    fmt(why, sizeof why, "memory [0x%llx, 0x%llx) is %s, not write-back (memtype %s): not measured",
+        (unsigned long long)bad_base, (unsigned long long)bad_end, memtype_name(bad_type), memtype_name(*type));
+    for (uint32_t k = 0; k < n; k++)
+        bench_skip(ctx, items[k].c->name, why);
+    return true;
+}
+
 void bench_measure_set(struct bench_ctx *ctx, const struct bench_item items[], uint32_t n)
 {
     struct region_mark mark;
@@ -202,6 +248,11 @@ void bench_measure_set(struct bench_ctx *ctx, const struct bench_item items[], u
         memory_release(&mark);
         return;
     }
+    struct set_evidence evid = { .memtype = MEMTYPE_UNKNOWN };
+    if (refuse_memory(ctx, items, n, &evid.memtype)) {
+        memory_release(&mark);
+        return;
+    }
     uint64_t last = rdtsc();
     for (uint32_t i = 0; i < ctx->warmup; i++) {
         for (uint32_t k = 0; k < n; k++)
@@ -209,6 +260,7 @@ void bench_measure_set(struct bench_ctx *ctx, const struct bench_item items[], u
         heartbeat(ctx, &last);
     }
     int64_t ctr_now[CTR_COUNT];
+    perfstate_read(&evid.before); /* outside every timed region, as the heartbeat is */
     for (uint32_t i = 0; i < ctx->runs; i++) {
         for (uint32_t k = 0; k < n; k++) {
             int64_t *own = mem + k * stride;
@@ -219,9 +271,10 @@ void bench_measure_set(struct bench_ctx *ctx, const struct bench_item items[], u
         }
         heartbeat(ctx, &last);
     }
+    perfstate_read(&evid.after);
     for (uint32_t k = 0; k < n; k++) {
         int64_t *own = mem + k * stride;
-        emit(ctx, &items[k], own, own + ctx->runs, ev, nev);
+        emit(ctx, &items[k], own, own + ctx->runs, ev, nev, &evid);
     }
     memory_release(&mark);
 }

@@ -21,7 +21,7 @@ static void on_signal(int sig, siginfo_t *si, void *ctx)
     struct fault_report r = {
         vector, exc_sdm_name(vector), (uint32_t)g[REG_EIP], (uint32_t)g[REG_ERR],
         sig == SIGSEGV || sig == SIGBUS ? (uint32_t)si->si_addr : 0,
-        (uint32_t)g[REG_CS], (uint32_t)g[REG_EFL], (uint32_t)g[REG_ESP], 0, 0,
+        (uint32_t)g[REG_CS], (uint32_t)g[REG_EFL], (uint32_t)g[REG_ESP], 0, 0, 0,
     };
     fault_report_and_end(&r);
 }

@@ -21,6 +21,7 @@ bool paging_enabled(void) { return false; }
 const char *paging_mode_name(void) { return "host"; }
 enum page_size paging_current_size(void) { return PAGESIZE_4K; }
 uint32_t paging_table_bytes(void) { return 0; }
+uint32_t paging_large_pages_split(void) { return 0; }
 bool paging_global_pages(void) { return false; }
 uint32_t paging_kernel_flags(void) { return PTE_P | PTE_W; }
 

@@ -4,6 +4,7 @@
 #include "arch/gdt.h"
 #include "arch/mmu.h"
 #include "arch/idt.h"
+#include "arch/mcheck.h"
 #include "arch/x86.h"
 #include "kernel/finish.h"
 #include "kernel/serial.h"
@@ -40,7 +41,12 @@ static void report_and_end(struct trapframe *tf, uint32_t esp)
         finish_exit_only(RUN_FAULT);
     }
     struct fault_report r = { tf->vector, exc_name(tf->vector), tf->eip, tf->err, read_cr2(), tf->cs, tf->eflags,
-                              esp, 0, 0 };
+                              esp, 0, 0, 0 };
+    struct mcheck_summary mc;
+    if (r.vector == EXC_MC) { /* which bank saw what: the reason the machine stopped */
+        mcheck_summary(&mc);
+        r.mc = &mc;
+    }
     bool memory_fault = r.vector == EXC_PF || r.vector == EXC_DF; /* else cr2 is stale */
     if (memory_fault && r.cr2 >> 12 == (uint32_t)boot_stack_guard >> 12) {
         r.fiber = "kernel";

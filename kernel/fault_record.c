@@ -40,6 +40,19 @@ void fault_report_and_end(const struct fault_report *r)
     } else if (annotator) {
         annotator(r->vector, r->cr2, r->esp);
     }
+    if (r->mc) { /* null where the CPU has no MCA registers to read, or no bank holds an error */
+        if (r->mc->read)
+            rec_u64("mcg_status", r->mc->mcg_status);
+        else
+            rec_null("mcg_status");
+        if (r->mc->bank >= 0) {
+            rec_u64("mc_bank", (uint64_t)r->mc->bank);
+            rec_u64("mc_status", r->mc->bank_status);
+        } else {
+            rec_null("mc_bank");
+            rec_null("mc_status");
+        }
+    }
     rec_end();
     console_say(VGA_RED, "FAULT: %s (vector %u) at eip 0x%x err 0x%x cr2 0x%x in %s", r->name, r->vector, r->eip,
                 r->err, r->cr2, running_bench ? running_bench : "(kernel)");

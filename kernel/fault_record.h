@@ -5,11 +5,14 @@
 
 #include <stdint.h>
 
+#include "arch/mcheck.h"
+
 struct fault_report {
     uint32_t vector; /* CPU exception vector (arch/idt.h) */
     const char *name;
     uint32_t eip, err, cr2, cs, eflags, esp;
     const char *fiber, *cause; /* set by the caller when it knows; else the annotator is asked */
+    const struct mcheck_summary *mc; /* a machine check (#MC): its registers; else NULL */
 };
 
 /* What is running, named in fault records (NULL: nothing). */

@@ -5,9 +5,13 @@
 #include "arch/gdt.h"
 #include "arch/idt.h"
 #include "arch/machine.h"
+#include "arch/mcheck.h"
+#include "arch/mtrr.h"
 #include "arch/paging.h"
+#include "arch/perfstate.h"
 #include "arch/tsc.h"
 #include "kernel/console.h"
+#include "kernel/evidence_record.h"
 #include "kernel/exit.h"
 #include "kernel/fault.h"
 #include "kernel/memory.h"
@@ -44,6 +48,9 @@ void kmain(uint32_t magic, const struct multiboot_info *mbi)
     rec_writer_init(&records, console_record_sink, 0);
     rec_attach(&records);
     cpu_identify();                 /* CPUID: vendor, features, caches */
+    mcheck_init();                  /* CR4.MCE: a machine check is a fault record, not a reset */
+    mtrr_init();                    /* memory types, before paging keeps 4 MiB pages within one */
+    perfstate_init();               /* APERF/MPERF and the SMI count, probed safely */
     exit_detect(boot_info()->loader); /* QEMU, Bochs or real hardware */
     console_banner_serial("cleanroom " CLEANROOM_VERSION ": records follow (protocol v1)");
     sysinfo_hello();
@@ -56,5 +63,6 @@ void kmain(uint32_t magic, const struct multiboot_info *mbi)
     sysinfo_mem();
     sysinfo_config(&cfg);
     counters_init(&cfg);            /* which hardware events count: none here, and why */
+    evidence_record();              /* memory types, APERF/MPERF, SMI count, CR4.MCE */
     suite_run(&cfg);                /* self-tests and benchmarks, then done */
 }

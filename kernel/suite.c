@@ -1,5 +1,7 @@
 #include "kernel/suite.h"
 
+#include "arch/mcheck.h"
+#include "arch/mtrr.h"
 #include "arch/paging.h"
 #include "arch/vmmode.h"
 #include "arch/x86.h"
@@ -167,6 +169,20 @@ static void provoke_fault(enum provoke what)
         paging_enable(PAGESIZE_4K); /* the guard page exists with paging on */
         fiber_overflow_run();
         break;
+    case PROVOKE_MC:
+        mcheck_provoke();
+        break;
+    case PROVOKE_UC: { /* not an exception: memory the benchmarks then refuse */
+        const char *why = mtrr_provoke_uncached();
+        if (why) {
+            rec_begin(REC_SKIP);
+            rec_str("what", "provoke=uc");
+            rec_null("bench");
+            rec_str("why", why);
+            rec_end();
+        }
+        break;
+    }
     default:
         break;
     }

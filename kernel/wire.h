@@ -24,6 +24,7 @@
 #define REC_THREAD_FAULT "thread_fault"
 #define REC_DONE "done"
 #define REC_COUNTERS "counters"
+#define REC_EVIDENCE "evidence"
 
 /* Hardware event names (counters record, result.counters), in the order of
  * enum counter_event (arch/counters.h). */

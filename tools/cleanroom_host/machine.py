@@ -90,6 +90,7 @@ class Machine:
     hypervisor: str | None = None
     tsc_sources: str | None = None  # every source's TSC figure and the choice (tsc_sources_text)
     tsc_warning: str | None = None  # no calibration, or sources that disagree (tsc_warning_text)
+    evidence: "Evidence | None" = None  # the evidence record and the results' own (None: an older log)
 
     @property
     def emulated(self) -> bool:
@@ -124,8 +125,12 @@ class Machine:
             trust += f"; WARNING: {warning}"
         elif sources:
             trust += f"; TSC {sources}"
+        evidence = Evidence.of(recs)
+        notes = evidence_notes(evidence) if evidence else []
+        if notes:
+            trust += "; " + "; ".join(notes)
         return cls(kind, units_of(kind), trust, data_caches(cpu), counters, scope, recorded,
-                   str(hyper) if hyper else None, sources, warning)
+                   str(hyper) if hyper else None, sources, warning, evidence)
 
 
 def _first(records: list[Record], t: str) -> Record | None:
@@ -257,3 +262,104 @@ def tsc_warning_text(tsc: Record | None) -> str | None:
         return (f"the TSC's sources disagree by more than 0.5 %: {tsc.get('method')} says {_hz_text(hz)}, "
                 + ", ".join(f"{n} {_hz_text(figures[n])}" for n in disagree) + "; the figure is unconfirmed")
     return None
+
+
+# --- per-case evidence: APERF/MPERF, SMIs, memory types (the evidence record, result fields) ---
+
+# An APERF/MPERF ratio further from 1 than this: the core did not run at the TSC's rate (turbo
+# above, a lower P-state or throttling below), so a TSC tick was not a core cycle in that case.
+APERF_MPERF_TOLERANCE = 0.02
+WRITE_BACK = "wb"
+MEMTYPE_UNKNOWN = "unknown"
+
+
+def _int(v: Any) -> int | None:
+    return v if isinstance(v, int) and not isinstance(v, bool) else None
+
+
+def aperf_mperf_ratio(result: Record) -> float | None:
+    """The core clock over the TSC clock during a result's recorded rounds (None: not read)."""
+    aperf, mperf = _int(result.get("aperf")), _int(result.get("mperf"))
+    return aperf / mperf if aperf is not None and mperf else None
+
+
+def _name(r: Record) -> str:
+    return f"{r.get('bench')}/{r.get('case')}"
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """What the run could tell besides TSC ticks: once per boot (the evidence record) and per result."""
+
+    recorded: bool                # the log has an evidence record
+    aperf_mperf: bool             # read around every case
+    aperf_mperf_why: str
+    smi_count: bool
+    smi_count_why: str
+    mce: bool                     # CR4.MCE set: a machine check is a fault record
+    mtrr: str                     # on, off, absent, unreadable, hosted
+    memtype: str                  # of all memory benchmarks could get
+    split_4m: int                 # 4 MiB pages mapped with 4 KiB pages (two memory types)
+    far_ratios: list[tuple[str, float]] = field(default_factory=list)  # results whose APERF/MPERF is not ~1
+    ratio_range: tuple[float, float] | None = None
+    smi_touched: list[tuple[str, int]] = field(default_factory=list)   # results an SMI interrupted
+    not_write_back: list[tuple[str, str]] = field(default_factory=list)  # results on memory that is not WB
+    refused: list[str] = field(default_factory=list)  # cases skipped because their memory was not WB
+
+    @classmethod
+    def of(cls, records: Iterable[Record]) -> "Evidence | None":
+        recs = [r for r in records if isinstance(r, dict)]
+        ev = _first(recs, "evidence")
+        results = [r for r in recs if r.get("t") == "result"]
+        if ev is None and not any("memtype" in r for r in results):
+            return None
+        ev = ev or {}
+        ratios = [(_name(r), q) for r in results if (q := aperf_mperf_ratio(r)) is not None]
+        far = [(n, q) for n, q in ratios if abs(q - 1) > APERF_MPERF_TOLERANCE]
+        qs = [q for _, q in ratios]
+        smi = [(_name(r), n) for r in results if (n := _int(r.get("smi"))) is not None and n > 0]
+        not_wb = [(_name(r), str(r.get("memtype"))) for r in results
+                  if r.get("memtype") not in (None, WRITE_BACK, MEMTYPE_UNKNOWN)]
+        refused = [f"{r.get('bench')}/{r.get('what')}" for r in recs
+                   if r.get("t") == "skip" and "not write-back" in str(r.get("why", ""))]
+        return cls(bool(ev), ev.get("aperf_mperf") is True, str(ev.get("aperf_mperf_why") or ""),
+                   ev.get("smi_count") is True, str(ev.get("smi_count_why") or ""), ev.get("mce") is True,
+                   str(ev.get("mtrr") or ""), str(ev.get("memtype") or MEMTYPE_UNKNOWN),
+                   _int(ev.get("split_4m")) or 0, far, (min(qs), max(qs)) if qs else None, smi, not_wb, refused)
+
+
+def _few(names: list[str], most: int = 3) -> str:
+    shown = ", ".join(names[:most])
+    return shown + (f" and {len(names) - most} more" if len(names) > most else "")
+
+
+def evidence_notes(e: Evidence) -> list[str]:
+    """What the trust summary adds: only what should make a reader doubt a number."""
+    out = []
+    if e.far_ratios:
+        lo, hi = e.ratio_range or (0.0, 0.0)
+        out.append(f"APERF/MPERF {lo:.2f}..{hi:.2f} in {len(e.far_ratios)} results (turbo or P-states: a TSC tick "
+                   f"was not a core cycle there: {_few([n for n, _ in e.far_ratios])})")
+    if e.smi_touched:
+        out.append(f"{len(e.smi_touched)} results touched by an SMI ({_few([f'{n} x{c}' for n, c in e.smi_touched])})")
+    if e.not_write_back:
+        out.append(f"{len(e.not_write_back)} results on memory that is not write-back "
+                   f"({_few([f'{n} {t}' for n, t in e.not_write_back])})")
+    if e.refused:
+        out.append(f"{len(e.refused)} cases refused: their memory was not write-back ({_few(e.refused)})")
+    if e.recorded and e.mtrr in ("off",):
+        out.append("MTRRs off: all memory uncached")
+    if e.split_4m:
+        out.append(f"{e.split_4m} 4 MiB pages spanned two memory types and were mapped with 4 KiB pages")
+    return out
+
+
+def evidence_text(e: Evidence | None) -> str:
+    """One line for a report: what was read per case and what was not, and why."""
+    if e is None or not e.recorded:
+        return "not recorded (a log from before the evidence record)"
+    parts = [f"memory {e.memtype} (MTRRs {e.mtrr})",
+             "APERF/MPERF read" if e.aperf_mperf else f"no APERF/MPERF ({e.aperf_mperf_why})",
+             "SMI count read" if e.smi_count else f"no SMI count ({e.smi_count_why})",
+             "machine checks reported" if e.mce else "machine checks not enabled"]
+    return "; ".join(parts)

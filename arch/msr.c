@@ -1,0 +1,25 @@
+#include "arch/msr.h"
+
+#include "arch/idt.h"
+#include "arch/x86.h"
+#include "kernel/fault.h"
+
+struct msr_read {
+    uint32_t msr;
+    uint64_t value;
+};
+
+static void read_one(void *arg)
+{
+    struct msr_read *r = arg;
+    r->value = rdmsr(r->msr);
+}
+
+bool msr_try_read(uint32_t msr, uint64_t *v)
+{
+    struct msr_read r = { msr, 0 };
+    if (fault_expect(FAULT_VEC(EXC_GP), read_one, &r, 0))
+        return false;
+    *v = r.value;
+    return true;
+}
