@@ -50,3 +50,6 @@ bool serial_present(void) { return true; }
 void serial_write(const char *s, size_t n) { console_record_sink(0, s, n); }
 void serial_drain(void) { flush(); }
 bool vga_present(void) { return false; }
+const char *vga_screen_name(void) { return "none"; }
+const char *vga_screen_geometry(void) { return 0; }
+const char *vga_screen_why(void) { return "hosted build: the terminal shows the records"; }

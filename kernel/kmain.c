@@ -10,6 +10,7 @@
 #include "kernel/console.h"
 #include "kernel/exit.h"
 #include "kernel/fault.h"
+#include "kernel/fbcon.h"
 #include "kernel/memory.h"
 #include "kernel/record.h"
 #include "kernel/startup.h"
@@ -37,7 +38,8 @@ void kmain(uint32_t magic, const struct multiboot_info *mbi)
     machine_quiet();                /* interrupts, PICs and NMI off: the clean room */
     boot_cr0 = machine_caches_on(); /* whatever the firmware left, caches on */
     memory_init(magic, mbi);        /* copy what we need of the multiboot data first */
-    console_init();                 /* COM1 (bounded) and the VGA text mirror */
+    fbcon_copy_boot_info(magic, mbi); /* ...and the framebuffer GRUB set up, if any */
+    console_init();                 /* COM1 (bounded) and the screen: VGA text or framebuffer */
     gdt_init();                     /* our own flat segments and TSS */
     idt_init();                     /* every exception has a named handler */
     fault_init();                   /* ...that reports it as a fault record */
