@@ -114,6 +114,10 @@ def build_parser() -> Parser:
                     help=f"guest memory in MiB (default {emulators.DEFAULT_MEMORY_MB})")
     pr.add_argument("--qemu-arg", action="append", default=[], metavar="ARG",
                     help="extra QEMU argument, repeatable (write --qemu-arg=-flag for a leading dash)")
+    pr.add_argument("--screendump", type=Path, metavar="FILE",
+                    help="QEMU only (qemu, qemu-icount, iso, uefi): save the final screen as a PPM image "
+                         "through QEMU's monitor; the kernel halts at done (exit=halt unless --cmdline picks "
+                         "an exit), and after done (or a hang) the screen is saved and QEMU stopped")
     pr.add_argument("--emulator-binary", metavar="PATH",
                     help="program to run instead of the emulator (e.g. a wrapper or a test fake)")
     pr.add_argument("--quiet", action="store_true", help="no progress output")
@@ -257,7 +261,7 @@ def cmd_run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     spec = emulators.RunSpec(
         emulator=args.emulator, kernel=args.kernel, iso=args.iso, cmdline=args.cmdline,
         cpu=args.cpu, memory=memory, qemu_args=list(args.qemu_arg), binary=args.emulator_binary,
-        hosted=args.hosted, host_cpu=args.host_cpu)
+        hosted=args.hosted, host_cpu=args.host_cpu, screendump=args.screendump)
     # a 32-bit Linux process has about 3 GiB for its buffers
     may_start, silence = _check_duration(args, 3072 if args.emulator == "hosted" else memory, err)
     if not may_start:
