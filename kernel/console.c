@@ -8,8 +8,8 @@ static enum console_mode mode = CONSOLE_BOTH;
 
 void console_init(void)
 {
+    vga_init(); /* first: what serial_init finds (or not) can be said on screen */
     serial_init();
-    vga_init();
 }
 
 void console_set_mode(enum console_mode m) { mode = m; }

@@ -13,6 +13,12 @@
  * leaves no text mode behind; the word is then something else. */
 #define BDA_CRTC_PORT ((const volatile uint16_t *)0x463)
 
+enum screen_kind {
+    SCREEN_NONE,
+    SCREEN_VGA_TEXT,
+    SCREEN_FRAMEBUFFER,
+};
+
 static enum screen_kind screen = SCREEN_NONE;
 static const char *screen_why = "the console is not set up yet";
 /* The text grid as the person watching should see it, in VGA text cells
@@ -70,7 +76,6 @@ bool vga_init(void)
 }
 
 bool vga_present(void) { return screen == SCREEN_VGA_TEXT; }
-enum screen_kind vga_screen(void) { return screen; }
 
 const char *vga_screen_name(void)
 {
@@ -128,12 +133,6 @@ void vga_status(const char *s)
     size_t n = strlen(s);
     for (int c = 0; c < COLS; c++)
         put_cell(ROWS - 1, c, (size_t)c < n ? s[c] : ' ', VGA_BAR);
-    if (screen == SCREEN_FRAMEBUFFER)
-        fbcon_sync(grid);
-}
-
-void vga_repaint(void)
-{
     if (screen == SCREEN_FRAMEBUFFER)
         fbcon_sync(grid);
 }

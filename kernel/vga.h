@@ -13,12 +13,6 @@
 #define VGA_COLUMNS 80
 #define VGA_ROWS 25
 
-enum screen_kind {
-    SCREEN_NONE,
-    SCREEN_VGA_TEXT,
-    SCREEN_FRAMEBUFFER,
-};
-
 enum vga_color {
     VGA_GREY = 0x07,
     VGA_WHITE = 0x0f,
@@ -32,7 +26,6 @@ enum vga_color {
 bool vga_init(void);
 /* VGA text mode in use (hello.vga) */
 bool vga_present(void);
-enum screen_kind vga_screen(void);
 /* hello.screen: "vga-text", "framebuffer" or "none" */
 const char *vga_screen_name(void);
 /* hello.fb: "WxHxBPP" of the graphics framebuffer the loader handed
@@ -43,7 +36,5 @@ const char *vga_screen_why(void);
 void vga_write(const char *s, size_t n, enum vga_color color);
 /* The bottom line: a status (progress) that is overwritten, not scrolled. */
 void vga_status(const char *s);
-/* Draws what changed while the framebuffer could not be reached (paging on). */
-void vga_repaint(void);
 
 #endif

@@ -6,11 +6,12 @@ and finds the summary the serial records agree with."""
 from __future__ import annotations
 
 import re
+import subprocess
 from pathlib import Path
 
 import pytest
 
-from booting import KERNEL, boot, done, of_type
+from booting import KERNEL, TOOL, TOOL_SAFETY_NET_S, boot, done, of_type
 
 REPO = Path(__file__).resolve().parent.parent
 FONT_C = REPO / "kernel" / "font.c"
@@ -117,3 +118,14 @@ def test_bios_boots_keep_vga_text(tmp_path: Path, emulator: str) -> None:
     assert rc == 0 and res["complete"]
     hello = of_type(res, "hello")[0]
     assert hello["screen"] == "vga-text" and hello["vga"] is True and hello["fb"] is None
+
+
+@pytest.mark.parametrize("args, why", [
+    (["--emulator", "bochs", "--cmdline", CHEAP], "needs QEMU"),
+    (["--emulator", "uefi"], "give --cmdline"),
+])
+def test_screendump_is_refused_where_it_cannot_work(tmp_path: Path, args: list[str], why: str) -> None:
+    proc = subprocess.run([str(TOOL), "run", *args, "--screendump", str(tmp_path / "s.ppm"), "--out",
+                           str(tmp_path / "out"), "--quiet"], capture_output=True, text=True,
+                          timeout=TOOL_SAFETY_NET_S, stdin=subprocess.DEVNULL)
+    assert proc.returncode == 5 and why in proc.stderr, proc.stderr
