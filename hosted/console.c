@@ -52,3 +52,6 @@ void serial_drain(void) { flush(); }
 void serial_report(void) {}             /* records go to stdout: no UART */
 void console_serial_summary(void) {}
 bool vga_present(void) { return false; }
+const char *vga_screen_name(void) { return "none"; }
+const char *vga_screen_geometry(void) { return 0; }
+const char *vga_screen_why(void) { return "hosted build: the terminal shows the records"; }

@@ -21,7 +21,7 @@ static uint32_t early_serial_choice(void)
 
 void console_init(void)
 {
-    vga_init();
+    vga_init(); /* first: what serial_init finds (or not) can be said on screen */
     serial_init(early_serial_choice());
 }
 

@@ -1,6 +1,7 @@
 /* Where output goes (console=serial|vga|both): records leave on the serial
- * port; a person watching the VGA screen gets human-readable progress, a
- * status line and a summary instead of raw JSON. */
+ * port; a person watching the screen (VGA text, or the framebuffer on UEFI:
+ * kernel/vga.h) gets human-readable progress, a status line and a summary
+ * instead of raw JSON. */
 #ifndef KERNEL_CONSOLE_H
 #define KERNEL_CONSOLE_H
 

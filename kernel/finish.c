@@ -1,8 +1,10 @@
 #include "kernel/finish.h"
 
+#include "arch/paging.h"
 #include "kernel/console.h"
 #include "kernel/exit.h"
 #include "kernel/record.h"
+#include "kernel/serial.h"
 
 static uint32_t passed, failed;
 
@@ -31,15 +33,22 @@ const char *finish_status_name(enum run_status status)
 void finish_run(enum run_status status)
 {
     uint32_t records = rec_count();
+    /* The summary is on screen before the done record leaves: whoever
+     * reads the screen after done (a person, a screendump) sees it. A
+     * framebuffer lies outside the identity map, so paging goes off first
+     * (it may still be on after a fault). */
+    paging_disable();
+    console_status(" cleanroom: done, status %s", finish_status_name(status));
+    if (!serial_present()) /* the probe list has scrolled away by now: say it again */
+        console_say(VGA_RED, "these records were not delivered: no working serial port");
+    console_say(status == RUN_OK ? VGA_GREEN : VGA_RED, "done: status %s, %u records, %u tests passed, %u failed",
+                finish_status_name(status), records + 1, passed, failed);
     rec_begin(REC_DONE);
     rec_str("status", finish_status_name(status));
     rec_u64("records", records);
     rec_u64("passed", passed);
     rec_u64("failed", failed);
     rec_end();
-    console_status(" cleanroom: done, status %s", finish_status_name(status));
-    console_say(status == RUN_OK ? VGA_GREEN : VGA_RED, "done: status %s, %u records, %u tests passed, %u failed",
-                finish_status_name(status), records + 1, passed, failed);
     exit_now(status);
 }
 

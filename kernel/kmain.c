@@ -14,6 +14,7 @@
 #include "kernel/evidence_record.h"
 #include "kernel/exit.h"
 #include "kernel/fault.h"
+#include "kernel/fbcon.h"
 #include "kernel/memory.h"
 #include "kernel/record.h"
 #include "kernel/startup.h"
@@ -41,7 +42,8 @@ void kmain(uint32_t magic, const struct multiboot_info *mbi)
     machine_quiet();                /* interrupts, PICs and NMI off: the clean room */
     boot_cr0 = machine_caches_on(); /* whatever the firmware left, caches on */
     memory_init(magic, mbi);        /* copy what we need of the multiboot data first */
-    console_init();                 /* serial ports found (bounded, serial=) and the VGA text mirror */
+    fbcon_copy_boot_info(magic, mbi); /* ...and the framebuffer GRUB set up, if any */
+    console_init();                 /* the screen (VGA text or framebuffer), then the serial ports (bounded, serial=) */
     gdt_init();                     /* our own flat segments and TSS */
     idt_init();                     /* every exception has a named handler */
     fault_init();                   /* ...that reports it as a fault record */

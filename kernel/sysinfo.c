@@ -24,6 +24,13 @@ void sysinfo_hello(void)
     rec_str("loader", b->loader);
     rec_bool("multiboot", b->valid_magic);
     rec_bool("vga", vga_present());
+    rec_str("screen", vga_screen_name());
+    if (vga_screen_geometry())
+        rec_str("fb", vga_screen_geometry());
+    else
+        rec_null("fb");
+    if (vga_screen_why())
+        rec_str("screen_why", vga_screen_why());
     if (b->aslr)
         rec_str("aslr", b->aslr);
     serial_report();

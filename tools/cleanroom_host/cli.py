@@ -117,6 +117,10 @@ def build_parser() -> Parser:
     pr.add_argument("--serial", choices=emulators.SERIAL_PORTS, default="com1",
                     help="QEMU emulators: the machine's only UART, which carries the log: com1 (default), "
                          "com2 (an ISA UART at 0x2F8) or pci (a PCI 16550, -device pci-serial)")
+    pr.add_argument("--screendump", type=Path, metavar="FILE",
+                    help="QEMU only (qemu, qemu-icount, iso, uefi): save the final screen as a PPM image "
+                         "through QEMU's monitor; the kernel halts at done (exit=halt unless --cmdline picks "
+                         "an exit), and after done (or a hang) the screen is saved and QEMU stopped")
     pr.add_argument("--emulator-binary", metavar="PATH",
                     help="program to run instead of the emulator (e.g. a wrapper or a test fake)")
     pr.add_argument("--quiet", action="store_true", help="no progress output")
@@ -260,7 +264,8 @@ def cmd_run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     spec = emulators.RunSpec(
         emulator=args.emulator, kernel=args.kernel, iso=args.iso, cmdline=args.cmdline,
         cpu=args.cpu, memory=memory, qemu_args=list(args.qemu_arg), binary=args.emulator_binary,
-        hosted=args.hosted, host_cpu=args.host_cpu, serial=args.serial)
+        hosted=args.hosted, host_cpu=args.host_cpu, serial=args.serial,
+        screendump=args.screendump)
     # a 32-bit Linux process has about 3 GiB for its buffers
     may_start, silence = _check_duration(args, 3072 if args.emulator == "hosted" else memory, err)
     if not may_start:

@@ -64,6 +64,7 @@ class RunSpec:
     hosted: Path = Path("build/hosted/cleanroom-hosted")  # the Linux build (`make hosted`)
     host_cpu: int | None = None  # hosted: the CPU to pin it to (None: the last one allowed)
     serial: str = "com1"  # QEMU: the machine's only UART, which carries the log (SERIAL_PORTS)
+    screendump: Path | None = None  # QEMU: save the final screen here (PPM) through the monitor
 
 
 @dataclass
@@ -79,17 +80,22 @@ class Launch:
     keep: list[Path] = field(default_factory=list)  # files to copy into the results
     emulator_log: Path | None = None  # the emulator's own log file, if any
     info: dict[str, object] = field(default_factory=dict)  # recorded in results.json's run
+    monitor: Path | None = None  # QEMU's human monitor socket (--screendump), else no monitor
 
     def display(self) -> str:
         return shlex.join(self.argv)
 
 
-def with_exit(cmdline: str | None) -> str:
-    """Append exit=auto unless the command line already picks an exit."""
+def with_exit(cmdline: str | None, default: str = "auto") -> str:
+    """Append exit=<default> unless the command line already picks an exit."""
     tokens = (cmdline or "").split()
     if not any(t.startswith("exit=") for t in tokens):
-        tokens.append("exit=auto")
+        tokens.append(f"exit={default}")
     return " ".join(tokens)
+
+
+# Monitor socket in the run's temporary directory (--screendump).
+MONITOR_SOCKET = "monitor.sock"
 
 
 def _need_program(name: str) -> str:
@@ -130,6 +136,7 @@ def grub_cfg(cmdline: str) -> str:
     args = " ".join(_grub_quote(t) for t in cmdline.split())
     return ("set timeout=0\n"
             "set default=0\n"
+            "insmod all_video\n"  # on UEFI the framebuffer the kernel draws on (iso/grub.cfg says why)
             "menuentry \"cleanroom\" {\n"
             f"    multiboot /boot/cleanroom.elf {args}\n"
             "    boot\n"
@@ -198,8 +205,10 @@ def serial_args(port: str) -> list[str]:
     raise SetupError(f"unknown serial port {port!r}; choose one of {', '.join(SERIAL_PORTS)}")
 
 
-def _qemu_common(spec: RunSpec) -> list[str]:
-    argv = ["-display", "none", *serial_args(spec.serial), "-monitor", "none", "-no-reboot",
+def _qemu_common(spec: RunSpec, monitor: Path | None = None) -> list[str]:
+    # --screendump: a monitor to ask for the screen through; else none
+    mon = f"unix:{monitor},server=on,wait=off" if monitor is not None else "none"
+    argv = ["-display", "none", *serial_args(spec.serial), "-monitor", mon, "-no-reboot",
             "-device", "isa-debug-exit,iobase=0xf4,iosize=0x04", "-m", str(spec.memory)]
     if spec.cpu:
         argv += ["-cpu", spec.cpu]
@@ -242,15 +251,27 @@ def prepare(spec: RunSpec, workdir: Path) -> Launch:
         raise SetupError(f"--serial does not apply to {emu} (it has COM1 only)")
     if emu == "hosted":
         return prepare_hosted(replace(spec, hosted=spec.hosted.absolute()))
+    # --screendump: the kernel halts at done (exit=halt unless the user chose
+    # an exit), so the screen is still there when the monitor asks for it.
+    monitor: Path | None = None
+    exit_default = "auto"
+    if spec.screendump is not None:
+        if emu not in QEMU_EMULATORS:
+            raise SetupError(f"--screendump needs QEMU ({', '.join(QEMU_EMULATORS)}), not {emu}")
+        if emu in ISO_EMULATORS and spec.cmdline is None:
+            raise SetupError("--screendump with the built ISO: give --cmdline (its menu entries exit at done, "
+                             "before the screen could be saved)")
+        monitor = workdir.absolute() / MONITOR_SOCKET
+        exit_default = "halt"
 
     if emu in ("qemu", "qemu-icount"):
         prog = _program(spec, "qemu-system-i386")
         _need_file(spec.kernel, "kernel", "make")
-        cmdline = with_exit(spec.cmdline)
-        argv = [prog, "-kernel", str(spec.kernel), "-append", cmdline] + _qemu_common(spec)
+        cmdline = with_exit(spec.cmdline, exit_default)
+        argv = [prog, "-kernel", str(spec.kernel), "-append", cmdline] + _qemu_common(spec, monitor)
         if emu == "qemu-icount":
             argv += ["-icount", "shift=0"]
-        return Launch(argv, cmdline)
+        return Launch(argv, cmdline, monitor=monitor)
 
     # ISO boots: the built ISO as is, or a temporary one carrying --cmdline.
     iso_cmdline: str | None = None
@@ -259,18 +280,19 @@ def prepare(spec: RunSpec, workdir: Path) -> Launch:
         _need_file(spec.iso, "ISO", "make iso")
         iso = spec.iso
     else:
-        iso_cmdline = with_exit(spec.cmdline)
+        iso_cmdline = with_exit(spec.cmdline, exit_default)
         iso = make_iso(spec.kernel, iso_cmdline, workdir)
         keep.append(workdir / "isodir" / "boot" / "grub" / "grub.cfg")
 
     if emu == "iso":
         prog = _program(spec, "qemu-system-i386")
-        return Launch([prog, "-cdrom", str(iso), "-boot", "d"] + _qemu_common(spec), iso_cmdline, keep=keep)
+        return Launch([prog, "-cdrom", str(iso), "-boot", "d"] + _qemu_common(spec, monitor), iso_cmdline,
+                      keep=keep, monitor=monitor)
     if emu == "uefi":
         prog = _program(spec, "qemu-system-x86_64")
         _need_file(OVMF, "OVMF firmware")
-        return Launch([prog, "-bios", str(OVMF), "-cdrom", str(iso)] + _qemu_common(spec), iso_cmdline,
-                      keep=keep)
+        return Launch([prog, "-bios", str(OVMF), "-cdrom", str(iso)] + _qemu_common(spec, monitor), iso_cmdline,
+                      keep=keep, monitor=monitor)
 
     # bochs
     prog = _program(spec, "bochs")

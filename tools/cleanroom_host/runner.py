@@ -9,6 +9,7 @@ import queue
 import re
 import shutil
 import signal
+import socket
 import struct
 import subprocess
 import tempfile
@@ -36,6 +37,9 @@ DEFAULT_SILENCE_S = 60.0
 POLL_S = 0.05
 EMULATOR_LOG = "emulator.log"
 TAIL_KEEP = 64 * 1024
+# --screendump: how long the monitor may take to answer and to write the file.
+SCREENDUMP_WAIT_S = 60.0
+MONITOR_PROMPT = b"(qemu) "
 
 
 class Session:
@@ -268,6 +272,56 @@ def terminal_text(data: bytes) -> str:
     return "\n".join(line.rstrip() for line in text.splitlines() if line.strip())
 
 
+def ppm_complete(path: Path) -> bool:
+    """Whether path holds a whole binary PPM (P6): its header, then every pixel."""
+    try:
+        data = path.read_bytes()
+    except OSError:
+        return False
+    m = re.match(rb"P6\s+(\d+)\s+(\d+)\s+(\d+)\s", data)
+    if not m:
+        return False
+    width, height, maxval = (int(g) for g in m.groups())
+    return len(data) >= m.end() + width * height * 3 * (2 if maxval > 255 else 1)
+
+
+def _until_prompt(sock: socket.socket, deadline: float) -> None:
+    """Read the monitor until its prompt (raises OSError past the deadline)."""
+    seen = b""
+    while MONITOR_PROMPT not in seen:
+        sock.settimeout(max(0.1, deadline - time.monotonic()))
+        data = sock.recv(4096)
+        if not data:
+            raise OSError("the monitor closed")
+        seen = (seen + data)[-256:]
+
+
+def take_screendump(monitor: Path, dest: Path, wait: float = SCREENDUMP_WAIT_S) -> str | None:
+    """Ask QEMU's human monitor for `screendump dest` (PPM), wait until the
+    file is whole, then tell QEMU to quit. None on success, else what failed."""
+    deadline = time.monotonic() + wait
+    dest.unlink(missing_ok=True)
+    try:
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
+            sock.settimeout(wait)
+            sock.connect(str(monitor))
+            _until_prompt(sock, deadline)
+            name = str(dest) if " " not in str(dest) else '"' + str(dest) + '"'
+            sock.sendall(f"screendump {name}\n".encode())
+            _until_prompt(sock, deadline)
+            while not ppm_complete(dest):
+                if time.monotonic() >= deadline:
+                    return f"QEMU did not write {dest} within {wait:g} s"
+                time.sleep(POLL_S)
+            sock.sendall(b"quit\n")
+            # QEMU closes the monitor as it quits: closing it first could lose the command
+            while sock.recv(4096):
+                sock.settimeout(max(0.1, deadline - time.monotonic()))
+    except OSError as exc:
+        return f"QEMU's monitor ({monitor}): {exc}"
+    return None
+
+
 def _start(launch: emulators.Launch, cwd: str, chunks: "queue.Queue[tuple[str, bytes]]",
            emu_out: bytearray) -> tuple["subprocess.Popen[bytes]", list[threading.Thread], int]:
     """Start the emulator with its readers; returns (process, threads, pty master or -1)."""
@@ -321,6 +375,8 @@ def run_emulator(spec: emulators.RunSpec, out_dir: Path, limits: Limits,
 
         stop: str | None = None
         stopped_early = interrupted = False
+        screendump: str | None = None
+        screendump_error: str | None = None
         serial_fh = launch.serial_file.open("rb") if launch.serial_file else None
         with (out_dir / SERIAL_LOG).open("wb") as log:
             session = Session(log, progress, start=start)
@@ -341,16 +397,31 @@ def run_emulator(spec: emulators.RunSpec, out_dir: Path, limits: Limits,
                     session.feed(serial_fh.read())
 
             try:
-                while proc.poll() is None:
-                    pump(POLL_S)
-                    if session.done_at is not None:  # finished: not a hang
-                        if session.done_for() >= DONE_GRACE_S:
-                            stopped_early = proc.poll() is None
+                try:
+                    while proc.poll() is None:
+                        pump(POLL_S)
+                        if session.done_at is not None:  # finished: not a hang
+                            if session.done_for() >= DONE_GRACE_S:
+                                stopped_early = proc.poll() is None
+                                break
+                        elif (stop := limits.check(session)) is not None:
                             break
-                    elif (stop := limits.check(session)) is not None:
-                        break
-            except KeyboardInterrupt:
-                interrupted = True
+                except KeyboardInterrupt:
+                    interrupted = True
+                # --screendump: the kernel halted at done (or hung); the screen is still there
+                if spec.screendump is not None and launch.monitor is not None and not interrupted:
+                    dest = spec.screendump.absolute()
+                    if proc.poll() is not None:
+                        screendump_error = (f"no screendump: QEMU exited (status {proc.returncode}) before the "
+                                            f"screen could be saved (exit= on the command line?)")
+                    else:
+                        screendump_error = take_screendump(launch.monitor, dest)
+                        if screendump_error is None:
+                            screendump = str(dest)
+                            try:
+                                proc.wait(timeout=5.0)
+                            except subprocess.TimeoutExpired:
+                                pass
             finally:
                 if proc.poll() is None:
                     _kill_group(proc, launch.stop_signal)
@@ -382,7 +453,11 @@ def run_emulator(spec: emulators.RunSpec, out_dir: Path, limits: Limits,
         "stopped_after_done": stopped_early,
         **launch.info,
     }
+    if spec.screendump is not None:
+        run["screendump"] = screendump
     messages: list[str] = []
+    if screendump_error is not None:
+        messages.append(screendump_error)
     if stop is not None:
         messages.append(limits.message(stop, session))
     elif interrupted:

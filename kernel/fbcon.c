@@ -1,0 +1,159 @@
+#include "kernel/fbcon.h"
+
+#include "arch/mmu.h"
+#include "arch/x86.h"
+#include "kernel/fmt.h"
+#include "kernel/font.h"
+
+#define MAX_CELLS (80 * 25)
+
+/* What the loader said, copied before the multiboot data can go. */
+static struct {
+    bool given;
+    uint64_t addr;
+    uint32_t pitch, width, height;
+    uint8_t bpp, type;
+    uint8_t red_pos, red_size, green_pos, green_size, blue_pos, blue_size;
+} fb;
+
+static char geometry[40];
+static bool ready;
+static volatile uint8_t *base;
+static uint32_t columns, rows, scale, bytes_per_pixel, origin_x, origin_y;
+static uint32_t palette[16];
+/* What the screen shows, cell by cell (a VGA text cell each). */
+static uint16_t shown[MAX_CELLS];
+
+/* The 16 VGA text colours as 8-bit RGB. */
+static const uint8_t vga_rgb[16][3] = {
+    { 0x00, 0x00, 0x00 }, { 0x00, 0x00, 0xaa }, { 0x00, 0xaa, 0x00 }, { 0x00, 0xaa, 0xaa },
+    { 0xaa, 0x00, 0x00 }, { 0xaa, 0x00, 0xaa }, { 0xaa, 0x55, 0x00 }, { 0xaa, 0xaa, 0xaa },
+    { 0x55, 0x55, 0x55 }, { 0x55, 0x55, 0xff }, { 0x55, 0xff, 0x55 }, { 0x55, 0xff, 0xff },
+    { 0xff, 0x55, 0x55 }, { 0xff, 0x55, 0xff }, { 0xff, 0xff, 0x55 }, { 0xff, 0xff, 0xff },
+};
+
+void fbcon_copy_boot_info(uint32_t magic, const struct multiboot_info *mbi)
+{
+    if (magic != MULTIBOOT_BOOTLOADER_MAGIC || !mbi || !(mbi->flags & MBI_FLAG_FRAMEBUFFER))
+        return;
+    fb.given = true;
+    fb.addr = mbi->framebuffer_addr;
+    fb.pitch = mbi->framebuffer_pitch;
+    fb.width = mbi->framebuffer_width;
+    fb.height = mbi->framebuffer_height;
+    fb.bpp = mbi->framebuffer_bpp;
+    fb.type = mbi->framebuffer_type;
+    if (fb.type == MULTIBOOT_FRAMEBUFFER_RGB) {
+        fb.red_pos = mbi->red_position, fb.red_size = mbi->red_size;
+        fb.green_pos = mbi->green_position, fb.green_size = mbi->green_size;
+        fb.blue_pos = mbi->blue_position, fb.blue_size = mbi->blue_size;
+    }
+    fmt(geometry, sizeof geometry, "%ux%ux%u", fb.width, fb.height, fb.bpp);
+}
+
+bool fbcon_given(void) { return fb.given; }
+uint8_t fbcon_given_type(void) { return fb.type; }
+uint64_t fbcon_given_addr(void) { return fb.addr; }
+const char *fbcon_geometry(void) { return fb.given ? geometry : 0; }
+
+static uint32_t channel(uint8_t value, uint8_t pos, uint8_t size)
+{
+    if (size == 0)
+        return 0;
+    if (size > 8)
+        size = 8;
+    return (uint32_t)(value >> (8 - size)) << pos;
+}
+
+static void put_pixel(volatile uint8_t *p, uint32_t v)
+{
+    switch (bytes_per_pixel) {
+    case 4: *(volatile uint32_t *)p = v; break;
+    case 3: p[0] = (uint8_t)v, p[1] = (uint8_t)(v >> 8), p[2] = (uint8_t)(v >> 16); break;
+    default: *(volatile uint16_t *)p = (uint16_t)v; break;
+    }
+}
+
+static void fill_line(volatile uint8_t *p, uint32_t pixels, uint32_t v)
+{
+    for (uint32_t x = 0; x < pixels; x++, p += bytes_per_pixel)
+        put_pixel(p, v);
+}
+
+const char *fbcon_init(uint32_t cols, uint32_t nrows)
+{
+    if (!fb.given)
+        return "the boot loader set no graphics mode";
+    if (fb.type != MULTIBOOT_FRAMEBUFFER_RGB)
+        return fb.type == MULTIBOOT_FRAMEBUFFER_EGA_TEXT ? "the framebuffer is EGA text"
+                                                          : "the framebuffer has indexed colours";
+    if (fb.bpp != 15 && fb.bpp != 16 && fb.bpp != 24 && fb.bpp != 32)
+        return "the framebuffer's depth is not 15, 16, 24 or 32 bits per pixel";
+    if (fb.addr + (uint64_t)fb.pitch * fb.height > ((uint64_t)1 << 32))
+        return "the framebuffer lies above 4 GiB, out of a 32-bit kernel's reach";
+    if (cols * nrows > MAX_CELLS)
+        return "the text grid is larger than the console keeps";
+    uint32_t sx = fb.width / (cols * FBCON_CELL_WIDTH), sy = fb.height / (nrows * FBCON_CELL_HEIGHT);
+    scale = sx < sy ? sx : sy;
+    if (scale == 0)
+        return "the framebuffer is too small for 80x25 cells of 6x12 pixels";
+    bytes_per_pixel = (fb.bpp + 7u) / 8u;
+    if (fb.pitch < fb.width * bytes_per_pixel)
+        return "the framebuffer's pitch is shorter than a line of pixels";
+    if (read_cr0() & CR0_PG)
+        return "paging is on: the framebuffer is not mapped";
+    base = (volatile uint8_t *)(uint32_t)fb.addr;
+    columns = cols, rows = nrows;
+    origin_x = (fb.width - cols * FBCON_CELL_WIDTH * scale) / 2;
+    origin_y = (fb.height - nrows * FBCON_CELL_HEIGHT * scale) / 2;
+    for (int i = 0; i < 16; i++)
+        palette[i] = channel(vga_rgb[i][0], fb.red_pos, fb.red_size) |
+                     channel(vga_rgb[i][1], fb.green_pos, fb.green_size) |
+                     channel(vga_rgb[i][2], fb.blue_pos, fb.blue_size);
+    /* The whole screen black: GRUB's and the firmware's text goes. */
+    for (uint32_t y = 0; y < fb.height; y++)
+        fill_line(base + y * fb.pitch, fb.width, palette[0]);
+    for (uint32_t i = 0; i < cols * nrows; i++)
+        shown[i] = ' '; /* black on black: what a cleared cell looks like */
+    ready = true;
+    return 0;
+}
+
+static void draw_cell(uint32_t r, uint32_t c, uint16_t cell)
+{
+    char ch = (char)(cell & 0xff);
+    uint32_t fg = palette[cell >> 8 & 0xf], bg = palette[cell >> 12 & 0xf];
+    uint32_t x0 = origin_x + c * FBCON_CELL_WIDTH * scale;
+    uint32_t y0 = origin_y + r * FBCON_CELL_HEIGHT * scale;
+    for (uint32_t y = 0; y < FBCON_CELL_HEIGHT * scale; y++) {
+        uint8_t bits = font_row(ch, (int)(y / scale) - FBCON_GLYPH_TOP);
+        volatile uint8_t *p = base + (y0 + y) * fb.pitch + x0 * bytes_per_pixel;
+        for (uint32_t x = 0; x < FBCON_CELL_WIDTH * scale; x++, p += bytes_per_pixel) {
+            uint32_t gx = x / scale;
+            bool lit = gx < FONT_WIDTH && (bits >> (FONT_WIDTH - 1 - gx) & 1);
+            put_pixel(p, lit ? fg : bg);
+        }
+    }
+}
+
+/* A blank cell shows its background alone: the foreground does not matter. */
+static bool looks_same(uint16_t a, uint16_t b)
+{
+    if ((a & 0xff) == ' ' && (b & 0xff) == ' ')
+        return (a & 0xf000) == (b & 0xf000);
+    return a == b;
+}
+
+void fbcon_sync(const uint16_t *grid)
+{
+    if (!ready || (read_cr0() & CR0_PG))
+        return;
+    for (uint32_t r = 0; r < rows; r++)
+        for (uint32_t c = 0; c < columns; c++) {
+            uint32_t i = r * columns + c;
+            if (!looks_same(grid[i], shown[i])) {
+                draw_cell(r, c, grid[i]);
+                shown[i] = grid[i];
+            }
+        }
+}

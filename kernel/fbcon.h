@@ -1,0 +1,41 @@
+/* The text grid (kernel/vga.c) drawn on a linear framebuffer, for boots
+ * where the loader set a graphics mode (GRUB on UEFI): each cell is
+ * FBCON_CELL_WIDTH x FBCON_CELL_HEIGHT pixels of kernel/font.c, glyph at
+ * the cell's top left one row down, all scaled by the largest integer that
+ * fits 80x25 cells on the screen, the grid centred. 15, 16, 24 and 32 bits
+ * per pixel, colours placed where the loader says.
+ *
+ * The framebuffer usually lies above RAM (0x80000000 under OVMF), outside
+ * the identity map arch/paging.c builds, so nothing is drawn while paging
+ * is on: fbcon_sync() draws only the cells that changed since it last
+ * could, the next time paging is off. */
+#ifndef KERNEL_FBCON_H
+#define KERNEL_FBCON_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "kernel/multiboot.h"
+
+#define FBCON_CELL_WIDTH 6
+#define FBCON_CELL_HEIGHT 12
+#define FBCON_GLYPH_TOP 1 /* blank rows above the glyph in its cell */
+
+/* Keeps the loader's framebuffer description (kmain: right after
+ * memory_init, before anything may overwrite the multiboot data). */
+void fbcon_copy_boot_info(uint32_t magic, const struct multiboot_info *mbi);
+/* Whether the loader described a framebuffer, of which type, and where. */
+bool fbcon_given(void);
+uint8_t fbcon_given_type(void);
+uint64_t fbcon_given_addr(void);
+/* "WxHxBPP" of the framebuffer the loader gave, or 0 when it gave none. */
+const char *fbcon_geometry(void);
+/* Clears the screen and makes the console usable; 0 on success, else why
+ * the framebuffer cannot be drawn on (type, depth, size, address). */
+const char *fbcon_init(uint32_t columns, uint32_t rows);
+/* Draws the cells of grid (VGA text cells: attribute << 8 | character,
+ * columns x rows) that differ from what the screen shows; nothing while
+ * paging is on. */
+void fbcon_sync(const uint16_t *grid);
+
+#endif
