@@ -2,6 +2,7 @@
 
 #include "arch/cpu.h"
 #include "arch/mmu.h"
+#include "arch/modelmark.h"
 #include "arch/msr.h"
 #include "arch/x86.h"
 #include "kernel/memory.h"
@@ -181,6 +182,8 @@ static void write_var(uint32_t i, uint64_t base, uint64_t mask)
     wrmsr(MSR_MTRR_DEF_TYPE, def);
     wbinvd();
     write_cr4(cr4);
+    if (cr4 & CR4_PGE)
+        model_mark_tlb_flush_all(); /* PGE went off and on: global entries are gone too */
     write_cr0(cr0);
 }
 

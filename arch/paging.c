@@ -3,6 +3,7 @@
 #include "arch/cpu.h"
 #include "arch/gdt.h"
 #include "arch/mmu.h"
+#include "arch/modelmark.h"
 #include "arch/mtrr.h"
 #include "arch/x86.h"
 #include "kernel/memory.h"
@@ -44,7 +45,7 @@ static bool map_small(uint32_t *dir, uint32_t from_pde, uint32_t top, uint32_t g
             if (pa != 0)
                 pt[i] = pa | PTE_P | PTE_W | g;
         }
-        dir[pde] = (uint32_t)pt | PTE_P | PTE_W;
+        pde_write(&dir[pde], (uint32_t)pt | PTE_P | PTE_W, g != 0);
     }
     return true;
 }
@@ -70,13 +71,14 @@ bool paging_init(uint32_t map_top)
         dir_4m = alloc_table();
         if (!dir_4m)
             return false;
-        dir_4m[0] = dir_4k[0]; /* first 4 MiB shares the small-page table */
+        pde_write(&dir_4m[0], dir_4k[0], g != 0); /* first 4 MiB shares the small-page table */
         /* A large page over two memory types is undefined for the CPU
          * (SDM "Large Page Size Considerations"): such a slot shares the
          * 4 KiB directory's table, as the first 4 MiB does. */
         large_split = memtype_split_large_pages(mtrr_set(), 1, top, split_pde);
         for (uint32_t pde = 1; pde < ENTRIES && (uint64_t)pde * LARGE_PAGE_SIZE < top; pde++)
-            dir_4m[pde] = split_pde[pde] ? dir_4k[pde] : pde * LARGE_PAGE_SIZE | PTE_P | PTE_W | PTE_PS | g;
+            pde_write(&dir_4m[pde], split_pde[pde] ? dir_4k[pde] : pde * LARGE_PAGE_SIZE | PTE_P | PTE_W | PTE_PS | g,
+                      g != 0);
     }
     return true;
 }
@@ -106,8 +108,12 @@ void paging_set_global(bool on)
 {
     if (!global_ok || !enabled)
         return;
-    uint32_t cr4 = read_cr4();
-    write_cr4(on ? cr4 | CR4_PGE : cr4 & ~CR4_PGE); /* either way the whole TLB is flushed */
+    uint32_t cr4 = read_cr4(), now = on ? cr4 | CR4_PGE : cr4 & ~CR4_PGE;
+    write_cr4(now);
+    /* Changing PGE flushes the whole TLB, global entries too: to the model
+     * that is paging switched on again with the new PGE. */
+    if (now != cr4)
+        model_mark_paging_on(read_cr3(), now & CR4_PSE, now & CR4_PGE);
 }
 
 bool paging_global_on(void) { return enabled && (read_cr4() & CR4_PGE); }
@@ -131,6 +137,7 @@ void paging_enable(enum page_size ps)
     write_cr3((uint32_t)dir);
     gdt_set_double_fault_cr3((uint32_t)dir);
     write_cr0(read_cr0() | CR0_PG | CR0_WP);
+    model_mark_paging_on((uint32_t)dir, cr4 & CR4_PSE, cr4 & CR4_PGE);
     enabled = true;
     current = ps;
 }
@@ -140,6 +147,7 @@ void paging_disable(void)
     if (!enabled)
         return;
     write_cr0(read_cr0() & ~CR0_PG);
+    model_mark_paging_off();
     /* Clearing PGE flushes global entries, so the next enable starts clean. */
     if (global_ok)
         write_cr4(read_cr4() & ~CR4_PGE);
@@ -161,7 +169,7 @@ void paging_set_flags(uint32_t va, uint32_t flags)
         return;
     *pte = (va & PTE_ADDR_MASK) | (flags & 0xfff);
     if (enabled)
-        invlpg(va);
+        tlb_invalidate(va);
 }
 
 uint32_t paging_kernel_flags(void) { return PTE_P | PTE_W | (global_ok ? PTE_G : 0); }

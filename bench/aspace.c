@@ -30,6 +30,7 @@
 #include "arch/cpu.h"
 #include "arch/idt.h"
 #include "arch/mmu.h"
+#include "arch/modelmark.h"
 #include "arch/paging.h"
 #include "arch/tsc.h"
 #include "arch/x86.h"
@@ -239,18 +240,18 @@ static int64_t run_tlb(void *arg)
 {
     const struct tlb *t = arg;
     uint32_t kernel = read_cr3(), cr3 = aspace_cr3(t->as);
-    write_cr3(cr3);
+    cr3_load(cr3);
     touch_pages(t->pages);
     uint64_t t0 = tsc_begin();
     for (uint32_t r = 0; r < t->reps; r++) {
-        write_cr3(cr3);
+        cr3_load(cr3);
         touch_pages(t->pages);
     }
     uint64_t t1 = tsc_end();
     for (uint32_t r = 0; r < t->reps; r++)
         touch_pages(t->pages);
     uint64_t t2 = tsc_end();
-    write_cr3(kernel);
+    cr3_load(kernel);
     uint64_t cold = t1 - t0, warm = t2 - t1;
     return (int64_t)cold - (int64_t)warm;
 }
@@ -260,7 +261,7 @@ static int64_t run_invlpg(void *arg)
     uint32_t reps = *(const uint32_t *)arg, va = (uint32_t)arg;
     uint64_t t0 = tsc_begin();
     for (uint32_t i = 0; i < reps; i++)
-        invlpg(va);
+        tlb_invalidate(va);
     return (int64_t)(tsc_end() - t0);
 }
 
@@ -269,7 +270,7 @@ static int64_t run_cr3_reload(void *arg)
     uint32_t reps = *(const uint32_t *)arg, cr3 = read_cr3();
     uint64_t t0 = tsc_begin();
     for (uint32_t i = 0; i < reps; i++)
-        write_cr3(cr3);
+        cr3_load(cr3);
     return (int64_t)(tsc_end() - t0);
 }
 
@@ -366,7 +367,7 @@ static bool fix_write(struct trapframe *tf)
     if (cr2 < U_PRIVATE || cr2 >= U_PRIVATE + FAULT_PAGES * U_PAGE || (tf->err & PF_WRITE) == 0)
         return false;
     *aspace_pte(pf_space, cr2) |= PTE_W;
-    invlpg(cr2);
+    tlb_invalidate(cr2);
     return true;
 }
 
@@ -375,7 +376,7 @@ static int64_t run_pf_ring0(void *arg)
     (void)arg;
     for (uint32_t i = 0; i < FAULT_PAGES; i++) {
         *aspace_pte(pf_space, U_PRIVATE + i * U_PAGE) &= ~PTE_W;
-        invlpg(U_PRIVATE + i * U_PAGE);
+        tlb_invalidate(U_PRIVATE + i * U_PAGE);
     }
     uint64_t t0 = tsc_begin();
     for (uint32_t i = 0; i < FAULT_PAGES; i++)
@@ -394,11 +395,11 @@ static void faults(struct bench_ctx *ctx, enum uentry entry)
     add_num(&c, "pages", FAULT_PAGES);
     if (uworld_init(&cfg) && (pf_space = uworld_space()) &&
         aspace_map_new(pf_space, U_PRIVATE, FAULT_PAGES, USER_RW)) {
-        write_cr3(aspace_cr3(pf_space));
+        cr3_load(aspace_cr3(pf_space));
         exc_register(EXC_PF, 0, fix_write);
         bench_measure(ctx, &c, run_pf_ring0, 0);
         exc_register(EXC_PF, 0, 0);
-        write_cr3(kernel);
+        cr3_load(kernel);
     } else {
         bench_skip(ctx, "pf_roundtrip", "no memory for the pages");
     }
@@ -497,7 +498,7 @@ static int64_t run_commit(void *arg)
 {
     const struct commit_run *r = arg;
     uint32_t kernel = read_cr3();
-    write_cr3(aspace_cr3(r->as)); /* as at a synchronisation point of the thread */
+    cr3_load(aspace_cr3(r->as)); /* as at a synchronisation point of the thread */
     uint32_t changed = U_PAGE / 4 * r->dirty / 100, step = changed ? U_PAGE / 4 / changed : 0;
     for (uint32_t i = 0; i < COMMIT_PAGES; i++) {
         uint32_t va = U_HEAP + i * U_PAGE;
@@ -511,7 +512,7 @@ static int64_t run_commit(void *arg)
     uint64_t t0 = tsc_begin();
     twin_commit(r->as, 0);
     uint64_t t1 = tsc_end();
-    write_cr3(kernel);
+    cr3_load(kernel);
     return (int64_t)(t1 - t0);
 }
 

@@ -2,6 +2,7 @@
 
 #include "arch/counters.h"
 #include "arch/memtype.h"
+#include "arch/modelmark.h"
 #include "arch/mtrr.h"
 #include "arch/paging.h"
 #include "arch/perfstate.h"
@@ -17,6 +18,17 @@
 #include "kernel/string.h"
 #include "kernel/wire.h"
 #include "runtime/fiber.h"
+
+/* The next case's number: cases count from 0 in the order the harness
+ * starts measuring them, through the whole boot. result.case_no and the
+ * model's sample marks (arch/modelmark.h) carry it, so the host can join
+ * the model's per-sample figures to their record. */
+static uint32_t next_case_no;
+
+/* A recorded sample: which case, which of its samples. */
+struct sample_id {
+    uint32_t case_no, index;
+};
 
 static void progress(struct bench_ctx *ctx)
 {
@@ -100,21 +112,31 @@ static uint32_t open_events(enum counter_event ev[CTR_COUNT])
 
 /* One call of the item's function: the hook first, then (when ctr is
  * given, i.e. a recorded sample with counters open) the counters read
- * just before and just after it, their differences stored in ctr[j]. */
-static int64_t call_item(const struct bench_ctx *ctx, const struct bench_item *it, int64_t *ctr,
-                         const enum counter_event *ev, uint32_t nev)
+ * just before and just after it, their differences stored in ctr[j].
+ * A recorded sample (id given; warm-up runs are not) is marked for the
+ * model just outside the counters, so they count what they counted before;
+ * the marks lie outside every timed region. */
+static int64_t call_item(const struct bench_ctx *ctx, const struct bench_item *it, const struct sample_id *id,
+                         int64_t *ctr, const enum counter_event *ev, uint32_t nev)
 {
     fault_set_running(ctx->bench->name, it->c->name);
     if (it->before)
         it->before(it->hook_arg);
-    if (!ctr)
+    if (!id)
         return it->fn(it->arg);
-    uint64_t before[CTR_COUNT], after[CTR_COUNT];
-    counters_read(before);
-    int64_t s = it->fn(it->arg);
-    counters_read(after);
-    for (uint32_t j = 0; j < nev; j++)
-        ctr[j] = (int64_t)(after[ev[j]] - before[ev[j]]);
+    model_mark_sample_begin(id->case_no, id->index);
+    int64_t s;
+    if (!ctr) {
+        s = it->fn(it->arg);
+    } else {
+        uint64_t before[CTR_COUNT], after[CTR_COUNT];
+        counters_read(before);
+        s = it->fn(it->arg);
+        counters_read(after);
+        for (uint32_t j = 0; j < nev; j++)
+            ctr[j] = (int64_t)(after[ev[j]] - before[ev[j]]);
+    }
+    model_mark_sample_end(id->case_no, id->index);
     return s;
 }
 
@@ -150,8 +172,8 @@ static void evidence_fields(const struct set_evidence *e)
 
 /* The record of one item: samples[runs] in run order (sorted here), its
  * counters ctr[nev][runs] (sorted here too). */
-static void emit(struct bench_ctx *ctx, const struct bench_item *it, int64_t *samples, int64_t *ctr,
-                 const enum counter_event *ev, uint32_t nev, const struct set_evidence *evid)
+static void emit(struct bench_ctx *ctx, const struct bench_item *it, uint32_t case_no, int64_t *samples,
+                 int64_t *ctr, const enum counter_event *ev, uint32_t nev, const struct set_evidence *evid)
 {
     struct bench_case c = *it->c;
     if (it->late_params)
@@ -159,6 +181,7 @@ static void emit(struct bench_ctx *ctx, const struct bench_item *it, int64_t *sa
     rec_begin(REC_RESULT);
     rec_str("bench", ctx->bench->name);
     rec_str("case", c.name);
+    rec_u64("case_no", case_no);
     params(ctx, &c);
     rec_str("unit", "cycles");
     if (ctx->cfg->raw) { /* in run order, before stats sorts them */
@@ -253,10 +276,13 @@ void bench_measure_set(struct bench_ctx *ctx, const struct bench_item items[], u
         memory_release(&mark);
         return;
     }
+    /* numbered once measuring starts: a refused set consumes no numbers */
+    uint32_t first_case_no = next_case_no;
+    next_case_no += n;
     uint64_t last = rdtsc();
     for (uint32_t i = 0; i < ctx->warmup; i++) {
         for (uint32_t k = 0; k < n; k++)
-            call_item(ctx, &items[k], 0, ev, 0);
+            call_item(ctx, &items[k], 0, 0, ev, 0);
         heartbeat(ctx, &last);
     }
     int64_t ctr_now[CTR_COUNT];
@@ -264,7 +290,8 @@ void bench_measure_set(struct bench_ctx *ctx, const struct bench_item items[], u
     for (uint32_t i = 0; i < ctx->runs; i++) {
         for (uint32_t k = 0; k < n; k++) {
             int64_t *own = mem + k * stride;
-            int64_t s = call_item(ctx, &items[k], nev ? ctr_now : 0, ev, nev);
+            const struct sample_id id = { first_case_no + k, i };
+            int64_t s = call_item(ctx, &items[k], &id, nev ? ctr_now : 0, ev, nev);
             own[i] = stats_per(s - overhead_of(items[k].c), per_of(items[k].c));
             for (uint32_t j = 0; j < nev; j++)
                 own[ctx->runs * (1 + j) + i] = ctr_now[j];
@@ -274,7 +301,7 @@ void bench_measure_set(struct bench_ctx *ctx, const struct bench_item items[], u
     perfstate_read(&evid.after);
     for (uint32_t k = 0; k < n; k++) {
         int64_t *own = mem + k * stride;
-        emit(ctx, &items[k], own, own + ctx->runs, ev, nev, &evid);
+        emit(ctx, &items[k], first_case_no + k, own, own + ctx->runs, ev, nev, &evid);
     }
     memory_release(&mark);
 }

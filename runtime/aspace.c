@@ -1,6 +1,7 @@
 #include "runtime/aspace.h"
 
 #include "arch/mmu.h"
+#include "arch/modelmark.h"
 #include "arch/paging.h"
 #include "arch/x86.h"
 #include "kernel/memory.h"
@@ -97,10 +98,14 @@ struct aspace *aspace_new(bool view)
      * tables are shared, so PDE 0 may say user: only the ring-3 code pages
      * in that table say user too. */
     const uint32_t *kernel = paging_directory(paging_current_size());
-    for (uint32_t pde = 0; pde < PDE_OF(U_WINDOW); pde++)
-        as->dir[pde] = kernel[pde];
-    as->dir[0] |= PTE_U;
-    as->dir[PDE_OF(U_SHARED)] = table | USER_RW;
+    bool kernel_global = paging_global_pages(); /* every identity-map table is global where PGE exists */
+    pde_write(&as->dir[0], kernel[0] | PTE_U, kernel_global);
+    /* The directory is zeroed already: only the kernel's present entries
+     * need copying (each is announced to the model, docs/MODEL.md). */
+    for (uint32_t pde = 1; pde < PDE_OF(U_WINDOW); pde++)
+        if (kernel[pde])
+            pde_write(&as->dir[pde], kernel[pde], kernel_global);
+    pde_write(&as->dir[PDE_OF(U_SHARED)], table | USER_RW, false);
     return as;
 }
 
@@ -131,7 +136,7 @@ static uint32_t *table_for(struct aspace *as, uint32_t va, bool make)
         uint32_t t = make ? frame_alloc_zeroed() : 0;
         if (!t)
             return 0;
-        *pde = t | USER_RW;
+        pde_write(pde, t | USER_RW, false);
     }
     return (uint32_t *)(*pde & PTE_ADDR_MASK);
 }
@@ -156,7 +161,7 @@ bool aspace_map_large(struct aspace *as, uint32_t va, uint32_t pa, uint32_t flag
     uint32_t *pde = &as->dir[PDE_OF(va)];
     if ((*pde & PTE_P) && !(*pde & PTE_PS))
         return false; /* a small-page table is there */
-    *pde = (pa & ~(LARGE_PAGE_SIZE - 1)) | (flags & PTE_FLAGS_MASK) | PTE_PS;
+    pde_write(pde, (pa & ~(LARGE_PAGE_SIZE - 1)) | (flags & PTE_FLAGS_MASK) | PTE_PS, false);
     return true;
 }
 
@@ -170,7 +175,7 @@ void aspace_unmap(struct aspace *as, uint32_t va, uint32_t pages)
             frame_free(*pte & PTE_ADDR_MASK);
         *pte = 0;
         if (read_cr3() == aspace_cr3(as))
-            invlpg(va);
+            tlb_invalidate(va);
     }
 }
 

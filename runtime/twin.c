@@ -1,6 +1,7 @@
 #include "runtime/twin.h"
 
 #include "arch/mmu.h"
+#include "arch/modelmark.h"
 #include "arch/x86.h"
 #include "runtime/frames.h"
 
@@ -32,7 +33,7 @@ const struct commit_stats *twin_totals(void) { return &totals; }
 static void flush_if_loaded(struct aspace *as, uint32_t va)
 {
     if (read_cr3() == aspace_cr3(as))
-        invlpg(va);
+        tlb_invalidate(va);
 }
 
 bool twin_fault(struct aspace *as, uint32_t va)

@@ -5,6 +5,7 @@
 #include "arch/gdt.h"
 #include "arch/idt.h"
 #include "arch/mmu.h"
+#include "arch/modelmark.h"
 #include "arch/paging.h"
 #include "arch/tsc.h"
 #include "arch/usermode.h"
@@ -202,7 +203,7 @@ static void load_cr3(uint32_t cr3)
 {
     if (W.loaded_cr3 == cr3)
         return;
-    write_cr3(cr3);
+    cr3_load(cr3);
     W.loaded_cr3 = cr3;
     W.stats.cr3_loads++;
 }
@@ -497,7 +498,7 @@ static bool fix_page_fault(struct trapframe *tf, uint32_t cr2)
     uint32_t *pte = r && r->kind == REGION_FIX_ON_WRITE && present && write ? aspace_pte(as, cr2) : 0;
     if (pte) {
         *pte |= PTE_W;
-        invlpg(cr2);
+        tlb_invalidate(cr2);
         W.stats.wp_fixes++;
         return true;
     }
@@ -582,7 +583,7 @@ bool uworld_run(void)
     catch_call(world_enter, 0, &W.exit_frame);
     W.running = false;
     load_segments(SEL_KCODE, SEL_KDATA);
-    write_cr3(W.kernel_cr3);
+    cr3_load(W.kernel_cr3);
     W.loaded_cr3 = W.kernel_cr3;
     reap();
     exc_set_user_handler(0);
