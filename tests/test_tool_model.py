@@ -296,3 +296,23 @@ def test_report_model_files(tmp_path: Path, cleanroom_tool: Path) -> None:
     (tmp_path / "results.json").write_text(json.dumps(plain))
     p = tool(cleanroom_tool, "report", str(tmp_path), "--figures", "model", "--no-plots")
     assert p.returncode == 5 and "has no model figures" in p.stderr
+
+
+# --- a real boot: the kernel's marks and the plugin, once both are built ------------------------
+
+def test_real_boot_every_sample_joined(tmp_path: Path, kernel_elf: Path, repo_root: Path) -> None:
+    """bench=tsc runs=2 under qemu-model: every result gets its model figures (~1 s of boot)."""
+    from booting import boot
+
+    plugin = repo_root / "build" / "cachemodel" / "libcachemodel.so"
+    if not plugin.is_file() or not kernel_elf.is_file() or model.elf_symbol(kernel_elf, model.MAILBOX_SYMBOL) is None:
+        pytest.skip("needs the plugin (build/cachemodel) and a kernel with model_mailbox: `make` after the merge")
+    status, doc = boot(tmp_path, "qemu-model", "bench=tsc runs=2")
+    assert status == 0, doc.get("problems")
+    results = [r for r in doc["records"] if r.get("t") == "result"]
+    assert results and all(r["model"]["instructions"]["min"] > 0 for r in results)
+    # an empty timed region is as many modelled instructions as the TSC (one tick per instruction) says
+    empty = next(r for r in results if r["case"] == "empty")
+    assert empty["model"]["instructions"]["med"] == empty["med"] + empty["overhead"]
+    assert doc["run"]["model"]["status"] == "ok" and doc["run"]["model"]["joined"] == 2 * len(results)
+    assert (tmp_path / "qemu-model" / "model.jsonl").is_file()
