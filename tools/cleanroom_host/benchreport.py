@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Callable
 
-from . import paper, text
+from . import model, paper, text
 from .context import Derived, Run, csv_and_plots
 from .derive import (EVENT_SHORT, MISS_EVENTS, QUANTITIES, RR, SHAPES, Row, Series, SwitchCost, collect_ctxsw,
                      conc_counter, derive, effect_name, pick, switch_costs, vm_counter, vm_label, vm_pairs)
@@ -15,7 +15,9 @@ from .machine import Units
 from .text import exact, table
 
 BENCHES = ("ctxsw", "workset")
+WORKSET = "workset"
 DERIVED_CSV = "derived.csv"
+MODEL_DERIVED_CSV = "derived-model.csv"  # the same quantities from modelled cycles (--figures model)
 DERIVED_HEADER = ["figure", "quantity", "unit", "series", "paging", "size", "value", "min", "max", "verdict"]
 SUMMARY_SERIES = 2  # workset series the summary answers for; the rest are in report.txt
 
@@ -135,11 +137,20 @@ def _vm_table(s: Series, mode: str, base: str, values: dict[tuple[str, str, int]
     return [head] + table(columns, body, numeric=set(range(1, len(columns))))
 
 
+def model_lines(run: Run) -> list[str]:
+    """The header of workset figures drawn from the model: modelled, on which preset, not measured."""
+    if not run.is_model:
+        return []
+    return [model.header_line(run.model_info),
+            "  (the TSC's own figures, instructions under qemu-model: `report --figures tsc`)"]
+
+
 def section_workset(run: Run) -> list[str]:
+    run = run.modelled(WORKSET)
     series, rows = derive(run.records)
     if not series:
         return []
-    out: list[str] = []
+    out: list[str] = model_lines(run)
     for s in series:
         values = _lookup([r for r in rows if r.series == s.name])
         for mode in s.modes():
@@ -155,6 +166,9 @@ def section_platform(run: Run) -> list[str]:
     if not run.results(*BENCHES):
         return []
     note = paper.emulated(run.records)
+    if note and run.modelled(WORKSET).is_model:
+        note = ("the workset's figures are the cache/TLB model's (above); the ctxsw figures are the emulator's "
+                "TSC, which counts instructions and models no cache")
     return [f"note: {note}"] if note else []
 
 
@@ -196,8 +210,9 @@ def _no_vm(modes: list[str]) -> str:
 
 
 def summary_workset(run: Run) -> list[str]:
+    run = run.modelled(WORKSET)
     series, rows = derive(run.records)
-    out: list[str] = []
+    out: list[str] = model_lines(run)[:1] if series else []
     units, machine = run.units, run.machine
     for s in series[:SUMMARY_SERIES]:
         mine = [r for r in rows if r.series == s.name]
@@ -234,8 +249,11 @@ def summary(run: Run) -> list[str]:
 # --- files -------------------------------------------------------------------
 
 def derived(run: Run) -> list[Derived]:
-    _series, rows = derive(run.records)
-    out = [Derived("workset", f"{r.series} {r.paging} size={r.size} {r.quantity}".strip(), r.unit(run.units),
+    work = run.modelled(WORKSET)
+    _series, rows = derive(work.records)
+    # modelled values never pair with measured ones in `compare`: their own table
+    group = "workset-model" if work.is_model else "workset"
+    out = [Derived(group, f"{r.series} {r.paging} size={r.size} {r.quantity}".strip(), r.unit(work.units),
                    r.value) for r in rows]
     unit = run.units.per("switch")
     for c in switch_costs(collect_ctxsw(run.records)):
@@ -254,8 +272,10 @@ def write_derived(rows: list[Row], path: Path, units: Units | None = None) -> Pa
 
 def files(run: Run, out: Path, plots: bool) -> list[Path]:
     def table() -> Path | None:
-        _series, rows = derive(run.records)
-        return write_derived(rows, out / DERIVED_CSV, run.units) if rows else None
+        work = run.modelled(WORKSET)
+        _series, rows = derive(work.records)
+        name = MODEL_DERIVED_CSV if work.is_model else DERIVED_CSV
+        return write_derived(rows, out / name, work.units) if rows else None
 
     return csv_and_plots(run, out, plots, table, BENCHES, "plots")
 

@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 from typing import NoReturn, Sequence, TextIO
 
-from . import benchreport, compare, emulators, estimate, report, results, runner
+from . import benchreport, compare, emulators, estimate, model, report, results, runner
 from .progress import Progress
 from .protocol import parse_log
 
@@ -64,6 +64,9 @@ def build_parser() -> Parser:
         epilog=(f"emulators:\n"
                 f"  qemu         qemu-system-i386 -kernel KERNEL -append CMDLINE (TCG)\n"
                 f"  qemu-icount  the same with -icount shift=0 (TSC counts instructions; runs repeat exactly)\n"
+                f"  qemu-model   qemu-icount plus the cache/TLB model plugin (build/cachemodel/libcachemodel.so,\n"
+                f"               `make`): --model picks the preset; each result gets `model` figures\n"
+                f"               (modelled cycles, misses; docs/MODEL.md), model.jsonl is kept\n"
                 f"  iso          qemu-system-i386 -cdrom ISO: GRUB under SeaBIOS\n"
                 f"  uefi         qemu-system-x86_64 -bios {emulators.OVMF} -cdrom ISO: GRUB under OVMF\n"
                 f"  bochs        Bochs booting the ISO (term display under a pseudo-terminal)\n"
@@ -121,6 +124,11 @@ def build_parser() -> Parser:
                     help="QEMU only (qemu, qemu-icount, iso, uefi): save the final screen as a PPM image "
                          "through QEMU's monitor; the kernel halts at done (exit=halt unless --cmdline picks "
                          "an exit), and after done (or a hang) the screen is saved and QEMU stopped")
+    pr.add_argument("--model", metavar="PRESET",
+                    help=f"qemu-model only: the cache/TLB model, {' | '.join(model.PRESETS)} | custom:SPEC "
+                         f"(default {model.DEFAULT_PRESET}; SPEC in docs/MODEL.md)")
+    pr.add_argument("--plugin", type=Path, default=root / "build" / "cachemodel" / "libcachemodel.so",
+                    help="qemu-model: the model plugin (default: build/cachemodel/libcachemodel.so, made by `make`)")
     pr.add_argument("--emulator-binary", metavar="PATH",
                     help="program to run instead of the emulator (e.g. a wrapper or a test fake)")
     pr.add_argument("--quiet", action="store_true", help="no progress output")
@@ -155,6 +163,10 @@ def build_parser() -> Parser:
                          "or the directory of the file PATH names)")
     pp.add_argument("--full", action="store_true", help="print every table after the summary (report.txt)")
     pp.add_argument("--no-plots", action="store_true", help="text and CSV files only (no matplotlib)")
+    pp.add_argument("--figures", choices=model.FIGURE_CHOICES, default="auto",
+                    help="workset figures from: model = the cache/TLB model's cycles (results of --emulator "
+                         "qemu-model; files named *-model), tsc = the records' TSC figures, auto (default) = "
+                         "model when the results carry model figures, else tsc")
 
     pm = sub.add_parser(
         "compare", help="two result sets side by side: medians, ratios B/A and derived quantities with bands",
@@ -207,12 +219,20 @@ def cmd_parse(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     out_dir = args.out if args.out is not None else args.log.parent
     # Re-parsing a run's own log keeps what the run recorded about itself.
     run = results.previous_run(out_dir)
+    model_file = args.log.parent / model.MODEL_FILE
+    model_ok = True
+    if model_file.is_file() or (run or {}).get("emulator") == emulators.MODEL_EMULATOR:
+        joined = model.join_file(res.records, model_file)  # a qemu-model run's log: join its model again
+        run = dict(run or {}, model=joined.run)
+        res.problems.extend(joined.problems)
+        model_ok = joined.ok
     json_path, csv_path = results.write_results(out_dir, res, str(args.log), run)
     out.write(res.summary_line() + "\n")
     for line in res.detail_lines():
         out.write(line + "\n")
     out.write(f"wrote {json_path} and {csv_path}\n")
-    return results.exit_status(res)
+    status = results.exit_status(res)
+    return results.EXIT_DAMAGED if status == results.EXIT_OK and not model_ok else status
 
 
 def _out_dir(args: argparse.Namespace, label: str) -> tuple[Path, bool]:
@@ -265,7 +285,7 @@ def cmd_run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         emulator=args.emulator, kernel=args.kernel, iso=args.iso, cmdline=args.cmdline,
         cpu=args.cpu, memory=memory, qemu_args=list(args.qemu_arg), binary=args.emulator_binary,
         hosted=args.hosted, host_cpu=args.host_cpu, serial=args.serial,
-        screendump=args.screendump)
+        screendump=args.screendump, model=args.model, plugin=args.plugin)
     # a 32-bit Linux process has about 3 GiB for its buffers
     may_start, silence = _check_duration(args, 3072 if args.emulator == "hosted" else memory, err)
     if not may_start:
@@ -284,7 +304,9 @@ def cmd_run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         err.write(f"cleanroom run: {exc}\n")
         return results.EXIT_SETUP
     runner.print_outcome(outcome, out, err)
-    return results.exit_status(outcome.result, outcome.cut_short)
+    status = results.exit_status(outcome.result, outcome.cut_short)
+    # the model's samples not matching the results is damage, like a missing record
+    return results.EXIT_DAMAGED if status == results.EXIT_OK and not outcome.model_ok else status
 
 
 def cmd_capture(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
@@ -313,6 +335,11 @@ def cmd_report(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         rs = results.load(args.path)
     except (OSError, ValueError) as exc:
         err.write(f"cleanroom report: {exc}\n")
+        return results.EXIT_SETUP
+    rs.figures = args.figures
+    if args.figures == "model" and not model.has_model(rs.records):
+        err.write(f"cleanroom report: --figures model: {args.path} has no model figures "
+                  f"(a run with --emulator qemu-model has them)\n")
         return results.EXIT_SETUP
     out_dir = args.out if args.out is not None else _results_dir(args.path)
     # stdout is the report itself (with --full, exactly report.txt); what was written goes to stderr

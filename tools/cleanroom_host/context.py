@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
+from . import model
 from .machine import Machine, Units
 from .protocol import Record
 
@@ -18,13 +19,32 @@ class Run:
     records: list[Record]
     machine: Machine
     doc: dict[str, Any] = field(default_factory=dict)  # results.json (run info, problems); {} for a bare list
+    figures: str = "auto"  # report --figures: model, tsc or auto (model.FIGURE_CHOICES)
 
     @classmethod
-    def of(cls, records: list[Record], doc: dict[str, Any] | None = None) -> "Run":
+    def of(cls, records: list[Record], doc: dict[str, Any] | None = None, figures: str = "auto") -> "Run":
         doc = doc or {}
         run = doc.get("run") if isinstance(doc.get("run"), dict) else None
         recs = [r for r in records if isinstance(r, dict)]
-        return cls(recs, Machine.of(recs, run), doc)
+        return cls(recs, Machine.of(recs, run), doc, figures)
+
+    @property
+    def model_info(self) -> dict[str, Any] | None:
+        """results.json's run.model: the preset the model figures were made with (qemu-model)."""
+        return model.run_info(self.doc)
+
+    def modelled(self, bench: str) -> "Run":
+        """This run as `bench`'s report reads it: its results in modelled cycles, with the model's caches
+        and unit, when --figures (auto: the results carry model figures) says so; else itself."""
+        if not model.use_model(self.records, self.figures, bench):
+            return self
+        info = self.model_info
+        return Run(model.view_records(self.records, info, bench), model.view_machine(self.machine, info), self.doc,
+                   self.figures)
+
+    @property
+    def is_model(self) -> bool:
+        return self.machine.kind == model.MODEL_KIND
 
     @property
     def units(self) -> Units:

@@ -40,11 +40,18 @@ HOST_SMALL, HOST_LARGE = "host/4k", "host/2m"
 
 # Hardware events of the `counters` record, in its order, and how the tables name them.
 EVENTS = ("core_cycles", "instructions", "l1d_read_misses", "llc_misses", "dtlb_read_misses")
-MISS_EVENTS = ("l1d_read_misses", "llc_misses", "dtlb_read_misses")
 EVENT_SHORT = {"core_cycles": "core cycles", "instructions": "instructions", "l1d_read_misses": "L1d misses",
                "llc_misses": "LLC misses", "dtlb_read_misses": "dTLB misses"}
 EVENT_UNIT = {"core_cycles": "core cycles", "instructions": "instructions", "l1d_read_misses": "misses",
               "llc_misses": "misses", "dtlb_read_misses": "misses"}
+# The cache/TLB model's figures (qemu-model, model.py): a workset result seen through the model carries
+# them as its counters, already per operation. Misses count loads and stores, the page walks' reads included.
+MODEL_EVENTS = ("l1d_misses", "l2_misses", "l3_misses", "tlb_misses", "walk_reads")
+MISS_EVENTS = ("l1d_read_misses", "llc_misses", "dtlb_read_misses") + MODEL_EVENTS[:4]
+EVENT_SHORT.update({"l1d_misses": "L1d misses (model)", "l2_misses": "L2 misses (model)",
+                    "l3_misses": "L3 misses (model)", "tlb_misses": "dTLB misses (model)",
+                    "walk_reads": "page-walk reads (model)"})
+EVENT_UNIT.update({e: "misses" for e in MODEL_EVENTS[:4]}, walk_reads="reads")
 
 
 def mode_of(params: dict[str, Any]) -> str:
@@ -114,7 +121,8 @@ class Series:
         """The counter events any point of the series has, in the record's order."""
         seen = {e for by_size in self.counters.values() for cases in by_size.values()
                 for evs in cases.values() for e in evs}
-        return [e for e in EVENTS if e in seen] + sorted(seen - set(EVENTS))
+        known = EVENTS + MODEL_EVENTS
+        return [e for e in known if e in seen] + sorted(seen - set(known))
 
     def fixed_reps(self) -> int | None:
         """The one reps value of every point, or None when it varies (quick suite)."""
@@ -197,11 +205,11 @@ QUANTITIES: tuple[Quantity, ...] = (
     Quantity("conc_on_vm", 8, "%", "impact of concurrency on VM overhead: (vm_multi - vm_single) / vm_single"),
 ) + tuple(
     Quantity(f"conc_{e}_per_quantum", 3, f"{EVENT_UNIT[e]}/quantum",
-             f"{EVENT_SHORT[e]} per quantum of multi - single (counters)") for e in EVENTS
+             f"{EVENT_SHORT[e]} per quantum of multi - single (counters)") for e in EVENTS + MODEL_EVENTS
 ) + tuple(
     Quantity(f"vm_{e}_{case}_per_refill", 6, f"{EVENT_UNIT[e]}/refill",
              f"{EVENT_SHORT[e]} per refill, {case}: on - off (counters)")
-    for e in EVENTS for case in ("single", "multi")
+    for e in EVENTS + MODEL_EVENTS for case in ("single", "multi")
 )
 QUANTITY = {q.key: q for q in QUANTITIES}
 

@@ -10,9 +10,13 @@ import subprocess
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-EMULATORS = ("qemu", "qemu-icount", "iso", "uefi", "bochs", "hosted")
+from . import model
+
+EMULATORS = ("qemu", "qemu-icount", "iso", "uefi", "bochs", "hosted", "qemu-model")
 ISO_EMULATORS = ("iso", "uefi", "bochs")
-QEMU_EMULATORS = ("qemu", "qemu-icount", "iso", "uefi")
+QEMU_EMULATORS = ("qemu", "qemu-icount", "iso", "uefi", "qemu-model")
+# qemu-icount plus the cache/TLB model plugin (docs/MODEL.md), made by `make`
+MODEL_EMULATOR = "qemu-model"
 
 OVMF = Path("/usr/share/ovmf/OVMF.fd")
 BOCHS_BIOS = Path("/usr/share/bochs/BIOS-bochs-latest")
@@ -65,6 +69,8 @@ class RunSpec:
     host_cpu: int | None = None  # hosted: the CPU to pin it to (None: the last one allowed)
     serial: str = "com1"  # QEMU: the machine's only UART, which carries the log (SERIAL_PORTS)
     screendump: Path | None = None  # QEMU: save the final screen here (PPM) through the monitor
+    model: str | None = None  # qemu-model: the preset (--model; None: model.DEFAULT_PRESET)
+    plugin: Path = Path("build/cachemodel/libcachemodel.so")  # qemu-model: the plugin (`make`)
 
 
 @dataclass
@@ -81,6 +87,7 @@ class Launch:
     emulator_log: Path | None = None  # the emulator's own log file, if any
     info: dict[str, object] = field(default_factory=dict)  # recorded in results.json's run
     monitor: Path | None = None  # QEMU's human monitor socket (--screendump), else no monitor
+    collect: list[Path] = field(default_factory=list)  # files to copy into the results after the run
 
     def display(self) -> str:
         return shlex.join(self.argv)
@@ -215,6 +222,21 @@ def _qemu_common(spec: RunSpec, monitor: Path | None = None) -> list[str]:
     return argv + list(spec.qemu_args)
 
 
+def _model_plugin(spec: RunSpec, workdir: Path) -> tuple[str, Path]:
+    """qemu-model: -plugin's argument (the plugin, the kernel's mailbox, the output file, the preset)
+    and the output file the plugin writes (docs/MODEL.md)."""
+    preset = spec.model if spec.model is not None else model.DEFAULT_PRESET
+    plugin = spec.plugin.absolute()
+    try:
+        model.check_preset(preset)
+        _need_file(plugin, "cache model plugin", "make")
+        mailbox = model.mailbox_address(spec.kernel)
+    except model.ModelError as exc:
+        raise SetupError(str(exc)) from exc
+    out = workdir.absolute() / model.MODEL_FILE
+    return model.plugin_option(plugin, mailbox, out, preset), out
+
+
 def last_cpu() -> int:
     """The highest-numbered CPU this process may run on."""
     return max(os.sched_getaffinity(0))
@@ -249,6 +271,8 @@ def prepare(spec: RunSpec, workdir: Path) -> Launch:
         raise SetupError(f"--qemu-arg does not apply to {emu}")
     if spec.serial != "com1" and emu not in QEMU_EMULATORS:
         raise SetupError(f"--serial does not apply to {emu} (it has COM1 only)")
+    if spec.model is not None and emu != MODEL_EMULATOR:
+        raise SetupError(f"--model applies only to --emulator {MODEL_EMULATOR}, not {emu}")
     if emu == "hosted":
         return prepare_hosted(replace(spec, hosted=spec.hosted.absolute()))
     # --screendump: the kernel halts at done (exit=halt unless the user chose
@@ -264,14 +288,18 @@ def prepare(spec: RunSpec, workdir: Path) -> Launch:
         monitor = workdir.absolute() / MONITOR_SOCKET
         exit_default = "halt"
 
-    if emu in ("qemu", "qemu-icount"):
+    if emu in ("qemu", "qemu-icount", MODEL_EMULATOR):
         prog = _program(spec, "qemu-system-i386")
         _need_file(spec.kernel, "kernel", "make")
+        plugin = _model_plugin(spec, workdir) if emu == MODEL_EMULATOR else None
         cmdline = with_exit(spec.cmdline, exit_default)
         argv = [prog, "-kernel", str(spec.kernel), "-append", cmdline] + _qemu_common(spec, monitor)
-        if emu == "qemu-icount":
+        if emu in ("qemu-icount", MODEL_EMULATOR):
             argv += ["-icount", "shift=0"]
-        return Launch(argv, cmdline, monitor=monitor)
+        if plugin is None:
+            return Launch(argv, cmdline, monitor=monitor)
+        option, out = plugin
+        return Launch(argv + ["-plugin", option], cmdline, monitor=monitor, collect=[out])
 
     # ISO boots: the built ISO as is, or a temporary one carrying --cmdline.
     iso_cmdline: str | None = None

@@ -77,8 +77,22 @@ SPEEDS: dict[str, Speed] = {
     # between hosts. Used only to raise the silence limit, never to refuse.
     "hosted": Speed(1.1e11, 11e-9, 3.7e-9, 0.2, 3.2e-6),
 }
+# qemu-model (qemu-icount plus the cache/TLB plugin): A GUESS, not measured yet: every cost of
+# qemu-icount times this factor (the plugin's callback on every memory access). Replace it by the
+# slowdown docs/MODEL.md measures.
+MODEL_SLOWDOWN_GUESS = 5.0
+
+
+def slowed(speed: Speed, factor: float) -> Speed:
+    """An emulator's costs, each `factor` times as long."""
+    return Speed(speed.bytes_per_s / factor, speed.refill_s * factor, speed.switch_s * factor,
+                 speed.boot_s * factor, speed.lock_rep_s * factor, speed.aspace_rep_s * factor,
+                 speed.thread_switch_s * factor)
+
+
+SPEEDS["qemu-model"] = slowed(SPEEDS["qemu-icount"], MODEL_SLOWDOWN_GUESS)
 LIMIT_S = 600.0  # longer estimates need --yes
-REFUSING = ("qemu", "qemu-icount", "iso", "uefi", "bochs")  # emulators a long run is refused on
+REFUSING = ("qemu", "qemu-icount", "iso", "uefi", "bochs", "qemu-model")  # emulators a long run is refused on
 
 # The kernel's defaults (kernel/config.c, kernel/suite.c, bench/*.c).
 ALL_BENCHES = ("tsc", "ctxsw", "workset", "locks", "create", "aspace")

@@ -29,7 +29,7 @@ ICOUNT_RDTSC = 3  # a back-to-back rdtsc pair under icount: three instructions
 
 # results.json's run.emulator -> platform kind ("serial": a real PC, by capture)
 EMULATOR_KIND = {"qemu": QEMU_TCG, "iso": QEMU_TCG, "uefi": QEMU_TCG, "qemu-icount": QEMU_ICOUNT,
-                 "bochs": BOCHS, "hosted": HOSTED}
+                 "bochs": BOCHS, "hosted": HOSTED, "qemu-model": QEMU_ICOUNT}
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterable
 
-from . import paper
+from . import model, paper
 from .context import Run
 from .derive import (EVENT_SHORT, HOST_LARGE, MISS_EVENTS, OFF, Row, Series, SwitchCost, collect_ctxsw, conc_counter,
                      derive, pick, switch_costs, vm_label, vm_pairs)
@@ -31,7 +31,10 @@ MODE_COLORS = {"off": "tab:blue", "on/4k": "tab:orange", "on/4m": "tab:green", "
 # line style by page size.
 CASE_COLORS = {"single": "tab:blue", "multi": "tab:red"}
 PAGESIZE_STYLE = {"on/4k": "-", "on/4m": "--", "host/4k": "-"}
-EVENT_COLORS = {"l1d_read_misses": "tab:blue", "llc_misses": "tab:red", "dtlb_read_misses": "tab:green"}
+EVENT_COLORS = {"l1d_read_misses": "tab:blue", "llc_misses": "tab:red", "dtlb_read_misses": "tab:green",
+                "l1d_misses": "tab:blue", "l2_misses": "tab:red", "l3_misses": "tab:purple", "tlb_misses": "tab:green"}
+# The workset figures drawn from the cache/TLB model: the same names with this before .png
+MODEL_SUFFIX = "-model"
 
 
 @dataclass
@@ -45,6 +48,7 @@ class PlotData:
     subtitle: str
     note: str | None
     units: Units
+    suffix: str = ""  # put before .png in every file name (MODEL_SUFFIX for the model's figures)
 
     @classmethod
     def of(cls, run: Run) -> "PlotData":
@@ -55,6 +59,13 @@ class PlotData:
             where = f"{where}, {cpu.get('platform')}"
         subtitle = f"{paper.describe_cpu(cpu)} ({where}); unit: {run.units.name}"
         note = run.machine.trust if run.machine.emulated else None
+        if run.is_model:
+            info = run.model_info
+            subtitle = (f"MODELLED: cache/TLB model, preset {(info or {}).get('preset', '?')}, on QEMU -icount; "
+                        f"unit: modelled cycles")
+            note = (f"MODELLED on preset {(info or {}).get('preset', '?')} of the cache/TLB model: not measured "
+                    f"(docs/MODEL.md)")
+            return cls(series, rows, [], run.machine.plot_caches, subtitle, note, run.units, MODEL_SUFFIX)
         return cls(series, rows, switch_costs(collect_ctxsw(run.records)), run.machine.plot_caches, subtitle, note,
                    run.units)
 
@@ -218,7 +229,7 @@ def _finish(fig: "Figure", ax: "Axes", data: PlotData, path: Path, values: list[
         ax.legend(fontsize=8, loc="best",
                   title=("line: median; shade: min..max band; filled: finding;\nhollow with bar: ~0 or not resolved; "
                          "x: denominator ~0" if banded else None), title_fontsize=8)
-    return save_figure(fig, path, data.note)
+    return save_figure(fig, path.with_name(path.stem + data.suffix + path.suffix), data.note)
 
 
 def _label(series: str, text: str, many: bool) -> str:
@@ -331,7 +342,8 @@ def fig3_misses(data: PlotData, out: Path) -> Path | None:
     if not lines:
         return None
     return _quantity_figure(data, out, "fig3-misses-per-quantum.png",
-                            "counters: misses per quantum of multi - single (what Figure 3's rise is made of)",
+                            ("model" if data.suffix else "counters")
+                            + ": misses per quantum of multi - single (what Figure 3's rise is made of)",
                             "(multi - single) / (2 reps) [misses per quantum]", lines, "misses")
 
 
@@ -465,11 +477,14 @@ FIGURES: tuple[tuple[str, FigureFn], ...] = (
 def write_all(run: Run, out: Path) -> list[Path]:
     """Draw every figure the run has data for; return the files written."""
     data = PlotData.of(run)
-    if not data.rows and not data.switches:
+    work = run.modelled("workset")
+    # the model's workset figures (files *-model.png); ctxsw stays the TSC's
+    workset = PlotData.of(work) if work.is_model else data
+    if not workset.rows and not data.switches:
         return []
     written: list[Path] = []
-    for _name, fn in FIGURES:
-        path = fn(data, out)
+    for name, fn in FIGURES:
+        path = fn(data if name == "ctxsw" else workset, out)
         if path is not None:
             written.append(path)
     return written

@@ -19,7 +19,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any, Callable
 
-from . import aspacereport, benchreport, lockreport
+from . import aspacereport, benchreport, lockreport, model
 from .context import Run
 from .interval import Interval, short
 from .machine import BOCHS, QEMU_ICOUNT, counters_text
@@ -47,7 +47,7 @@ CLOCK_BENCH = "tsc"  # reading the clock: the machine lines show it, no module r
 
 
 def run_of(rs: ResultSet) -> Run:
-    return Run.of(rs.records, rs.doc)
+    return Run.of(rs.records, rs.doc, rs.figures)
 
 
 def reported_benches() -> set[str]:
@@ -155,6 +155,8 @@ def section_machine(rs: ResultSet) -> list[str]:
         rows.append(("config", text))
     if run.machine.counters_recorded:
         rows.append(("counters", counters_text(run.machine)))
+    if run.model_info:
+        rows.append(("model", model.run_text(run.model_info)))
     if not hello and not cpu and not tsc and not mem and not config:
         return ["machine: no hello/cpu/tsc/mem/config records"]
     width = max(len(k) for k, _ in rows)
@@ -313,6 +315,8 @@ def _summary_machine(rs: ResultSet, run: Run) -> list[str]:
         out.append(f"  caches: {names}" + (": made up by the emulator, which models no cache (not drawn on the "
                                            "figures)" if m.emulated else ""))
     out.append(f"  counters: {counters_text(m)}")
+    if run.model_info:
+        out.append(f"  model: {model.run_text(run.model_info)}")
     return out
 
 

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from . import text
+from . import model, text
 from .protocol import ParseResult, Record, parse_log
 
 RESULTS_JSON = "results.json"
@@ -66,7 +66,10 @@ def csv_rows(records: list[Record]) -> tuple[list[str], list[list[str]]]:
         for k, v in r.items():
             if k not in _NOT_COLUMNS and k not in extra_keys and not isinstance(v, (list, dict)):
                 extra_keys.append(k)
-    header = CSV_LEAD + [f"param_{k}" for k in param_keys] + CSV_STATS + extra_keys
+    # qemu-model: the model's figures per operation, model_<figure>_<stat> (model.py)
+    model_cols = model.csv_columns(results)
+    header = (CSV_LEAD + [f"param_{k}" for k in param_keys] + CSV_STATS + extra_keys
+              + [f"model_{f}_{st}" for f, st in model_cols])
     rows: list[list[str]] = []
     for r in results:
         raw = r.get("params")
@@ -75,6 +78,8 @@ def csv_rows(records: list[Record]) -> tuple[list[str], list[list[str]]]:
         row += [_cell(flat.get(k)) for k in param_keys]
         row += [_cell(r.get(k)) for k in CSV_STATS]
         row += [_cell(r.get(k)) for k in extra_keys]
+        figures = r.get("model") if isinstance(r.get("model"), dict) else {}
+        row += [_cell((figures.get(f) or {}).get(st)) for f, st in model_cols]
         rows.append(row)
     return header, rows
 
@@ -110,6 +115,7 @@ class ResultSet:
 
     path: Path  # what was loaded
     doc: dict[str, Any]
+    figures: str = "auto"  # report --figures: the workset from model cycles, TSC figures, or auto (model.py)
 
     @property
     def records(self) -> list[Record]:

@@ -22,7 +22,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import IO, Any, BinaryIO, Callable, TextIO
 
-from . import emulators
+from . import emulators, model
 from .progress import Progress
 from .protocol import ParseResult, Record, StreamScanner, parse_log
 from .results import SERIAL_LOG, write_results
@@ -159,6 +159,7 @@ class Outcome:
     run: dict[str, Any]
     cut_short: bool  # hung, timed out or interrupted: not a whole run, whatever the records say
     messages: list[str] = field(default_factory=list)
+    model_ok: bool = True  # qemu-model: every result's samples matched the model's (model.join)
 
 
 def repo_root() -> Path:
@@ -439,6 +440,9 @@ def run_emulator(spec: emulators.RunSpec, out_dir: Path, limits: Limits,
             (out_dir / EMULATOR_LOG).write_text(emu_text + "\n", encoding="utf-8")
         if launch.emulator_log is not None and launch.emulator_log.is_file():
             (out_dir / launch.emulator_log.name).write_bytes(launch.emulator_log.read_bytes()[-4 * 1024 * 1024:])
+        for name in launch.collect:  # the model's output (qemu-model)
+            if name.is_file():
+                shutil.copyfile(name, out_dir / name.name)
 
     result = parse_log((out_dir / SERIAL_LOG).read_bytes())
     run = {
@@ -456,6 +460,14 @@ def run_emulator(spec: emulators.RunSpec, out_dir: Path, limits: Limits,
     if spec.screendump is not None:
         run["screendump"] = screendump
     messages: list[str] = []
+    model_ok = True
+    if spec.emulator == emulators.MODEL_EMULATOR:
+        # every recorded sample of every result gets the model's figures, or the run says which did not
+        joined = model.join_file(result.records, out_dir / model.MODEL_FILE,
+                                 spec.model if spec.model is not None else model.DEFAULT_PRESET)
+        run["model"] = joined.run
+        result.problems.extend(joined.problems)
+        model_ok = joined.ok
     if screendump_error is not None:
         messages.append(screendump_error)
     if stop is not None:
@@ -469,7 +481,7 @@ def run_emulator(spec: emulators.RunSpec, out_dir: Path, limits: Limits,
             msg += f"; it said:\n{tail}"
         messages.append(msg)
     write_results(out_dir, result, SERIAL_LOG, run)
-    return Outcome(out_dir, result, run, stop is not None or interrupted, messages)
+    return Outcome(out_dir, result, run, stop is not None or interrupted, messages, model_ok)
 
 
 def capture_port(port: str, baud: int, out_dir: Path, limits: Limits, progress: Progress,
