@@ -58,7 +58,7 @@ struct cm_config {
 
 /* Counts that grow over the whole run; a sample's figures are differences of two snapshots. */
 struct cm_counts {
-    uint64_t instructions;      /* QEMU adds each block's length here when the block starts */
+    uint64_t instructions;      /* QEMU adds 1 here before each instruction */
     uint64_t loads, stores;     /* modelled data accesses (not the marks, not the walk reads) */
     uint64_t l1d_misses, l2_misses, l3_misses; /* walk reads included */
     uint64_t tlb_misses, walk_reads;
@@ -134,9 +134,9 @@ void cm_model_free(struct cm_model *m);
 
 /*
  * One data access of `1 << size_shift` bytes seen by the guest at linear
- * address va, physical pa. remaining: how many instructions of the current
- * translation block follow the accessing one (the block's whole length is
- * already in c.instructions), so a mark knows the exact instruction count.
+ * address va, physical pa. remaining: how many instructions already in
+ * c.instructions have not run yet (0 when the plugin counts instruction by
+ * instruction; a count added per block would need the rest of the block).
  */
 void cm_access(struct cm_model *m, uint64_t va, uint64_t pa, unsigned size_shift, bool store, bool io,
                uint64_t remaining);

@@ -6,10 +6,13 @@
  *   qemu-system-i386 -icount shift=0 \
  *     -plugin build/cachemodel/libcachemodel.so,mailbox=0xADDR,out=PATH[,model=NAME] ...
  *
- * Instructions are counted per translation block (an inline add of the
- * block's length when it starts); each memory and rdtsc callback carries how
- * many instructions of its block follow it, so marks and rdtsc checkpoints
- * know the count exactly to the instruction.
+ * Instructions are counted one by one (an inline add before each), not per
+ * translation block: a block left early (a page fault, an I/O access that
+ * QEMU's icount retranslates) would otherwise count instructions that never
+ * ran. So a mark or an rdtsc checkpoint sees the count exactly to the
+ * instruction. Whether QEMU runs an instruction's callback before or after
+ * its inline add does not matter: a sample is the difference of two
+ * checkpoints of the same kind (two rdtsc, or the BEGIN and END marks).
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -28,17 +31,18 @@ static char out_buffer[1 << 16];
 static void on_mem(unsigned int vcpu, qemu_plugin_meminfo_t info, uint64_t vaddr, void *udata)
 {
     (void)vcpu;
+    (void)udata;
     struct qemu_plugin_hwaddr *hw = qemu_plugin_get_hwaddr(info, vaddr);
     bool io = hw && qemu_plugin_hwaddr_is_io(hw);
     uint64_t pa = hw ? qemu_plugin_hwaddr_phys_addr(hw) : vaddr;
-    cm_access(&model, vaddr, pa, qemu_plugin_mem_size_shift(info), qemu_plugin_mem_is_store(info), io,
-              (uint64_t)(uintptr_t)udata);
+    cm_access(&model, vaddr, pa, qemu_plugin_mem_size_shift(info), qemu_plugin_mem_is_store(info), io, 0);
 }
 
 static void on_rdtsc(unsigned int vcpu, void *udata)
 {
     (void)vcpu;
-    cm_rdtsc(&model, (uint64_t)(uintptr_t)udata);
+    (void)udata;
+    cm_rdtsc(&model, 0);
 }
 
 /* 0F 31 = rdtsc, 0F 01 F9 = rdtscp (the timed region's bounds). */
@@ -53,13 +57,12 @@ static void on_translate(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 {
     (void)id;
     size_t n = qemu_plugin_tb_n_insns(tb);
-    qemu_plugin_register_vcpu_tb_exec_inline(tb, QEMU_PLUGIN_INLINE_ADD_U64, &model.c.instructions, n);
     for (size_t i = 0; i < n; i++) {
         struct qemu_plugin_insn *insn = qemu_plugin_tb_get_insn(tb, i);
-        void *after = (void *)(uintptr_t)(n - 1 - i);
-        qemu_plugin_register_vcpu_mem_cb(insn, on_mem, QEMU_PLUGIN_CB_NO_REGS, QEMU_PLUGIN_MEM_RW, after);
+        qemu_plugin_register_vcpu_insn_exec_inline(insn, QEMU_PLUGIN_INLINE_ADD_U64, &model.c.instructions, 1);
+        qemu_plugin_register_vcpu_mem_cb(insn, on_mem, QEMU_PLUGIN_CB_NO_REGS, QEMU_PLUGIN_MEM_RW, NULL);
         if (reads_tsc(insn))
-            qemu_plugin_register_vcpu_insn_exec_cb(insn, on_rdtsc, QEMU_PLUGIN_CB_NO_REGS, after);
+            qemu_plugin_register_vcpu_insn_exec_cb(insn, on_rdtsc, QEMU_PLUGIN_CB_NO_REGS, NULL);
     }
 }
 
