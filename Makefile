@@ -156,6 +156,18 @@ $(BUILD)/units/%: tests/unit/%.c tests/unit/unit.h $(PORTABLE_SRCS) | toolchain
 	@echo "  UNIT    $@"
 	$(Q)$(CC) $(UNIT_CFLAGS) -o $@ $< $(PORTABLE_SRCS)
 
+# The cache/TLB model: a QEMU TCG plugin built by the host's gcc (it runs
+# inside qemu-system-i386, not in the guest); docs/MODEL.md.
+CACHEMODEL := $(BUILD)/cachemodel/libcachemodel.so
+CACHEMODEL_SRCS := tools/cachemodel/plugin.c tools/cachemodel/model.c
+CACHEMODEL_CFLAGS := -std=c11 -O2 -shared -fPIC -fvisibility=hidden -Wall -Wextra -Werror
+all: $(CACHEMODEL)
+
+$(CACHEMODEL): $(CACHEMODEL_SRCS) $(wildcard tools/cachemodel/*.h)
+	@mkdir -p $(dir $@)
+	@echo "  PLUGIN  $@"
+	$(Q)$(HOST_CC) $(CACHEMODEL_CFLAGS) -o $@ $(CACHEMODEL_SRCS)
+
 setup:
 	@tools/setup.sh
 

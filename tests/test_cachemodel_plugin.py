@@ -1,0 +1,106 @@
+"""The cache/TLB model plugin (tools/cachemodel, docs/MODEL.md): its core
+on constructed access streams (compiled here with the host gcc), and the
+plugin itself loaded into qemu-icount on a real boot. Joining the samples
+into result records is the host tool's; the end-to-end figures are tested
+with `--emulator qemu-model`."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from booting import KERNEL, REPO, TOOL_SAFETY_NET_S, boot, done, of_type
+
+SOURCES = REPO / "tools" / "cachemodel"
+PLUGIN = REPO / "build" / "cachemodel" / "libcachemodel.so"
+# Outside the 128 MiB guest: nothing stores there, so a kernel without
+# marks still boots under the plugin and yields no samples.
+NO_MAILBOX = 0x7FF00000
+
+
+def model_mailbox() -> int | None:
+    """The kernel's model_mailbox address (None: this kernel sends no marks)."""
+    nm = shutil.which("i686-linux-gnu-nm") or shutil.which("nm")
+    assert nm, "no nm (binutils) to read the kernel's symbols"
+    out = subprocess.run([nm, str(KERNEL)], capture_output=True, text=True, check=True,
+                         timeout=TOOL_SAFETY_NET_S).stdout
+    for line in out.splitlines():
+        parts = line.split()
+        if len(parts) == 3 and parts[2] == "model_mailbox":
+            return int(parts[0], 16)
+    return None
+
+
+def model_boot(tmp_path: Path, cmdline: str, mailbox: int, model: str = "prestonia") -> tuple[
+        int, dict[str, Any], list[dict[str, Any]]]:
+    """A qemu-icount boot with the plugin loaded; (status, results.json, the plugin's lines)."""
+    assert PLUGIN.exists(), f"{PLUGIN} missing: run make"
+    out = tmp_path / "model.jsonl"
+    rc, res = boot(tmp_path, "qemu-icount", cmdline, "--qemu-arg=-plugin",
+                   f"--qemu-arg={PLUGIN},mailbox={mailbox:#x},out={out},model={model}")
+    assert out.exists(), "the plugin wrote no output file"
+    return rc, res, [json.loads(line) for line in out.read_text().splitlines()]
+
+
+def test_model_core_on_constructed_streams(tmp_path: Path) -> None:
+    """LRU eviction order, working sets that fit and that thrash, TLB
+    flushes by CR3 load against global entries, invlpg, 4 KiB and 4 MiB
+    walks and their reads, marks and per-sample counts."""
+    binary = tmp_path / "test_model"
+    subprocess.run(["gcc", "-std=c11", "-O1", "-Wall", "-Wextra", "-Werror", "-o", str(binary),
+                    str(SOURCES / "test_model.c"), str(SOURCES / "model.c")],
+                   check=True, timeout=TOOL_SAFETY_NET_S)
+    proc = subprocess.run([str(binary)], capture_output=True, text=True, timeout=TOOL_SAFETY_NET_S)
+    summary = proc.stdout.strip().splitlines()[-1]
+    assert proc.returncode == 0 and summary.startswith("ok:"), proc.stdout
+    assert int(summary.split()[1]) >= 70, summary
+
+
+def test_plugin_loads_and_counts_a_selftest_boot(tmp_path: Path) -> None:
+    mailbox = model_mailbox()
+    rc, res, lines = model_boot(tmp_path, "suite=selftest", mailbox if mailbox is not None else NO_MAILBOX)
+    assert rc == 0 and done(res)["status"] == "ok"
+    first, last = lines[0], lines[-1]
+    assert first["t"] == "model" and first["version"] == 1 and first["preset"] == "prestonia"
+    assert first["l1d"] == {"size": 8192, "ways": 4, "line": 64, "latency": 2}
+    assert first["l2"]["size"] == 512 * 1024 and first["l3"] is None
+    assert last["t"] == "end" and last["accesses"] > 1_000_000
+    assert all(line["t"] == "sample" for line in lines[1:-1])
+    if mailbox is not None:
+        # the kernel marks its paging switches and page directories, every sample has its end
+        assert last["marks"] > 0 and last["unmatched"] == 0 and last["samples"] == len(lines) - 2
+
+
+def test_plugin_counts_what_the_tsc_counts(tmp_path: Path) -> None:
+    """Under icount the TSC counts instructions: each sample's modelled
+    instructions (first to last rdtsc of the timed region) equal the TSC
+    figure of the same sample exactly."""
+    mailbox = model_mailbox()
+    if mailbox is None:
+        pytest.skip("this kernel has no model_mailbox (the marks are not in it)")
+    rc, res, lines = model_boot(tmp_path, "bench=tsc runs=2 raw=1", mailbox)
+    assert rc == 0 and done(res)["status"] == "ok"
+    results = of_type(res, "result")
+    samples = [line for line in lines if line["t"] == "sample"]
+    assert results and lines[-1]["unmatched"] == 0
+    by_case: dict[int, list[dict[str, Any]]] = {}
+    for s in samples:
+        by_case.setdefault(s["case"], []).append(s)
+    for number, r in enumerate(results):
+        own = sorted(by_case[r.get("case_no", number)], key=lambda s: s["sample"])
+        assert [s["sample"] for s in own] == list(range(r["n"])), r["case"]
+        assert [s["instructions"] for s in own] == [t + r["overhead"] for t in r["samples"]], r["case"]
+        assert all(s["cycles"] == s["instructions"] for s in own if s["l1d_misses"] == s["tlb_misses"] == 0)
+
+
+def test_a_bad_model_stops_qemu_with_the_accepted_names(tmp_path: Path) -> None:
+    proc = subprocess.run(["qemu-system-i386", "-display", "none", "-icount", "shift=0", "-kernel", str(KERNEL),
+                           "-plugin", f"{PLUGIN},mailbox={NO_MAILBOX:#x},out={tmp_path / 'x.jsonl'},model=prescott"],
+                          capture_output=True, text=True, timeout=TOOL_SAFETY_NET_S, stdin=subprocess.DEVNULL)
+    assert proc.returncode != 0
+    assert "prestonia, modern or custom:SPEC" in proc.stderr
