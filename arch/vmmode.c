@@ -33,16 +33,31 @@ uint32_t vm_modes(const struct config *cfg, const char **why)
     return cfg->paging == PAGING_BOTH ? 2 : 1;
 }
 
+static bool alloc_pair(uint32_t bytes, uint32_t align, uint8_t **a, uint8_t **c)
+{
+    *a = memory_alloc(bytes, align);
+    *c = *a ? memory_alloc(bytes, align) : 0;
+    return *c != 0;
+}
+
 bool vm_alloc(const struct config *cfg, uint32_t bytes, struct vm_buffers *b)
 {
     (void)cfg;
     *b = (struct vm_buffers){ .bytes = bytes };
-    /* 4 MiB alignment keeps a buffer within as few large pages as it can */
-    uint32_t align = bytes >= LARGE_PAGE_SIZE ? LARGE_PAGE_SIZE : PAGE_SIZE;
-    uint8_t *a = memory_alloc(bytes, align);
-    uint8_t *c = a ? memory_alloc(bytes, align) : 0;
-    if (!c)
-        return false;
+    /* Each buffer starts on a 4 MiB boundary, whatever its size and the
+     * page size: with pagesize=4m it then lies in large pages (the first
+     * 4 MiB, where free memory starts after the kernel, is always mapped
+     * with 4 KiB pages: arch/paging.c), and a 4k and a 4m boot place it at
+     * the same physical address, so their caches see the same sets. Only
+     * when memory is too short for that, page alignment. */
+    struct region_mark mark;
+    memory_mark(&mark);
+    uint8_t *a, *c;
+    if (!alloc_pair(bytes, LARGE_PAGE_SIZE, &a, &c)) {
+        memory_release(&mark);
+        if (!alloc_pair(bytes, PAGE_SIZE, &a, &c))
+            return false;
+    }
     for (uint32_t m = 0; m < VM_MODES_MAX; m++) {
         b->buf[m][0] = a;
         b->buf[m][1] = c;

@@ -61,6 +61,10 @@ TRUST = {
     VM: "a virtual machine: a real CPU and its caches, but the hypervisor can interrupt the run at any time",
     UNKNOWN: "unknown platform (no cpu record): treat every number as unverified",
 }
+# qemu-model: the same exact instruction counts, plus a cache/TLB model's figures (docs/MODEL.md)
+MODELLED_TRUST = ("QEMU -icount with the cache/TLB model: the TSC counts instructions, exactly and repeatably; "
+                  "QEMU itself models no cache or TLB, but each result's `model` figures price the accesses it "
+                  "really made on a modelled cache and TLB (a model, not a measurement)")
 
 
 @dataclass(frozen=True)
@@ -118,6 +122,8 @@ class Machine:
             trust += f"; this host is itself a virtual machine ({hyper})"
         if kind == VM and hyper:
             trust = trust.replace("a virtual machine", f"a virtual machine ({hyper})")
+        if kind == QEMU_ICOUNT and (run or {}).get("model"):
+            trust = MODELLED_TRUST
         tsc = _first(recs, "tsc")
         sources, warning = tsc_sources_text(tsc), tsc_warning_text(tsc)
         # the trust line is what every report shows: the clock's evidence belongs there
