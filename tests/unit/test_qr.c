@@ -1,7 +1,8 @@
 /* The QR encoder: Reed-Solomon against the standard's worked example, the
  * capacity table, and (with arguments) a code written as a PBM image for
  * tests/test_encoders.py to decode with zbar:
- *     test_qr pbm VERSION TEXT > code.pbm */
+ *     test_qr pbm VERSION TEXT > code.pbm
+ *     test_qr capacity VERSION      (characters it holds) */
 #include "kernel/qr.h"
 #include "unit.h"
 
@@ -31,6 +32,10 @@ int main(int argc, char **argv)
 {
     if (argc == 4 && strcmp(argv[1], "pbm") == 0)
         return write_pbm(argv[3], atoi(argv[2]), 3);
+    if (argc == 3 && strcmp(argv[1], "capacity") == 0) {
+        printf("%u\n", (unsigned)qr_alnum_capacity(atoi(argv[2])));
+        return 0;
+    }
 
     /* ISO/IEC 18004 Annex I: "01234567" as 1-M, its 16 data codewords and
      * the 10 error-correction codewords the standard lists. */
