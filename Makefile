@@ -53,7 +53,7 @@ $(BUILD)/obj/%_user.o: CFLAGS += -fno-tree-loop-distribute-patterns
 # Kernel C that does not touch hardware: compiled for Linux by the same
 # cross compiler and tested on the host (tests/unit).
 PORTABLE_SRCS := kernel/strutil.c kernel/config.c kernel/crc32.c kernel/record.c kernel/cmdline.c kernel/fmt.c \
-	kernel/regions.c bench/stats.c arch/memtype.c
+	kernel/regions.c bench/stats.c arch/memtype.c kernel/qr.c kernel/deflate.c kernel/base45.c
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/units/%,$(UNIT_SRCS))
 UNIT_CFLAGS := -std=c11 -O1 -m32 -static -Wall -Wextra -Werror -I. -DCLEANROOM_HOSTED

@@ -13,6 +13,8 @@ static const char *const counters_values[] = { "auto", "off", 0 };
 static const char *const serial_values[] = { "auto", "com1", "com2", "com3", "com4", "pci", "none", 0 };
 /* in the order of enum tsc_source (arch/tsc.h) */
 static const char *const tsc_values[] = { "auto", "hpet", "pmtimer", "pit", "cpuid15", "cpuid16", 0 };
+/* in the order of enum qr_mode */
+static const char *const qr_values[] = { "auto", "on", "off", 0 };
 /* in the order of enum switch_kind (runtime/switch.h) */
 static const char *const switch_values[] = { "pushad", "callee", "fxsave", "jump", 0 };
 
@@ -58,6 +60,8 @@ const struct key_spec config_keys[KEY_COUNT] = {
                      "where records go: every UART found (auto), one COM port, PCI UARTs, an I/O port, or none" },
     [KEY_TSC] = { "tsc", KIND_ENUM, tsc_values, 0, 0, offsetof(struct config, tsc),
                   "the TSC frequency's source: the best two that agree, or this one" },
+    [KEY_QR] = { "qr", KIND_ENUM, qr_values, 0, 0, offsetof(struct config, qr),
+                 "after done, show the records as QR codes on screen: when no serial port carried them (auto), always, never" },
 };
 
 void config_defaults(struct config *cfg)

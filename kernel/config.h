@@ -21,6 +21,7 @@ enum counters_mode { COUNTERS_AUTO, COUNTERS_OFF };
 enum serial_choice { SERIAL_AUTO, SERIAL_COM1, SERIAL_COM2, SERIAL_COM3, SERIAL_COM4, SERIAL_PCI, SERIAL_NONE };
 #define SERIAL_PORT_MIN 0x100
 #define SERIAL_PORT_MAX 0xfff8
+enum qr_mode { QR_AUTO, QR_ON, QR_OFF };
 /* `tsc=`: the values are enum tsc_source's (arch/tsc.h), in its order */
 enum provoke { PROVOKE_NONE, PROVOKE_DE, PROVOKE_UD, PROVOKE_PF, PROVOKE_GP, PROVOKE_STACK, PROVOKE_FIBER, PROVOKE_HANG, PROVOKE_MC, PROVOKE_UC };
 
@@ -44,6 +45,7 @@ enum config_key {
     KEY_COUNTERS,
     KEY_SERIAL,
     KEY_TSC,
+    KEY_QR,
     KEY_COUNT
 };
 
@@ -63,6 +65,7 @@ enum key_kind {
 struct config {
     uint32_t suite, exit, console, paging, pagesize, fill, raw, provoke, switch_kind, pages, counters;
     uint32_t tsc;
+    uint32_t qr; /* enum qr_mode */
     uint32_t runs, warmup, reps;
     uint32_t serial; /* enum serial_choice, or an I/O port (>= SERIAL_PORT_MIN) */
     uint64_t maxsize;

@@ -3,6 +3,7 @@
 #include "kernel/cmdline.h"
 #include "kernel/fmt.h"
 #include "kernel/memory.h"
+#include "kernel/recordlog.h"
 #include "kernel/serial.h"
 #include "kernel/string.h"
 
@@ -80,6 +81,7 @@ static bool to_vga(void) { return mode != CONSOLE_SERIAL; }
 void console_record_sink(void *ctx, const char *s, size_t n)
 {
     (void)ctx;
+    recordlog_append(s, n); /* for the QR codes, whether or not a port carries them */
     if (to_serial())
         serial_write(s, n);
 }

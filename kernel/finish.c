@@ -3,6 +3,7 @@
 #include "arch/paging.h"
 #include "kernel/console.h"
 #include "kernel/exit.h"
+#include "kernel/qrshow.h"
 #include "kernel/record.h"
 #include "kernel/serial.h"
 
@@ -49,6 +50,7 @@ void finish_run(enum run_status status)
     rec_u64("passed", passed);
     rec_u64("failed", failed);
     rec_end();
+    qrshow_results(); /* qr=: never returns when the codes are shown */
     exit_now(status);
 }
 
