@@ -189,6 +189,20 @@ def test_decode_photos_names_a_missing_code_and_an_unreadable_image(tmp_path: Pa
     assert json.loads((tmp_path / "out" / "results.json").read_text())["complete"] is False
 
 
+def test_many_images_without_a_code_are_counted_not_all_listed(tmp_path: Path) -> None:
+    """Frames cut from a video of the screen: most show no code."""
+    from PIL import Image
+    blanks = [tmp_path / f"frame-{k:02d}.png" for k in range(qrdecode.UNREADABLE_NAMED + 2)]
+    for b in blanks:
+        Image.new("L", (40, 40), 255).save(b)
+    proc = decode_photos(blanks + CODES, tmp_path / "out")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert proc.stdout.count("no readable QR code") == qrdecode.UNREADABLE_NAMED
+    assert "and 2 more images without a readable cleanroom code" in proc.stdout
+    doc = json.loads((tmp_path / "out" / "results.json").read_text())
+    assert len(doc["run"]["qr"]["unreadable"]) == len(blanks)
+
+
 def photo_like(src: Path, dest: Path) -> None:
     """A screendump made to look like a phone's photo: scaled 1.5x, turned 3 degrees, blurred."""
     from PIL import Image, ImageFilter

@@ -23,6 +23,7 @@ QR_PREFIX = "CR1"
 BASE45_ALPHABET = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ $%*+-./:"
 _BASE45_VALUE = {c: v for v, c in enumerate(BASE45_ALPHABET)}
 _FIELDS = 7  # prefix, i, n, len(L), CRC(L), CRC(chunk), data
+UNREADABLE_NAMED = 10  # images without a code named one by one; the rest counted
 
 
 class QrError(Exception):
@@ -322,7 +323,13 @@ def read_images(paths: Iterable[Path]) -> list[ImageRead]:
 
 def describe(reads: list[ImageRead], asm: Assembly) -> list[str]:
     """Lines for the user: unreadable images, missing codes, other problems."""
-    lines = [p for r in reads for p in r.problems]
+    lines = [p for r in reads if r.chunks for p in r.problems]
+    # frames cut from a video: most show no code; name a few, count the rest
+    unreadable = [p for r in reads if not r.chunks for p in r.problems]
+    lines += unreadable[:UNREADABLE_NAMED]
+    if len(unreadable) > UNREADABLE_NAMED:
+        lines.append(f"... and {len(unreadable) - UNREADABLE_NAMED} more images without a readable cleanroom code "
+                     f"(results.json's run.qr.unreadable lists them all)")
     if asm.total is not None and asm.missing:
         lines.append(missing_text(asm.missing, asm.total)
                      + ("; the records before the first of them are kept" if asm.missing[0] > 0 else ""))
