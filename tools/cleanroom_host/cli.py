@@ -1,4 +1,4 @@
-"""Command line: cleanroom parse | run | capture | report."""
+"""Command line: cleanroom parse | run | capture | decode-photos | report."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 from typing import NoReturn, Sequence, TextIO
 
-from . import benchreport, compare, emulators, estimate, model, report, results, runner
+from . import benchreport, compare, emulators, estimate, model, qrdecode, report, results, runner
 from .progress import Progress
 from .protocol import parse_log
 
@@ -124,6 +124,11 @@ def build_parser() -> Parser:
                     help="QEMU only (qemu, qemu-icount, iso, uefi): save the final screen as a PPM image "
                          "through QEMU's monitor; the kernel halts at done (exit=halt unless --cmdline picks "
                          "an exit), and after done (or a hang) the screen is saved and QEMU stopped")
+    pr.add_argument("--qr-pages", type=Path, metavar="DIR",
+                    help="QEMU only: after done, save every results QR page as DIR/qr-000.ppm, ... (one per "
+                         "code, named by its index) through QEMU's monitor, pressing a key between pages, then "
+                         "stop QEMU; adds exit=halt and qr=on unless --cmdline sets them (docs/QR.md; read them "
+                         "back with decode-photos)")
     pr.add_argument("--model", metavar="PRESET",
                     help=f"qemu-model only: the cache/TLB model, {' | '.join(model.PRESETS)} | custom:SPEC "
                          f"(default {model.DEFAULT_PRESET}; SPEC in docs/MODEL.md)")
@@ -145,6 +150,21 @@ def build_parser() -> Parser:
                     help="a limit on the total seconds, the wait for the first record included "
                          "(default: none, wait until Ctrl-C)")
     pc.add_argument("--quiet", action="store_true", help="no progress output")
+
+    pq = sub.add_parser(
+        "decode-photos", help="read the results QR codes back from photos or screendumps",
+        epilog=("The kernel shows its record log as numbered QR codes when the run had no serial\n"
+                "port (qr=auto) or when asked (qr=on); docs/QR.md. Photograph every page (any order,\n"
+                "repeats are fine), then give all the images here: each is read with zbar, the codes\n"
+                "are checked (every code's CRC, the same run), put back in order and inflated, and\n"
+                "serial.log, results.json and results.csv are written as `capture` writes them.\n"
+                "Missing codes are named as the screen numbers them; the records before the first\n"
+                "missing code are still written (complete: no, exit 4). An image without a\n"
+                "readable code is named.\n\n" + results.EXIT_HELP),
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    pq.add_argument("images", type=Path, nargs="+", metavar="IMG",
+                    help="photos or screenshots (PNG, JPEG, PPM: what Pillow reads)")
+    pq.add_argument("--out", type=Path, help="results directory (default results/<UTC time>-photos/)")
 
     pp = sub.add_parser(
         "report", help="print a summary (machine, timing, the papers' answers); write report.txt, CSVs and plots",
@@ -285,7 +305,7 @@ def cmd_run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         emulator=args.emulator, kernel=args.kernel, iso=args.iso, cmdline=args.cmdline,
         cpu=args.cpu, memory=memory, qemu_args=list(args.qemu_arg), binary=args.emulator_binary,
         hosted=args.hosted, host_cpu=args.host_cpu, serial=args.serial,
-        screendump=args.screendump, model=args.model, plugin=args.plugin)
+        screendump=args.screendump, model=args.model, plugin=args.plugin, qr_pages=args.qr_pages)
     # a 32-bit Linux process has about 3 GiB for its buffers
     may_start, silence = _check_duration(args, 3072 if args.emulator == "hosted" else memory, err)
     if not may_start:
@@ -330,6 +350,33 @@ def cmd_capture(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     return results.exit_status(outcome.result, outcome.cut_short)
 
 
+def cmd_decode_photos(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    missing = [p for p in args.images if not p.is_file()]
+    if missing:
+        err.write(f"cleanroom decode-photos: no such file: {', '.join(str(p) for p in missing)}\n")
+        return results.EXIT_SETUP
+    out_dir, is_default = _out_dir(args, "photos")
+    try:
+        decoded = qrdecode.decode_photos(list(args.images), out_dir)
+    except qrdecode.DecoderMissing as exc:
+        err.write(f"cleanroom decode-photos: {exc}\n")
+        return results.EXIT_SETUP
+    if is_default:
+        runner.point_latest(out_dir)
+    asm, res = decoded.assembly, decoded.result
+    read = sum(1 for r in decoded.reads if r.chunks)
+    codes = f"{len(asm.have)} of {asm.total} codes" if asm.total is not None else "no code"
+    out.write(f"images: {len(decoded.reads)}, {read} with a code; {codes}; log: "
+              f"{len(asm.log)} of {asm.log_len if asm.log_len is not None else '?'} bytes"
+              f"{'' if asm.complete else ' (incomplete)'}\n")
+    out.write(res.summary_line() + "\n")
+    for line in res.detail_lines():
+        out.write(line + "\n")
+    out.write(f"wrote {out_dir / results.SERIAL_LOG}, {out_dir / results.RESULTS_JSON} and "
+              f"{out_dir / results.RESULTS_CSV}\n")
+    return results.exit_status(res, cut_short=not asm.complete)
+
+
 def cmd_report(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     try:
         rs = results.load(args.path)
@@ -361,7 +408,7 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None, err: Text
     err = err or sys.stderr
     args = build_parser().parse_args(argv)
     handler = {"parse": cmd_parse, "run": cmd_run, "capture": cmd_capture, "report": cmd_report,
-               "compare": cmd_compare}[args.command]
+               "compare": cmd_compare, "decode-photos": cmd_decode_photos}[args.command]
     try:
         return handler(args, out, err)
     except KeyboardInterrupt:

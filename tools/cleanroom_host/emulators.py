@@ -69,6 +69,7 @@ class RunSpec:
     host_cpu: int | None = None  # hosted: the CPU to pin it to (None: the last one allowed)
     serial: str = "com1"  # QEMU: the machine's only UART, which carries the log (SERIAL_PORTS)
     screendump: Path | None = None  # QEMU: save the final screen here (PPM) through the monitor
+    qr_pages: Path | None = None  # QEMU: save every results QR page here (qr-000.ppm, ...) through the monitor
     model: str | None = None  # qemu-model: the preset (--model; None: model.DEFAULT_PRESET)
     plugin: Path = Path("build/cachemodel/libcachemodel.so")  # qemu-model: the plugin (`make`)
 
@@ -101,7 +102,15 @@ def with_exit(cmdline: str | None, default: str = "auto") -> str:
     return " ".join(tokens)
 
 
-# Monitor socket in the run's temporary directory (--screendump).
+def with_qr(cmdline: str, default: str = "on") -> str:
+    """Append qr=<default> unless the command line already sets qr= (--qr-pages)."""
+    tokens = cmdline.split()
+    if not any(t.startswith("qr=") for t in tokens):
+        tokens.append(f"qr={default}")
+    return " ".join(tokens)
+
+
+# Monitor socket in the run's temporary directory (--screendump, --qr-pages).
 MONITOR_SOCKET = "monitor.sock"
 
 
@@ -273,6 +282,8 @@ def prepare(spec: RunSpec, workdir: Path) -> Launch:
         raise SetupError(f"--serial does not apply to {emu} (it has COM1 only)")
     if spec.model is not None and emu != MODEL_EMULATOR:
         raise SetupError(f"--model applies only to --emulator {MODEL_EMULATOR}, not {emu}")
+    if spec.qr_pages is not None and emu not in QEMU_EMULATORS:
+        raise SetupError(f"--qr-pages needs QEMU ({', '.join(QEMU_EMULATORS)}), not {emu}")
     if emu == "hosted":
         return prepare_hosted(replace(spec, hosted=spec.hosted.absolute()))
     # --screendump: the kernel halts at done (exit=halt unless the user chose
@@ -287,6 +298,16 @@ def prepare(spec: RunSpec, workdir: Path) -> Launch:
                              "before the screen could be saved)")
         monitor = workdir.absolute() / MONITOR_SOCKET
         exit_default = "halt"
+    # --qr-pages: the same, and the kernel shows its QR codes (qr=on unless the user chose)
+    if spec.qr_pages is not None:
+        if spec.screendump is not None:
+            raise SetupError("--qr-pages and --screendump: choose one (the QR pages are the final screens)")
+        if emu in ISO_EMULATORS and spec.cmdline is None:
+            raise SetupError("--qr-pages with the built ISO: give --cmdline (its menu entries exit at done, "
+                             "before the codes are shown)")
+        monitor = workdir.absolute() / MONITOR_SOCKET
+        exit_default = "halt"
+        spec = replace(spec, cmdline=with_qr(spec.cmdline or ""))
 
     if emu in ("qemu", "qemu-icount", MODEL_EMULATOR):
         prog = _program(spec, "qemu-system-i386")

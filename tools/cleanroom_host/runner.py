@@ -297,30 +297,150 @@ def _until_prompt(sock: socket.socket, deadline: float) -> None:
         seen = (seen + data)[-256:]
 
 
+class Monitor:
+    """QEMU's human monitor on its Unix socket: one command at a time, each
+    finished when the prompt comes back. Every wait is bounded (OSError past it)."""
+
+    def __init__(self, path: Path, wait: float = SCREENDUMP_WAIT_S) -> None:
+        self.path = path
+        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        try:
+            self.sock.settimeout(wait)
+            self.sock.connect(str(path))
+            _until_prompt(self.sock, time.monotonic() + wait)
+        except OSError:
+            self.sock.close()
+            raise
+
+    def command(self, text: str, wait: float = SCREENDUMP_WAIT_S) -> None:
+        self.sock.sendall(text.encode() + b"\n")
+        _until_prompt(self.sock, time.monotonic() + wait)
+
+    def screendump(self, dest: Path, wait: float = SCREENDUMP_WAIT_S) -> None:
+        """Save the screen as a PPM at dest and wait until the file is whole."""
+        deadline = time.monotonic() + wait
+        dest.unlink(missing_ok=True)
+        name = str(dest) if " " not in str(dest) else '"' + str(dest) + '"'
+        self.command(f"screendump {name}", wait)
+        while not ppm_complete(dest):
+            if time.monotonic() >= deadline:
+                raise OSError(f"QEMU did not write {dest} within {wait:g} s")
+            time.sleep(POLL_S)
+
+    def quit(self, wait: float = SCREENDUMP_WAIT_S) -> None:
+        deadline = time.monotonic() + wait
+        self.sock.sendall(b"quit\n")
+        # QEMU closes the monitor as it quits: closing it first could lose the command
+        while self.sock.recv(4096):
+            self.sock.settimeout(max(0.1, deadline - time.monotonic()))
+
+    def close(self) -> None:
+        self.sock.close()
+
+
 def take_screendump(monitor: Path, dest: Path, wait: float = SCREENDUMP_WAIT_S) -> str | None:
     """Ask QEMU's human monitor for `screendump dest` (PPM), wait until the
     file is whole, then tell QEMU to quit. None on success, else what failed."""
-    deadline = time.monotonic() + wait
-    dest.unlink(missing_ok=True)
     try:
-        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
-            sock.settimeout(wait)
-            sock.connect(str(monitor))
-            _until_prompt(sock, deadline)
-            name = str(dest) if " " not in str(dest) else '"' + str(dest) + '"'
-            sock.sendall(f"screendump {name}\n".encode())
-            _until_prompt(sock, deadline)
-            while not ppm_complete(dest):
-                if time.monotonic() >= deadline:
-                    return f"QEMU did not write {dest} within {wait:g} s"
-                time.sleep(POLL_S)
-            sock.sendall(b"quit\n")
-            # QEMU closes the monitor as it quits: closing it first could lose the command
-            while sock.recv(4096):
-                sock.settimeout(max(0.1, deadline - time.monotonic()))
+        mon = Monitor(monitor, wait)
+        try:
+            mon.screendump(dest, wait)
+            mon.quit(wait)
+        finally:
+            mon.close()
     except OSError as exc:
         return f"QEMU's monitor ({monitor}): {exc}"
     return None
+
+
+# --qr-pages: after done the kernel compresses its log and draws the first code
+# (seconds under TCG); a key press shows the next one at once.
+QR_FIRST_CODE_S = 120.0
+QR_PAGE_S = 30.0  # the next code must be on screen this long after a key press
+QR_KEY_AGAIN_S = 5.0  # the same code still shown: press again (the key was lost)
+QR_SETTLE_S = 0.05  # after a key press, before the first look at the screen
+QR_DUMP = ".qr-screen.ppm"
+
+
+def qr_page_name(index: int) -> str:
+    return f"qr-{index:03d}.ppm"
+
+
+@dataclass
+class QrPages:
+    """What --qr-pages saved."""
+
+    directory: Path
+    total: int | None = None
+    saved: list[int] = field(default_factory=list)
+    keys: int = 0
+    error: str | None = None
+
+    def info(self) -> dict[str, Any]:
+        return {"dir": str(self.directory), "codes": self.total, "saved": len(self.saved), "keys": self.keys}
+
+
+def collect_qr_pages(monitor: Path, directory: Path) -> QrPages:
+    """Screendump every QR page of a halted kernel into directory (qr-000.ppm for code 0, ...),
+    pressing space between pages, until every code 0..n-1 is saved; each dump is decoded to
+    know which code it shows. Bounded: QR_FIRST_CODE_S for the first code, QR_PAGE_S per page,
+    3n + 10 key presses in all. Leaves QEMU running."""
+    from . import qrdecode  # pyzbar is needed only here
+
+    pages = QrPages(directory)
+    directory.mkdir(parents=True, exist_ok=True)
+    dump = directory / QR_DUMP
+    shown: int | None = None  # the code on screen at the last look
+    try:
+        mon = Monitor(monitor)
+    except OSError as exc:
+        pages.error = f"--qr-pages: QEMU's monitor ({monitor}): {exc}"
+        return pages
+    try:
+        now = time.monotonic()
+        deadline, key_again = now + QR_FIRST_CODE_S, float("inf")
+        while True:
+            mon.screendump(dump)
+            chunks = qrdecode.read_image(dump).chunks
+            now = time.monotonic()
+            index = chunks[0].index if chunks else None
+            if index is not None and index != shown:  # a new page
+                shown, pages.total = index, chunks[0].total
+                if index not in pages.saved:
+                    dump.replace(directory / qr_page_name(index))
+                    pages.saved.append(index)
+                if len(pages.saved) == pages.total:
+                    break
+                if pages.keys >= 3 * pages.total + 10:
+                    pages.error = (f"--qr-pages: {len(pages.saved)} of {pages.total} codes after "
+                                   f"{pages.keys} key presses; giving up")
+                    break
+                mon.command("sendkey spc")
+                pages.keys += 1
+                deadline, key_again = now + QR_PAGE_S, now + QR_KEY_AGAIN_S
+                time.sleep(QR_SETTLE_S)
+                continue
+            if now >= deadline:
+                pages.error = ("--qr-pages: no QR code on the screen within "
+                               f"{QR_FIRST_CODE_S:g} s after done (does the kernel know qr=?)" if shown is None
+                               else f"--qr-pages: the screen did not change from code {shown + 1} of "
+                                    f"{pages.total} for {QR_PAGE_S:g} s after a key press")
+                break
+            if index is not None and now >= key_again:  # still the old page: the key was lost
+                mon.command("sendkey spc")
+                pages.keys += 1
+                key_again = now + QR_KEY_AGAIN_S
+            time.sleep(POLL_S)
+        mon.quit()
+    except OSError as exc:
+        pages.error = f"--qr-pages: QEMU's monitor ({monitor}): {exc}"
+    except qrdecode.DecoderMissing as exc:
+        pages.error = f"--qr-pages: {exc}"
+    finally:
+        mon.close()
+        dump.unlink(missing_ok=True)
+    pages.saved.sort()
+    return pages
 
 
 def _start(launch: emulators.Launch, cwd: str, chunks: "queue.Queue[tuple[str, bytes]]",
@@ -378,6 +498,8 @@ def run_emulator(spec: emulators.RunSpec, out_dir: Path, limits: Limits,
         stopped_early = interrupted = False
         screendump: str | None = None
         screendump_error: str | None = None
+        qr_pages: QrPages | None = None
+        qr_error: str | None = None
         serial_fh = launch.serial_file.open("rb") if launch.serial_file else None
         with (out_dir / SERIAL_LOG).open("wb") as log:
             session = Session(log, progress, start=start)
@@ -409,6 +531,20 @@ def run_emulator(spec: emulators.RunSpec, out_dir: Path, limits: Limits,
                             break
                 except KeyboardInterrupt:
                     interrupted = True
+                # --qr-pages: the kernel halted after done and pages through its codes
+                if spec.qr_pages is not None and launch.monitor is not None and not interrupted:
+                    if session.done_at is None:
+                        qr_error = "--qr-pages: no QR pages: the run sent no done record"
+                    elif proc.poll() is not None:
+                        qr_error = (f"--qr-pages: QEMU exited (status {proc.returncode}) before the QR pages "
+                                    f"could be saved (exit= on the command line?)")
+                    else:
+                        qr_pages = collect_qr_pages(launch.monitor, spec.qr_pages.absolute())
+                        qr_error = qr_pages.error
+                        try:
+                            proc.wait(timeout=5.0)
+                        except subprocess.TimeoutExpired:
+                            pass
                 # --screendump: the kernel halted at done (or hung); the screen is still there
                 if spec.screendump is not None and launch.monitor is not None and not interrupted:
                     dest = spec.screendump.absolute()
@@ -459,6 +595,8 @@ def run_emulator(spec: emulators.RunSpec, out_dir: Path, limits: Limits,
     }
     if spec.screendump is not None:
         run["screendump"] = screendump
+    if spec.qr_pages is not None:
+        run["qr_pages"] = qr_pages.info() if qr_pages is not None else None
     messages: list[str] = []
     model_ok = True
     if spec.emulator == emulators.MODEL_EMULATOR:
@@ -470,6 +608,8 @@ def run_emulator(spec: emulators.RunSpec, out_dir: Path, limits: Limits,
         model_ok = joined.ok
     if screendump_error is not None:
         messages.append(screendump_error)
+    if qr_error is not None:
+        messages.append(qr_error)
     if stop is not None:
         messages.append(limits.message(stop, session))
     elif interrupted:

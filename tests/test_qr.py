@@ -1,0 +1,332 @@
+"""Results read back from QR codes (docs/QR.md): base45, the code headers, reassembly
+and inflating up to the first gap, zbar on real images, `decode-photos`, and
+`run --qr-pages` (against a fake QEMU monitor here; against the kernel end to end).
+
+The fixture codes tests/fixtures/qr/qemu-quick-K-of-3.png carry the record lines of
+tests/fixtures/qemu-quick.log, compressed with zlib's raw DEFLATE and cut into 3
+chunks by the contract's text format (qrdecode.Chunk.text); they were drawn once
+by a QR generator that is not a dependency of the project. The end-to-end tests
+read the kernel's own codes from QEMU screendumps.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import socket
+import subprocess
+import threading
+from pathlib import Path
+from typing import Iterator
+
+import pytest
+
+from booting import KERNEL, TOOL, TOOL_SAFETY_NET_S
+from cleanroom_host import qrdecode, runner
+from cleanroom_host.protocol import parse_log
+from cleanroom_host.qrdecode import Chunk, QrError, assemble, base45_decode, base45_encode, parse_chunk
+
+FIXTURES = Path(__file__).resolve().parent / "fixtures"
+QUICK_LOG = FIXTURES / "qemu-quick.log"
+CODES = sorted((FIXTURES / "qr").glob("qemu-quick-*-of-3.png"))
+RECORD_LINE = re.compile(rb"@cr1 [^\r\n]*\r\n")
+
+
+def record_lines(data: bytes) -> list[bytes]:
+    """The record lines of a serial log, exactly as sent (banners and firmware output left out)."""
+    return RECORD_LINE.findall(data)
+
+
+def quick_log() -> bytes:
+    return b"".join(record_lines(QUICK_LOG.read_bytes()))
+
+
+def decode_photos(images: list[Path], out: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([str(TOOL), "decode-photos", *map(str, images), "--out", str(out)],
+                          capture_output=True, text=True, timeout=TOOL_SAFETY_NET_S, stdin=subprocess.DEVNULL)
+
+
+# --- base45 (RFC 9285, section 4.3's examples) ---
+
+@pytest.mark.parametrize("raw, text", [
+    (b"AB", "BB8"),
+    (b"Hello!!", "%69 VD92EX0"),
+    (b"base-45", "UJCLQE7W581"),
+    (b"ietf!", "QED8WEX0"),
+    (b"", ""),
+])
+def test_base45_matches_the_rfc_examples(raw: bytes, text: str) -> None:
+    assert base45_encode(raw) == text
+    assert base45_decode(text) == raw
+
+
+def test_base45_round_trips_every_byte_value() -> None:
+    data = bytes(range(256)) + b"\xff"
+    assert base45_decode(base45_encode(data)) == data
+
+
+@pytest.mark.parametrize("bad, why", [
+    ("GGW", "more than two bytes"),  # 65536: RFC 9285 says decoding must fail
+    ("ABCD", "multiple of 3"),
+    ("ab", "not in the base45 alphabet"),
+    (":;", "not in the base45 alphabet"),
+    ("::", "more than one byte"),
+])
+def test_base45_rejects_what_the_rfc_rejects(bad: str, why: str) -> None:
+    with pytest.raises(QrError, match=why):
+        base45_decode(bad)
+
+
+# --- headers ---
+
+def test_a_code_text_parses_back_to_its_chunk() -> None:
+    chunk = Chunk(4, 31, 143442, 0xDEADBEEF, b"\x00\x01deflate\xff")
+    text = chunk.text()
+    assert text.startswith("CR1/4/31/143442/DEADBEEF/")
+    assert all(c in qrdecode.BASE45_ALPHABET for c in text), "one alphanumeric-mode segment"
+    assert parse_chunk(text) == chunk
+
+
+@pytest.mark.parametrize("mangle, why", [
+    (lambda t: "CR2" + t[3:], "not a cleanroom code"),
+    (lambda t: t.replace("/4/31/", "/31/31/"), "index 31 of 31"),
+    (lambda t: t.replace("/4/31/", "/4/0/"), "index 4 of 0"),
+    (lambda t: t.replace("DEADBEEF", "deadbeef"), "uppercase hex"),
+    (lambda t: t.replace("/143442/", "/14x442/"), "not a decimal"),
+    (lambda t: t[:-3] + ("0" if t[-3] != "0" else "1") + t[-2:], "CRC does not match"),
+    (lambda t: "/".join(t.split("/")[:5]), "fields"),
+])
+def test_a_damaged_or_foreign_header_is_refused(mangle, why: str) -> None:  # type: ignore[no-untyped-def]
+    with pytest.raises(QrError, match=why):
+        parse_chunk(mangle(Chunk(4, 31, 143442, 0xDEADBEEF, b"\x00\x01deflate\xff").text()))
+
+
+# --- reassembly below the image layer ---
+
+def chunks_of(log: bytes, total: int) -> list[Chunk]:
+    return qrdecode.make_chunks(log, qrdecode.deflate_raw(log), total)
+
+
+@pytest.fixture(scope="module")
+def long_log() -> bytes:
+    """A real recorded quick-suite log: enough records that a gap lands in the middle."""
+    return b"".join(record_lines((FIXTURES / "qemu-quick-workset.log").read_bytes()))
+
+
+def test_every_chunk_in_any_order_gives_the_log_exactly(long_log: bytes) -> None:
+    chunks = chunks_of(long_log, 40)
+    asm = assemble(list(reversed(chunks)) + chunks[:5])  # repeats are fine
+    assert asm.complete and asm.log == long_log and not asm.missing and not asm.problems
+
+
+def test_a_missing_chunk_is_named_and_the_records_before_it_are_kept(long_log: bytes) -> None:
+    chunks = chunks_of(long_log, 40)
+    asm = assemble(c for c in chunks if c.index not in (17, 30))
+    assert not asm.complete and asm.missing == [17, 30] and asm.total == 40
+    assert "missing QR codes 18 and 31 of 40" in qrdecode.missing_text(asm.missing, 40)
+    assert "header index 17 and 30" in qrdecode.missing_text(asm.missing, 40)
+    # whole record lines only, all before the gap, in order: the stream's start inflates alone
+    kept = record_lines(asm.log)
+    assert asm.log == b"".join(kept) and kept == record_lines(long_log)[:len(kept)]
+    assert len(long_log) * 0.3 < len(asm.log) < len(long_log) * 17 / 40
+    res = parse_log(asm.log)
+    assert res.corrupt == 0 and not res.complete and res.done is None and len(res.records) == len(kept)
+
+
+def test_a_code_of_another_run_is_left_out_and_named(long_log: bytes) -> None:
+    other = chunks_of(quick_log(), 3)[1]
+    asm = assemble(chunks_of(long_log, 5) + [other])
+    assert asm.complete and asm.log == long_log
+    assert any("belongs to another run" in p for p in asm.problems)
+
+
+def test_a_wrong_log_crc_makes_the_log_incomplete(long_log: bytes) -> None:
+    chunks = [Chunk(c.index, c.total, c.log_len, c.log_crc ^ 1, c.data) for c in chunks_of(long_log, 4)]
+    asm = assemble(chunks)
+    assert not asm.complete and any("CRC" in p for p in asm.problems)
+
+
+@pytest.mark.parametrize("numbers, text", [
+    ([7], "7"), ([7, 12], "7 and 12"), ([3, 4], "3 and 4"), ([3, 4, 5, 9, 12], "3-5, 9 and 12")])
+def test_missing_codes_read_as_a_sentence(numbers: list[int], text: str) -> None:
+    assert qrdecode.name_numbers(numbers) == text
+
+
+# --- zbar on images and decode-photos ---
+
+def test_the_fixture_codes_are_three() -> None:
+    assert [p.name for p in CODES] == [f"qemu-quick-{k}-of-3.png" for k in range(3)]
+
+
+def test_zbar_reads_each_fixture_code() -> None:
+    for k, path in enumerate(CODES):
+        read = qrdecode.read_image(path)
+        assert [c.index for c in read.chunks] == [k] and not read.problems
+
+
+def test_decode_photos_writes_the_log_and_results_as_capture_does(tmp_path: Path) -> None:
+    proc = decode_photos(CODES, tmp_path / "out")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert (tmp_path / "out" / "serial.log").read_bytes() == quick_log()
+    doc = json.loads((tmp_path / "out" / "results.json").read_text())
+    assert doc["complete"] and doc["status"] == "ok" and doc["source"] == "serial.log"
+    assert doc["records"] == parse_log(quick_log()).records
+    assert doc["run"]["qr"]["codes"] == 3 and doc["run"]["qr"]["missing"] == []
+    assert (tmp_path / "out" / "results.csv").is_file()
+    assert "3 of 3 codes" in proc.stdout and "complete: yes" in proc.stdout
+
+
+def test_decode_photos_names_a_missing_code_and_an_unreadable_image(tmp_path: Path) -> None:
+    from PIL import Image
+    blank = tmp_path / "blank.png"
+    Image.new("L", (200, 200), 255).save(blank)
+    proc = decode_photos([CODES[0], blank, CODES[2]], tmp_path / "out")
+    assert proc.returncode == 4, proc.stdout + proc.stderr
+    assert "missing QR code 2 of 3" in proc.stdout and "header index 1" in proc.stdout
+    assert f"{blank}: no readable QR code" in proc.stdout
+    log = (tmp_path / "out" / "serial.log").read_bytes()
+    assert log and record_lines(quick_log())[:len(record_lines(log))] == record_lines(log)
+    assert json.loads((tmp_path / "out" / "results.json").read_text())["complete"] is False
+
+
+def test_many_images_without_a_code_are_counted_not_all_listed(tmp_path: Path) -> None:
+    """Frames cut from a video of the screen: most show no code."""
+    from PIL import Image
+    blanks = [tmp_path / f"frame-{k:02d}.png" for k in range(qrdecode.UNREADABLE_NAMED + 2)]
+    for b in blanks:
+        Image.new("L", (40, 40), 255).save(b)
+    proc = decode_photos(blanks + CODES, tmp_path / "out")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert proc.stdout.count("no readable QR code") == qrdecode.UNREADABLE_NAMED
+    assert "and 2 more images without a readable cleanroom code" in proc.stdout
+    doc = json.loads((tmp_path / "out" / "results.json").read_text())
+    assert len(doc["run"]["qr"]["unreadable"]) == len(blanks)
+
+
+def photo_like(src: Path, dest: Path) -> None:
+    """A screendump made to look like a phone's photo: scaled 1.5x, turned 3 degrees, blurred."""
+    from PIL import Image, ImageFilter
+    with Image.open(src) as img:
+        gray = img.convert("L")
+    big = gray.resize((gray.width * 3 // 2, gray.height * 3 // 2), Image.Resampling.BICUBIC)
+    turned = big.rotate(3, resample=Image.Resampling.BICUBIC, expand=True, fillcolor=255)
+    turned.filter(ImageFilter.GaussianBlur(1.5)).save(dest)
+
+
+def test_a_photo_like_image_still_decodes(tmp_path: Path) -> None:
+    photo = tmp_path / "photo.jpg"
+    photo_like(CODES[1], photo)
+    assert [c.index for c in qrdecode.read_image(photo).chunks] == [1]
+
+
+# --- run --qr-pages against a fake QEMU monitor ---
+
+class FakeMonitor:
+    """QEMU's human monitor as --qr-pages uses it: the prompt, `screendump FILE` (a blank
+    screen first, as while the kernel compresses, then the current code), `sendkey spc`
+    (the next code, after the last the first; the first key press is lost) and `quit`."""
+
+    def __init__(self, path: Path, pages: list[Path], blank_dumps: int = 2) -> None:
+        from PIL import Image
+        self.images = [Image.open(p).convert("RGB") for p in pages]
+        self.blank = Image.new("RGB", self.images[0].size, (255, 255, 255))
+        self.blank_dumps = blank_dumps
+        self.page = 0
+        self.keys = 0
+        self.server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self.server.bind(str(path))
+        self.server.listen(1)
+        self.thread = threading.Thread(target=self.serve, daemon=True)
+        self.thread.start()
+
+    def serve(self) -> None:
+        conn, _ = self.server.accept()
+        with conn:
+            conn.sendall(b"QEMU fake monitor\r\n(qemu) ")
+            for line in self.lines(conn):
+                cmd, _, arg = line.partition(" ")
+                if cmd == "screendump":
+                    screen = self.blank if self.blank_dumps > 0 else self.images[self.page]
+                    self.blank_dumps -= 1
+                    screen.save(arg, format="PPM")
+                elif cmd == "sendkey":
+                    self.keys += 1
+                    if self.keys != 1:
+                        self.page = (self.page + 1) % len(self.images)
+                elif cmd == "quit":
+                    return
+                conn.sendall(line.encode() + b"\r\n(qemu) ")
+
+    @staticmethod
+    def lines(conn: socket.socket) -> Iterator[str]:
+        buf = b""
+        while True:
+            data = conn.recv(4096)
+            if not data:
+                return
+            buf += data
+            while b"\n" in buf:
+                line, buf = buf.split(b"\n", 1)
+                yield line.decode().strip()
+
+
+def test_qr_pages_saves_every_code_once_named_by_its_index(tmp_path: Path,
+                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(runner, "QR_KEY_AGAIN_S", 0.3)
+    sock = tmp_path / "monitor.sock"
+    fake = FakeMonitor(sock, CODES)
+    pages = runner.collect_qr_pages(sock, tmp_path / "pages")
+    fake.thread.join(timeout=10)
+    assert pages.error is None and pages.total == 3 and pages.saved == [0, 1, 2]
+    assert sorted(p.name for p in (tmp_path / "pages").iterdir()) == ["qr-000.ppm", "qr-001.ppm", "qr-002.ppm"]
+    assert fake.keys == 3, "two pages forward, and once more for the lost key press"
+    assert decode_photos(sorted((tmp_path / "pages").iterdir()), tmp_path / "out").returncode == 0
+    assert (tmp_path / "out" / "serial.log").read_bytes() == quick_log()
+
+
+@pytest.mark.parametrize("args, why", [
+    (["--emulator", "bochs", "--cmdline", "suite=selftest"], "needs QEMU"),
+    (["--emulator", "hosted", "--cmdline", "suite=selftest"], "needs QEMU"),
+    (["--emulator", "uefi"], "give --cmdline"),
+    (["--emulator", "qemu", "--screendump", "s.ppm"], "choose one"),
+])
+def test_qr_pages_is_refused_where_it_cannot_work(tmp_path: Path, args: list[str], why: str) -> None:
+    proc = subprocess.run([str(TOOL), "run", *args, "--qr-pages", str(tmp_path / "pages"), "--out",
+                           str(tmp_path / "out"), "--quiet"], capture_output=True, text=True,
+                          timeout=TOOL_SAFETY_NET_S, stdin=subprocess.DEVNULL, cwd=tmp_path)
+    assert proc.returncode == 5 and why in proc.stderr, proc.stderr
+
+
+# --- end to end: the kernel's own codes, read from QEMU screendumps ---
+
+@pytest.mark.parametrize("emulator", ["qemu", "uefi"])
+def test_the_kernels_codes_give_back_the_serial_log(emulator: str, tmp_path: Path) -> None:
+    """suite=quick with qr=on under QEMU's VGA text mode (BIOS, -kernel) and
+    OVMF's framebuffer, every page saved by --qr-pages: decoded, the record
+    lines are the serial log's byte for byte; a photo-like page still reads;
+    a missing page is named and the records before it are kept. One test per
+    screen, so the boot (hundreds of pages in text mode) happens once."""
+    where = tmp_path
+    proc = subprocess.run([str(TOOL), "run", "--emulator", emulator, "--cmdline", "suite=quick qr=on",
+                           "--qr-pages", str(where / "pages"), "--out", str(where / "run"), "--quiet"],
+                          capture_output=True, text=True, timeout=TOOL_SAFETY_NET_S, stdin=subprocess.DEVNULL)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    pages = sorted((where / "pages").glob("qr-*.ppm"))
+    run = json.loads((where / "run" / "results.json").read_text())["run"]
+    assert run["qr_pages"]["codes"] == len(pages) > 0
+    serial = record_lines((where / "run" / "serial.log").read_bytes())
+
+    proc = decode_photos(pages, where / "decoded")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert serial and record_lines((where / "decoded" / "serial.log").read_bytes()) == serial, emulator
+
+    photo = where / "photo.png"
+    photo_like(pages[0], photo)
+    assert [c.index for c in qrdecode.read_image(photo).chunks] == [0]
+
+    gone = len(pages) // 2
+    proc = decode_photos(pages[:gone] + pages[gone + 1:], where / "gap")
+    assert proc.returncode == 4
+    assert f"missing QR code {gone + 1} of {len(pages)}" in proc.stdout, proc.stdout
+    kept = record_lines((where / "gap" / "serial.log").read_bytes())
+    assert kept == serial[:len(kept)]

@@ -1,0 +1,382 @@
+"""Results read back from QR codes (docs/QR.md): photos or screendumps -> the record log.
+
+The kernel shows its record log L, compressed to a raw DEFLATE stream D and cut into
+n chunks, one QR code per chunk. The text of code i is
+
+    CR1/i/n/len(L)/CRC32(L)/CRC32(chunk_i)/BASE45(chunk_i)
+
+Images are read by zbar (pyzbar over libzbar0), a real QR decoder; this module only
+checks the headers, puts the chunks back in order and inflates them with zlib. What
+precedes the first missing chunk is still inflated: a raw DEFLATE stream can be
+decoded from its start, so the records up to the gap survive.
+"""
+
+from __future__ import annotations
+
+import zlib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterable, Iterator
+
+QR_PREFIX = "CR1"
+# RFC 9285's alphabet: the 45 characters of the QR alphanumeric mode, in its order.
+BASE45_ALPHABET = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ $%*+-./:"
+_BASE45_VALUE = {c: v for v, c in enumerate(BASE45_ALPHABET)}
+_FIELDS = 7  # prefix, i, n, len(L), CRC(L), CRC(chunk), data
+UNREADABLE_NAMED = 10  # images without a code named one by one; the rest counted
+
+
+class QrError(Exception):
+    """A code's text is not one of ours, or is damaged; the message says how."""
+
+
+class DecoderMissing(Exception):
+    """pyzbar, libzbar0 or Pillow is not installed; the message says how to get it."""
+
+
+def crc32(data: bytes) -> int:
+    return zlib.crc32(data) & 0xFFFFFFFF
+
+
+def base45_encode(data: bytes) -> str:
+    """RFC 9285: every two bytes (a*256+b) as three characters, least significant first;
+    a last single byte as two."""
+    out: list[str] = []
+    for k in range(0, len(data) - 1, 2):
+        value = data[k] * 256 + data[k + 1]
+        out += [BASE45_ALPHABET[value % 45], BASE45_ALPHABET[value // 45 % 45], BASE45_ALPHABET[value // 2025]]
+    if len(data) % 2:
+        out += [BASE45_ALPHABET[data[-1] % 45], BASE45_ALPHABET[data[-1] // 45]]
+    return "".join(out)
+
+
+def base45_decode(text: str) -> bytes:
+    """RFC 9285 decoding; QrError for a character outside the alphabet, a dangling
+    single character, or a group whose value does not fit its bytes."""
+    if len(text) % 3 == 1:
+        raise QrError(f"base45 text of {len(text)} characters (a multiple of 3, or that plus 2, expected)")
+    out = bytearray()
+    for k in range(0, len(text), 3):
+        group = text[k:k + 3]
+        try:
+            digits = [_BASE45_VALUE[c] for c in group]
+        except KeyError as exc:
+            raise QrError(f"character {exc.args[0]!r} is not in the base45 alphabet") from None
+        value = sum(d * 45 ** p for p, d in enumerate(digits))
+        if len(group) == 3:
+            if value > 0xFFFF:
+                raise QrError(f"base45 group {group!r} is {value}, more than two bytes hold")
+            out += bytes((value >> 8, value & 0xFF))
+        else:
+            if value > 0xFF:
+                raise QrError(f"base45 group {group!r} is {value}, more than one byte holds")
+            out.append(value)
+    return bytes(out)
+
+
+@dataclass(frozen=True)
+class Chunk:
+    """One code's content: chunk `index` (0-based) of `total`, and what the run's log must be."""
+
+    index: int
+    total: int
+    log_len: int
+    log_crc: int
+    data: bytes
+
+    def text(self) -> str:
+        """The code's text, as the kernel makes it (tests and fakes use this)."""
+        return (f"{QR_PREFIX}/{self.index}/{self.total}/{self.log_len}/{self.log_crc:08X}/"
+                f"{crc32(self.data):08X}/{base45_encode(self.data)}")
+
+
+def _decimal(text: str, what: str) -> int:
+    if not text.isdigit() or not text.isascii():
+        raise QrError(f"{what} {text!r} is not a decimal number")
+    return int(text)
+
+
+def _hex8(text: str, what: str) -> int:
+    if len(text) != 8 or any(c not in "0123456789ABCDEF" for c in text):
+        raise QrError(f"{what} {text!r} is not 8 uppercase hex digits")
+    return int(text, 16)
+
+
+def is_ours(text: str) -> bool:
+    return text.startswith(QR_PREFIX + "/")
+
+
+def parse_chunk(text: str) -> Chunk:
+    """A code's text -> its chunk, every field and the chunk's CRC checked."""
+    if not is_ours(text):
+        raise QrError(f"not a cleanroom code (it does not start with {QR_PREFIX}/): {text[:40]!r}")
+    # base45 has '/' in its alphabet: split off the six header fields only
+    parts = text.split("/", _FIELDS - 1)
+    if len(parts) != _FIELDS:
+        raise QrError(f"{len(parts)} fields, {_FIELDS} expected: {text[:60]!r}")
+    _, i, n, log_len, log_crc, chunk_crc, body = parts
+    index, total = _decimal(i, "index"), _decimal(n, "total")
+    if total == 0 or index >= total:
+        raise QrError(f"index {index} of {total} codes")
+    data = base45_decode(body)
+    if crc32(data) != _hex8(chunk_crc, "chunk CRC"):
+        raise QrError(f"code {index + 1} of {total}: its chunk's CRC does not match (damaged)")
+    return Chunk(index, total, _decimal(log_len, "log length"), _hex8(log_crc, "log CRC"), data)
+
+
+def make_chunks(log: bytes, deflated: bytes, total: int) -> list[Chunk]:
+    """D cut into `total` chunks in order (all as long as the first but the last), as the contract
+    allows the kernel to: for tests and fakes, never for decoding."""
+    size = -(-len(deflated) // total) if deflated else 0
+    return [Chunk(i, total, len(log), crc32(log), deflated[i * size:(i + 1) * size]) for i in range(total)]
+
+
+def deflate_raw(log: bytes) -> bytes:
+    """A raw DEFLATE stream of log (zlib's encoder; the kernel has its own): for tests and fakes."""
+    enc = zlib.compressobj(9, zlib.DEFLATED, -15)
+    return enc.compress(log) + enc.flush()
+
+
+def screen_numbers(indices: Iterable[int]) -> list[int]:
+    """Code indices as the screen shows them ("results QR i+1 of n")."""
+    return [i + 1 for i in indices]
+
+
+def name_numbers(numbers: list[int]) -> str:
+    """[7] -> '7'; [7, 12] -> '7 and 12'; runs of three or more as ranges: '3-9, 12 and 20'."""
+    parts: list[str] = []
+    k = 0
+    while k < len(numbers):
+        j = k
+        while j + 1 < len(numbers) and numbers[j + 1] == numbers[j] + 1:
+            j += 1
+        if j - k >= 2:
+            parts.append(f"{numbers[k]}-{numbers[j]}")
+        else:
+            parts += [str(v) for v in numbers[k:j + 1]]
+        k = j + 1
+    return parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
+
+
+def missing_text(missing: list[int], total: int) -> str:
+    """'missing QR codes 8 and 13 of 31 (...)': numbered as on the screen, indices too."""
+    word = "code" if len(missing) == 1 else "codes"
+    return (f"missing QR {word} {name_numbers(screen_numbers(missing))} of {total} "
+            f"(as the screen numbers them: \"results QR {missing[0] + 1} of {total}\"; "
+            f"header index {name_numbers(missing)})")
+
+
+@dataclass
+class Assembly:
+    """The log as far as the codes give it."""
+
+    log: bytes = b""  # L, or the records before the first gap (whole lines only)
+    complete: bool = False  # every code read, inflated whole, length and CRC(L) right
+    total: int | None = None  # n, from the codes
+    have: list[int] = field(default_factory=list)  # indices read
+    missing: list[int] = field(default_factory=list)
+    log_len: int | None = None
+    log_crc: int | None = None
+    deflated_bytes: int = 0  # bytes of D used
+    problems: list[str] = field(default_factory=list)
+
+
+def assemble(chunks: Iterable[Chunk]) -> Assembly:
+    """Put the chunks of one run back together and inflate them.
+
+    The header most codes agree on (n, len(L), CRC(L)) names the run; a code of another
+    run is left out and named. Chunks are deduplicated by index (two different chunks
+    with one index: the first is kept, the conflict named). What precedes the first
+    missing chunk is inflated; only whole lines of it are kept.
+    """
+    asm = Assembly()
+    chunks = list(chunks)
+    if not chunks:
+        asm.problems.append("no cleanroom QR code was read")
+        return asm
+    runs: dict[tuple[int, int, int], int] = {}
+    for c in chunks:
+        key = (c.total, c.log_len, c.log_crc)
+        runs[key] = runs.get(key, 0) + 1
+    run = max(runs, key=lambda k: runs[k])
+    asm.total, asm.log_len, asm.log_crc = run
+    by_index: dict[int, Chunk] = {}
+    for c in chunks:
+        if (c.total, c.log_len, c.log_crc) != run:
+            asm.problems.append(f"code {c.index + 1} of {c.total} belongs to another run (log of {c.log_len} "
+                                f"bytes, CRC {c.log_crc:08X}; this run's: {asm.log_len} bytes, {asm.log_crc:08X}); "
+                                f"left out")
+            continue
+        kept = by_index.setdefault(c.index, c)
+        if kept.data != c.data:
+            asm.problems.append(f"code {c.index + 1} of {c.total} read twice with different contents; "
+                                f"the first kept")
+    asm.have = sorted(by_index)
+    asm.missing = [i for i in range(asm.total) if i not in by_index]
+    first_gap = asm.missing[0] if asm.missing else asm.total
+    inflater = zlib.decompressobj(wbits=-15)
+    out = bytearray()
+    broken = False
+    # chunk by chunk: an error in the stream keeps what came before it
+    for i in range(first_gap):
+        data = by_index[i].data
+        try:
+            out += inflater.decompress(data)
+        except zlib.error as exc:
+            asm.problems.append(f"the compressed stream is damaged in code {i + 1} of {asm.total}: {exc}")
+            broken = True
+            break
+        asm.deflated_bytes += len(data)
+    whole = not asm.missing and not broken
+    if whole and not inflater.eof:
+        asm.problems.append("the compressed stream ends early (every code read)")
+        whole = False
+    elif whole and inflater.unused_data:
+        asm.problems.append(f"{len(inflater.unused_data)} bytes after the end of the compressed stream")
+    if whole and len(out) != asm.log_len:
+        asm.problems.append(f"the log inflates to {len(out)} bytes, the codes say {asm.log_len}")
+        whole = False
+    elif whole and crc32(bytes(out)) != asm.log_crc:
+        asm.problems.append(f"the log's CRC is {crc32(bytes(out)):08X}, the codes say {asm.log_crc:08X}")
+        whole = False
+    if whole:
+        asm.log, asm.complete = bytes(out), True
+    else:
+        # a cut record would only show up as corrupt: keep whole lines
+        end = bytes(out).rfind(b"\n")
+        asm.log = bytes(out[:end + 1])
+    return asm
+
+
+@dataclass
+class ImageRead:
+    """What zbar found in one image."""
+
+    path: Path
+    chunks: list[Chunk] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)  # unreadable, not ours, damaged
+    tried: str = ""  # which variant of the image gave the codes
+
+
+def _zbar() -> tuple[Any, Any, Any]:
+    """Pillow's Image, pyzbar's decode and its QR symbol type; DecoderMissing if absent."""
+    try:
+        from PIL import Image
+    except ImportError as exc:
+        raise DecoderMissing("Pillow is not installed: run tools/setup.sh "
+                             "(it installs tools/requirements.txt into .venv)") from exc
+    try:
+        from pyzbar import pyzbar
+    except ImportError as exc:
+        # pyzbar raises ImportError both when it is absent and when libzbar0 is
+        raise DecoderMissing(f"cannot load zbar ({exc}): run tools/setup.sh (Debian packages libzbar0 "
+                             f"and zbar-tools; pyzbar into .venv)") from exc
+    return Image, pyzbar.decode, pyzbar.ZBarSymbol.QRCODE
+
+
+def _variants(gray: Any, image_mod: Any) -> Iterator[tuple[str, Any]]:
+    """The image as it is, then a few cheap rescues for photos: zbar finds small or soft
+    modules more easily at twice the size, and a hard threshold removes glare and blur."""
+    yield "as is", gray
+    yield "2x", gray.resize((gray.width * 2, gray.height * 2), image_mod.Resampling.BICUBIC)
+    lo, hi = gray.getextrema()
+    middle = (lo + hi) // 2
+    yield "threshold", gray.point(lambda v: 255 if v > middle else 0)
+    if max(gray.size) > 2000:  # a phone's 12-megapixel photo: noise shrinks with the image
+        yield "half", gray.reduce(2)
+
+
+def read_image(path: Path) -> ImageRead:
+    """Every cleanroom code in one image (PPM, PNG, JPEG: what Pillow opens)."""
+    Image, decode, qrcode = _zbar()
+    found = ImageRead(path)
+    try:
+        with Image.open(path) as img:
+            gray = img.convert("L")
+    except (OSError, ValueError) as exc:
+        found.problems.append(f"{path}: cannot read the image: {exc}")
+        return found
+    foreign: list[str] = []
+    for name, variant in _variants(gray, Image):
+        texts = [s.data.decode("latin-1") for s in decode(variant, symbols=[qrcode])]
+        ours = [t for t in texts if is_ours(t)]
+        foreign = [t for t in texts if not is_ours(t)] or foreign
+        if not ours:
+            continue
+        found.tried = name
+        for t in ours:
+            try:
+                found.chunks.append(parse_chunk(t))
+            except QrError as exc:
+                found.problems.append(f"{path}: {exc}")
+        break
+    if not found.chunks and not found.problems:
+        what = (f"only codes that are not cleanroom's ({foreign[0][:40]!r})" if foreign
+                else "no readable QR code")
+        found.problems.append(f"{path}: {what}")
+    return found
+
+
+def read_images(paths: Iterable[Path]) -> list[ImageRead]:
+    return [read_image(p) for p in paths]
+
+
+def describe(reads: list[ImageRead], asm: Assembly) -> list[str]:
+    """Lines for the user: unreadable images, missing codes, other problems."""
+    lines = [p for r in reads if r.chunks for p in r.problems]
+    # frames cut from a video: most show no code; name a few, count the rest
+    unreadable = [p for r in reads if not r.chunks for p in r.problems]
+    lines += unreadable[:UNREADABLE_NAMED]
+    if len(unreadable) > UNREADABLE_NAMED:
+        lines.append(f"... and {len(unreadable) - UNREADABLE_NAMED} more images without a readable cleanroom code "
+                     f"(results.json's run.qr.unreadable lists them all)")
+    if asm.total is not None and asm.missing:
+        lines.append(missing_text(asm.missing, asm.total)
+                     + ("; the records before the first of them are kept" if asm.missing[0] > 0 else ""))
+    lines += asm.problems
+    return lines
+
+
+def run_info(reads: list[ImageRead], asm: Assembly) -> dict[str, Any]:
+    """What results.json's run records about a decode-photos."""
+    return {
+        "emulator": "qr-photos",
+        "images": [str(r.path) for r in reads],
+        "qr": {
+            "codes": asm.total,
+            "read": asm.have,
+            "missing": asm.missing,
+            "unreadable": [str(r.path) for r in reads if not r.chunks],
+            "log_bytes": asm.log_len,
+            "log_crc": f"{asm.log_crc:08X}" if asm.log_crc is not None else None,
+            "deflated_bytes": asm.deflated_bytes,
+            "complete": asm.complete,
+        },
+    }
+
+
+@dataclass
+class Decoded:
+    """What decode-photos produced."""
+
+    reads: list[ImageRead]
+    assembly: Assembly
+    result: Any  # protocol.ParseResult of the log written
+    messages: list[str]
+
+
+def decode_photos(paths: list[Path], out_dir: Path) -> Decoded:
+    """Read every image, reassemble, then write serial.log (= L, or the records up to the first
+    gap) and results.json/csv through the same parse path as `capture`."""
+    from .protocol import parse_log
+    from .results import SERIAL_LOG, write_results
+
+    reads = read_images(paths)
+    asm = assemble(c for r in reads for c in r.chunks)
+    messages = describe(reads, asm)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    (out_dir / SERIAL_LOG).write_bytes(asm.log)
+    result = parse_log((out_dir / SERIAL_LOG).read_bytes())
+    result.problems.extend(messages)
+    write_results(out_dir, result, SERIAL_LOG, run_info(reads, asm))
+    return Decoded(reads, asm, result, messages)
