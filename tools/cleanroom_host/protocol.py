@@ -183,17 +183,20 @@ class ParseResult:
         return out
 
 
+def consecutive_runs(numbers: list[int]) -> list[tuple[int, int]]:
+    """Sorted numbers as runs of consecutive values: [1,2,3,7] -> [(1, 3), (7, 7)]."""
+    runs: list[tuple[int, int]] = []
+    for n in numbers:
+        if runs and n == runs[-1][1] + 1:
+            runs[-1] = (runs[-1][0], n)
+        else:
+            runs.append((n, n))
+    return runs
+
+
 def format_ranges(numbers: list[int]) -> str:
     """[1,2,3,7,9,10] -> '1-3, 7, 9-10'."""
-    parts: list[str] = []
-    i = 0
-    while i < len(numbers):
-        j = i
-        while j + 1 < len(numbers) and numbers[j + 1] == numbers[j] + 1:
-            j += 1
-        parts.append(str(numbers[i]) if i == j else f"{numbers[i]}-{numbers[j]}")
-        i = j + 1
-    return ", ".join(parts)
+    return ", ".join(str(a) if a == b else f"{a}-{b}" for a, b in consecutive_runs(numbers))
 
 
 def _longest_increasing(values: list[int]) -> int:

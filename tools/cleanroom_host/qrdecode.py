@@ -18,6 +18,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Iterator
 
+from .protocol import consecutive_runs
+
 QR_PREFIX = "CR1"
 # RFC 9285's alphabet: the 45 characters of the QR alphanumeric mode, in its order.
 BASE45_ALPHABET = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ $%*+-./:"
@@ -145,16 +147,8 @@ def screen_numbers(indices: Iterable[int]) -> list[int]:
 def name_numbers(numbers: list[int]) -> str:
     """[7] -> '7'; [7, 12] -> '7 and 12'; runs of three or more as ranges: '3-9, 12 and 20'."""
     parts: list[str] = []
-    k = 0
-    while k < len(numbers):
-        j = k
-        while j + 1 < len(numbers) and numbers[j + 1] == numbers[j] + 1:
-            j += 1
-        if j - k >= 2:
-            parts.append(f"{numbers[k]}-{numbers[j]}")
-        else:
-            parts += [str(v) for v in numbers[k:j + 1]]
-        k = j + 1
+    for a, b in consecutive_runs(numbers):
+        parts += [f"{a}-{b}"] if b - a >= 2 else [str(v) for v in range(a, b + 1)]
     return parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
 
 
