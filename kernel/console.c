@@ -1,29 +1,19 @@
 #include "kernel/console.h"
 
-#include "kernel/cmdline.h"
 #include "kernel/fmt.h"
-#include "kernel/memory.h"
 #include "kernel/recordlog.h"
 #include "kernel/serial.h"
+#include "kernel/startup.h"
 #include "kernel/string.h"
 
 static enum console_mode mode = CONSOLE_BOTH;
 
-/* serial= must be known before the first record, long before the full
- * configuration is parsed (kernel/startup.c, which reports any bad token
- * once a port carries records). A rejected serial= value leaves the
- * default, auto, so that error reaches the user. */
-static uint32_t early_serial_choice(void)
-{
-    static struct config early; /* too large for the boot stack's comfort */
-    cmdline_parse(boot_info()->cmdline, &early, 0, 0, 0);
-    return early.serial;
-}
-
 void console_init(void)
 {
     vga_init(); /* first: what serial_init finds (or not) can be said on screen */
-    serial_init(early_serial_choice());
+    /* serial= is needed before the first record; a rejected value leaves
+     * auto, so that error reaches the user */
+    serial_init(startup_early_config()->serial);
 }
 
 static void port_label(char *buf, size_t size, const struct serial_port *p)

@@ -55,6 +55,8 @@ void exit_set_mode(enum exit_mode mode)
         method = platform == PLATFORM_QEMU ? EXIT_QEMU : platform == PLATFORM_BOCHS ? EXIT_BOCHS : EXIT_HALT;
 }
 
+bool exit_halts(void) { return method == EXIT_HALT; }
+
 const char *exit_method_name(void)
 {
     switch (method) {

@@ -22,6 +22,9 @@ const char *exit_platform_name(void);
 /* The exit method exit=auto resolved to ("qemu", "bochs" or "halt"). */
 void exit_set_mode(enum exit_mode mode);
 const char *exit_method_name(void);
+/* The run ends by halting the machine (its screen stays): exit=halt, or
+ * exit=auto on real hardware. */
+bool exit_halts(void);
 __attribute__((noreturn)) void exit_now(enum run_status status);
 /* Stops without a done record and without exiting, as a hung machine would
  * (provoke=hang): the host must notice the silence. */

@@ -50,7 +50,7 @@ void kmain(uint32_t magic, const struct multiboot_info *mbi)
     fault_init();                   /* ...that reports it as a fault record */
     rec_writer_init(&records, console_record_sink, 0);
     rec_attach(&records);
-    recordlog_init(boot_info()->cmdline); /* qr= not off: a copy of every record from hello on */
+    recordlog_init(); /* qr= not off: a copy of every record from hello on */
     cpu_identify();                 /* CPUID: vendor, features, caches */
     mcheck_init();                  /* CR4.MCE: a machine check is a fault record, not a reset */
     mtrr_init();                    /* memory types, before paging keeps 4 MiB pages within one */

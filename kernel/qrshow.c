@@ -193,7 +193,7 @@ static bool wanted(void)
     enum qr_mode mode = recordlog_qr_mode();
     if (mode == QR_OFF || (mode == QR_AUTO && serial_present()))
         return false;
-    if (!str_eq(exit_method_name(), "halt")) {
+    if (!exit_halts()) {
         if (mode == QR_ON)
             console_say(VGA_YELLOW, "qr=on: no QR codes: exit=%s leaves the emulator (exit=halt shows them)",
                         exit_method_name());

@@ -1,18 +1,16 @@
 #include "kernel/recordlog.h"
 
-#include "kernel/cmdline.h"
 #include "kernel/memory.h"
+#include "kernel/startup.h"
 
 static enum qr_mode mode = QR_AUTO;
 static uint8_t *buf;
 static size_t cap, used;
 static bool cut;
 
-void recordlog_init(const char *cmdline)
+void recordlog_init(void)
 {
-    static struct config early; /* too large for the boot stack's comfort */
-    cmdline_parse(cmdline, &early, 0, 0, 0); /* errors are reported by the full parse */
-    mode = (enum qr_mode)early.qr;
+    mode = (enum qr_mode)startup_early_config()->qr; /* a bad qr= is reported by the full parse */
     if (mode == QR_OFF)
         return;
     /* Page-aligned, taken before anything else asks: the benchmarks' 4 MiB

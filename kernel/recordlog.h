@@ -15,9 +15,9 @@
 #define RECORDLOG_MAX (2u << 20)  /* bytes; suite=quick writes about 300 KiB */
 #define RECORDLOG_MIN (64u << 10) /* below this, memory is too short to bother */
 
-/* Reads qr= from the command line (the full parse comes later) and, unless
- * it is off, takes the buffer: call before the first record. */
-void recordlog_init(const char *cmdline);
+/* Reads qr= (startup_early_config) and, unless it is off, takes the
+ * buffer: call before the first record. */
+void recordlog_init(void);
 /* The qr= value (enum qr_mode). */
 enum qr_mode recordlog_qr_mode(void);
 /* Appends record bytes (kernel/console.c's record sink). */

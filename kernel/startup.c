@@ -23,6 +23,17 @@ static void report_cmdline_error(void *ctx, const char *token, const char *msg, 
     console_say(VGA_RED, "cmdline: %s: '%s' (accepted: %s)", msg, token, accepted);
 }
 
+const struct config *startup_early_config(void)
+{
+    static struct config early; /* too large for the boot stack's comfort */
+    static bool parsed;
+    if (!parsed) {
+        cmdline_parse(boot_info()->cmdline, &early, 0, 0, 0);
+        parsed = true;
+    }
+    return &early;
+}
+
 void startup_config(struct config *cfg)
 {
     int errors = cmdline_parse(boot_info()->cmdline, cfg, bench_name_list(), report_cmdline_error, 0);
