@@ -94,20 +94,17 @@ class Launch:
         return shlex.join(self.argv)
 
 
+def with_default(cmdline: str | None, key: str, value: str) -> str:
+    """Append key=value unless the command line already sets key= (the user's choice wins)."""
+    tokens = (cmdline or "").split()
+    if not any(t.startswith(f"{key}=") for t in tokens):
+        tokens.append(f"{key}={value}")
+    return " ".join(tokens)
+
+
 def with_exit(cmdline: str | None, default: str = "auto") -> str:
     """Append exit=<default> unless the command line already picks an exit."""
-    tokens = (cmdline or "").split()
-    if not any(t.startswith("exit=") for t in tokens):
-        tokens.append(f"exit={default}")
-    return " ".join(tokens)
-
-
-def with_qr(cmdline: str, default: str = "on") -> str:
-    """Append qr=<default> unless the command line already sets qr= (--qr-pages)."""
-    tokens = cmdline.split()
-    if not any(t.startswith("qr=") for t in tokens):
-        tokens.append(f"qr={default}")
-    return " ".join(tokens)
+    return with_default(cmdline, "exit", default)
 
 
 # Monitor socket in the run's temporary directory (--screendump, --qr-pages).
@@ -307,7 +304,7 @@ def prepare(spec: RunSpec, workdir: Path) -> Launch:
                              "before the codes are shown)")
         monitor = workdir.absolute() / MONITOR_SOCKET
         exit_default = "halt"
-        spec = replace(spec, cmdline=with_qr(spec.cmdline or ""))
+        spec = replace(spec, cmdline=with_default(spec.cmdline, "qr", "on"))  # --qr-pages
 
     if emu in ("qemu", "qemu-icount", MODEL_EMULATOR):
         prog = _program(spec, "qemu-system-i386")
