@@ -36,11 +36,16 @@ CFLAGS := -std=c11 -O2 -march=i486 -mtune=generic -m32 \
 NASMFLAGS := -f elf32 -w+all -w+error
 LDFLAGS := -m elf_i386 -T linker.ld -nostdlib -z noexecstack --no-warn-rwx-segments
 
-SRC_DIRS := boot arch kernel bench runtime
-# Benchmarks that need a C library (glibc ucontext, NPTL): hosted build only.
-HOSTED_ONLY_SRCS := bench/peers.c
-# Benchmarks that need ring 3, page directories and CR3: the kernel only.
-KERNEL_ONLY_SRCS := bench/aspace.c bench/aspace_user.c
+# The layers, from the bottom (README "Layout"; nothing includes a higher
+# one, tests/test_layers.py checks): lib (portable; lib/freestanding is what
+# a C library would give the kernel), arch, kernel, runtime, bench, app.
+# hosted/ is the Linux build's platform and top.
+SRC_DIRS := boot lib lib/freestanding arch kernel runtime bench app
+# Benchmark code that needs a C library (glibc ucontext, NPTL): hosted build only.
+HOSTED_ONLY_SRCS := bench/peers.c bench/peerloops.c
+# Benchmark code that needs ring 3, page directories, CR3 or paging switched
+# at will: the kernel only (hosted/vmmode.c stands in for bench/vmmode.c).
+KERNEL_ONLY_SRCS := bench/aspace.c bench/aspace_user.c bench/vmmode.c
 C_SRCS   := $(filter-out $(HOSTED_ONLY_SRCS),$(foreach d,$(SRC_DIRS),$(wildcard $(d)/*.c)))
 ASM_SRCS := $(foreach d,$(SRC_DIRS),$(wildcard $(d)/*.asm))
 OBJS := $(patsubst %.asm,$(BUILD)/obj/%.o,$(ASM_SRCS)) $(patsubst %.c,$(BUILD)/obj/%.o,$(C_SRCS))
@@ -50,10 +55,9 @@ DEPS := $(OBJS:.o=.d)
 USER_OBJS := $(filter %_user.o,$(OBJS))
 $(BUILD)/obj/%_user.o: CFLAGS += -fno-tree-loop-distribute-patterns
 
-# Kernel C that does not touch hardware: compiled for Linux by the same
-# cross compiler and tested on the host (tests/unit).
-PORTABLE_SRCS := kernel/strutil.c kernel/config.c kernel/crc32.c kernel/record.c kernel/cmdline.c kernel/fmt.c \
-	kernel/regions.c bench/stats.c arch/memtype.c kernel/qr.c kernel/deflate.c kernel/base45.c
+# lib/: the kernel's C that touches no hardware, compiled for Linux by the
+# same cross compiler and tested on the host (tests/unit).
+LIB_SRCS := $(wildcard lib/*.c)
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/units/%,$(UNIT_SRCS))
 UNIT_CFLAGS := -std=c11 -O1 -m32 -static -Wall -Wextra -Werror -I. -DCLEANROOM_HOSTED
@@ -61,26 +65,30 @@ UNIT_CFLAGS := -std=c11 -O1 -m32 -static -Wall -Wextra -Werror -I. -DCLEANROOM_H
 # The hosted build: bench/ and runtime/ as a static 32-bit Linux program
 # (hosted/ supplies the platform); real caches on a development machine.
 HOSTED := $(BUILD)/hosted/cleanroom-hosted
-HOSTED_SHARED := kernel/strutil.c kernel/config.c kernel/crc32.c kernel/record.c kernel/cmdline.c \
-	kernel/fmt.c kernel/regions.c kernel/startup.c kernel/fault_record.c kernel/counters_record.c kernel/evidence_record.c kernel/finish.c kernel/suite.c \
-	kernel/sysinfo.c $(filter-out $(KERNEL_ONLY_SRCS),$(wildcard bench/*.c)) arch/cpu.c arch/tsc.c arch/exc_names.c arch/memtype.c arch/modelmark.c \
+# What a process can share with the kernel, layer by layer; hosted/*.c
+# implements the rest of the interfaces for Linux.
+HOSTED_SHARED := $(LIB_SRCS) \
+	arch/cpu.c arch/tsc.c arch/exc_names.c arch/memtype.c arch/modelmark.c \
+	kernel/fault_record.c kernel/counters_record.c kernel/evidence_record.c kernel/finish.c \
 	runtime/switch.c runtime/stack.c runtime/fiber.c runtime/pair.c runtime/overflow.c \
-	runtime/spinlock.c runtime/sync.c runtime/stackpool.c runtime/pingpong.c
-HOSTED_SRCS := $(wildcard hosted/*.c) $(HOSTED_SHARED) hosted64/peerloops.c
+	runtime/spinlock.c runtime/sync.c runtime/stackpool.c runtime/pingpong.c \
+	$(filter-out $(KERNEL_ONLY_SRCS),$(wildcard bench/*.c)) \
+	app/startup.c app/suite.c app/sysinfo.c
+HOSTED_SRCS := $(wildcard hosted/*.c) $(HOSTED_SHARED)
 HOSTED_ASM := runtime/switches.asm
 HOSTED_CFLAGS := -std=c11 -O2 -m32 -march=i686 -msse2 -static -fno-omit-frame-pointer \
 	--param=min-pagesize=0 -Wall -Wextra -Werror -I. -DCLEANROOM_HOSTED
 
-# The 64-bit peers helper (hosted64/), started by bench=peers from beside
+# The 64-bit peers helper (hosted/peers64/), started by bench=peers from beside
 # cleanroom-hosted: Boost.Context and the 64-bit ports of the switches, which
 # a 32-bit program cannot link. Built by the host's own gcc against Debian's
 # static libboost_context.a (only its assembly objects get linked).
 HOST_CC ?= gcc
 PEERS64 := $(BUILD)/hosted/cleanroom-peers64
-PEERS64_SRCS := hosted64/peers64.c hosted64/peerloops.c
-PEERS64_ASM := hosted64/switches64.asm
+PEERS64_SRCS := hosted/peers64/peers64.c bench/peerloops.c
+PEERS64_ASM := hosted/peers64/switches64.asm
 PEERS64_CFLAGS := -std=c11 -O2 -m64 -static -fno-omit-frame-pointer -Wall -Wextra -Werror -I.
-ALL_HEADERS := $(wildcard */*.h)
+ALL_HEADERS := $(wildcard */*.h */*/*.h)
 
 .PHONY: all iso units run test qemu qemu-gdb bochs setup clean toolchain hosted
 
@@ -135,7 +143,7 @@ $(HOSTED): $(HOSTED_SRCS) $(HOSTED_ASM) $(ALL_HEADERS) | toolchain
 	$(Q)$(NASM) $(NASMFLAGS) $(HOSTED_ASM) -o $(BUILD)/hosted/switches.o
 	$(Q)$(CC) $(HOSTED_CFLAGS) -o $@ $(HOSTED_SRCS) $(BUILD)/hosted/switches.o -pthread
 
-$(PEERS64): $(PEERS64_SRCS) $(PEERS64_ASM) hosted64/peerloops.h | toolchain
+$(PEERS64): $(PEERS64_SRCS) $(PEERS64_ASM) bench/peerloops.h | toolchain
 	@command -v $(HOST_CC) >/dev/null 2>&1 || { \
 	  echo "error: $(HOST_CC) not found: install the Debian packages gcc libc6-dev (or run tools/setup.sh)" >&2; exit 1; }
 	@boost=$$($(HOST_CC) -print-file-name=libboost_context.a); [ -f "$$boost" ] || { \
@@ -148,13 +156,15 @@ $(PEERS64): $(PEERS64_SRCS) $(PEERS64_ASM) hosted64/peerloops.h | toolchain
 
 units: $(UNIT_BINS)
 
-# The marks' test includes arch/modelmark.c itself (to log the stores).
+# The tests of arch/ code include the file they test (arch/modelmark.c, to
+# log the stores; arch/memtype.c, the MTRR/PAT lookup).
 $(BUILD)/units/test_modelmark: arch/modelmark.c arch/modelmark.h
+$(BUILD)/units/test_memtype: arch/memtype.c arch/memtype.h
 
-$(BUILD)/units/%: tests/unit/%.c tests/unit/unit.h $(PORTABLE_SRCS) | toolchain
+$(BUILD)/units/%: tests/unit/%.c tests/unit/unit.h $(LIB_SRCS) | toolchain
 	@mkdir -p $(dir $@)
 	@echo "  UNIT    $@"
-	$(Q)$(CC) $(UNIT_CFLAGS) -o $@ $< $(PORTABLE_SRCS)
+	$(Q)$(CC) $(UNIT_CFLAGS) -o $@ $< $(LIB_SRCS)
 
 # The cache/TLB model: a QEMU TCG plugin built by the host's gcc (it runs
 # inside qemu-system-i386, not in the guest); docs/MODEL.md.

@@ -1,7 +1,6 @@
 #include "arch/acpi.h"
 
-#include "kernel/memory.h"
-#include "kernel/string.h"
+#include "lib/string.h"
 
 #define BDA_EBDA_SEGMENT 0x40E  /* word: the EBDA's real-mode segment */
 #define EBDA_SCAN_BYTES 1024    /* ACPI: the RSDP may be in the EBDA's first KiB */
@@ -18,6 +17,15 @@
  * corrupt header, not a table. */
 #define MAX_ROOT_LEN (SDT_HEADER_LEN + 4096 * 8)
 #define MAX_TABLE_LEN 4096
+
+static const struct acpi_range *map_ranges;
+static uint32_t n_map_ranges;
+
+void acpi_use_map_ranges(const struct acpi_range *ranges, uint32_t n)
+{
+    map_ranges = ranges;
+    n_map_ranges = n;
+}
 #define FADT_PM_TMR_BLK 76
 #define FADT_PM_TMR_LEN 91
 #define FADT_FLAGS 112
@@ -83,10 +91,9 @@ static void find_rsdp(void)
     }
     /* UEFI firmware keeps no legacy copy (OVMF does not); its RSDP lies in
      * memory the map calls ACPI (reclaimable or NVS): scan those, bounded. */
-    const struct acpi_range *ranges;
-    uint32_t n = memory_acpi_ranges(&ranges), budget = ACPI_MAP_SCAN_BYTES;
-    for (uint32_t i = 0; i < n && !found.rsdp && budget; i++) {
-        uint32_t base = (ranges[i].base + 15) & ~15u, end = ranges[i].end;
+    uint32_t budget = ACPI_MAP_SCAN_BYTES;
+    for (uint32_t i = 0; i < n_map_ranges && !found.rsdp && budget; i++) {
+        uint32_t base = (map_ranges[i].base + 15) & ~15u, end = map_ranges[i].end;
         if (end <= base)
             continue;
         if (end - base > budget)
@@ -94,7 +101,7 @@ static void find_rsdp(void)
         budget -= end - base;
         found.rsdp = scan_rsdp(base, end);
         if (found.rsdp)
-            found.rsdp_where = ranges[i].type == MULTIBOOT_MEMORY_NVS ? "acpi_nvs" : "acpi_reclaim";
+            found.rsdp_where = map_ranges[i].type == ACPI_RANGE_NVS ? "acpi_nvs" : "acpi_reclaim";
     }
 }
 

@@ -20,6 +20,17 @@ struct acpi_tables {
     const char *why;        /* why no RSDP, or why a table is unusable; 0 when all is well */
 };
 
+/* The loader's memory map's ACPI ranges (reclaimable or NVS), where a UEFI
+ * firmware keeps the RSDP: multiboot v1 does not pass it, and UEFI keeps no
+ * legacy copy, so these are searched when the BIOS areas hold none. */
+#define ACPI_RANGES_MAX 16
+enum acpi_range_type { ACPI_RANGE_RECLAIM = 3, ACPI_RANGE_NVS = 4 }; /* the map's type numbers */
+struct acpi_range {
+    uint32_t base, end;
+    uint32_t type; /* enum acpi_range_type */
+};
+/* Before the first acpi_tables(): where else to look. The array must stay. */
+void acpi_use_map_ranges(const struct acpi_range *ranges, uint32_t n);
 /* Scans once (the first call), then returns what it found. */
 const struct acpi_tables *acpi_tables(void);
 

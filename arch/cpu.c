@@ -2,7 +2,7 @@
 
 #include "arch/mmu.h"
 #include "arch/x86.h"
-#include "kernel/string.h"
+#include "lib/string.h"
 
 /* Where each feature bit lives. Words: 0 = leaf 1 EDX, 1 = leaf 1 ECX,
  * 2 = leaf 7 EBX, 3 = 0x80000001 EDX, 4 = 0x80000007 EDX, 5 = 0x80000001 ECX. */

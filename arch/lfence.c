@@ -2,8 +2,8 @@
 
 #include "arch/cpu.h"
 #include "arch/idt.h"
+#include "arch/trap.h"
 #include "arch/x86.h"
-#include "kernel/fault.h"
 
 static void set_serialise_bit(void *readback)
 {
@@ -17,7 +17,7 @@ const char *lfence_make_serialising(void)
         return 0;
     uint64_t readback = 0;
     /* an emulator may not implement the MSR: its #GP is an answer, not a fault */
-    if (fault_expect(FAULT_VEC(EXC_GP), set_serialise_bit, &readback, 0))
+    if (trap_expect(TRAP_VEC(EXC_GP), set_serialise_bit, &readback, 0))
         return 0;
     return readback & DE_CFG_LFENCE_SERIALIZE ? "msr" : 0;
 }

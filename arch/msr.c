@@ -1,8 +1,8 @@
 #include "arch/msr.h"
 
 #include "arch/idt.h"
+#include "arch/trap.h"
 #include "arch/x86.h"
-#include "kernel/fault.h"
 
 struct msr_read {
     uint32_t msr;
@@ -18,7 +18,7 @@ static void read_one(void *arg)
 bool msr_try_read(uint32_t msr, uint64_t *v)
 {
     struct msr_read r = { msr, 0 };
-    if (fault_expect(FAULT_VEC(EXC_GP), read_one, &r, 0))
+    if (trap_expect(TRAP_VEC(EXC_GP), read_one, &r, 0))
         return false;
     *v = r.value;
     return true;

@@ -5,7 +5,7 @@
 #include "arch/modelmark.h"
 #include "arch/msr.h"
 #include "arch/x86.h"
-#include "kernel/memory.h"
+#include "lib/regions.h"
 
 extern char _kernel_start[], _kernel_end[];
 
@@ -83,7 +83,9 @@ static bool read_all(void)
     return true;
 }
 
-void mtrr_init(void)
+static const struct region_set *free_memory;
+
+static void read_types(void)
 {
     if (cpu_has(FEAT_PAT) && cpu_has(FEAT_MSR))
         have_pat = msr_try_read(MSR_PAT, &pat_value);
@@ -93,6 +95,12 @@ void mtrr_init(void)
     }
     set.present = read_all();
     state = !set.present ? "unreadable" : set.enabled ? "on" : "off";
+}
+
+void mtrr_init(const struct region_set *free)
+{
+    free_memory = free;
+    read_types();
 }
 
 enum memtype mtrr_range_type(uint64_t base, uint64_t end, uint64_t *first_other)
@@ -136,8 +144,8 @@ static struct used_type memory_type(bool whole_regions)
 {
     struct used_type u = { 0 };
     fold(&u, (uint32_t)_kernel_start, (uint32_t)_kernel_end);
-    const struct region_set *r = memory_regions();
-    for (uint32_t i = 0; i < r->n; i++)
+    const struct region_set *r = free_memory;
+    for (uint32_t i = 0; r && i < r->n; i++)
         fold(&u, r->r[i].base, whole_regions ? r->r[i].end : r->r[i].next);
     return u;
 }
@@ -195,12 +203,12 @@ const char *mtrr_provoke_uncached(void)
     for (uint32_t i = 0; i < set.nvar && slot == set.nvar; i++)
         if (!set.var[i].valid)
             slot = i;
-    const struct region_set *r = memory_regions();
-    if (slot == set.nvar || r->n == 0)
+    const struct region_set *r = free_memory;
+    if (slot == set.nvar || !r || r->n == 0)
         return "no free variable MTRR (or no free memory) to make uncacheable";
     /* first fit: the first region's next bytes are what the next allocation gets */
     uint64_t base = r->r[0].next & ~(uint64_t)(PROVOKE_BLOCK - 1);
     write_var(slot, base | MEMTYPE_UC, (phys_mask() & ~(uint64_t)(PROVOKE_BLOCK - 1)) | PHYSMASK_VALID);
-    mtrr_init();
+    read_types();
     return 0;
 }

@@ -10,8 +10,11 @@
 #include <stdint.h>
 
 #include "arch/memtype.h"
+#include "lib/regions.h"
 
-void mtrr_init(void);
+/* free: the memory the benchmarks are handed (kernel/memory.c's regions,
+ * kept; their types are checked as they are used). */
+void mtrr_init(const struct region_set *free);
 const struct mtrr_set *mtrr_set(void);
 /* "on", "off" (MTRRs present but disabled: all memory uncached), "absent"
  * (CPUID has no MTRR), "unreadable" (rdmsr raised #GP), "hosted". */

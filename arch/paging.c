@@ -6,8 +6,7 @@
 #include "arch/modelmark.h"
 #include "arch/mtrr.h"
 #include "arch/x86.h"
-#include "kernel/memory.h"
-#include "kernel/string.h"
+#include "lib/string.h"
 
 #define ENTRIES 1024
 
@@ -21,9 +20,11 @@ static bool split_pde[ENTRIES];
 static bool enabled, global_ok;
 static enum page_size current = PAGESIZE_4K;
 
+static paging_alloc_fn table_alloc;
+
 static uint32_t *alloc_table(void)
 {
-    uint32_t *t = memory_alloc(PAGE_SIZE, PAGE_SIZE);
+    uint32_t *t = table_alloc(PAGE_SIZE, PAGE_SIZE);
     if (t) {
         memset(t, 0, PAGE_SIZE);
         table_bytes += PAGE_SIZE;
@@ -50,8 +51,9 @@ static bool map_small(uint32_t *dir, uint32_t from_pde, uint32_t top, uint32_t g
     return true;
 }
 
-bool paging_init(uint32_t map_top)
+bool paging_init(uint32_t map_top, paging_alloc_fn alloc)
 {
+    table_alloc = alloc;
     uint32_t top = (map_top + PAGE_SIZE - 1) & ~(PAGE_SIZE - 1);
     global_ok = cpu_has(FEAT_PGE);
     uint32_t g = global_ok ? PTE_G : 0;

@@ -13,11 +13,13 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "kernel/config.h"
+#include "lib/config.h"
 
-/* Builds the 4 KiB directory (and the 4 MiB one if PSE exists). False when
- * the page tables do not fit in memory. */
-bool paging_init(uint32_t map_top);
+/* Page-aligned memory for page tables, or NULL (kernel/memory.c). */
+typedef void *(*paging_alloc_fn)(uint32_t size, uint32_t align);
+/* Builds the 4 KiB directory (and the 4 MiB one if PSE exists), its tables
+ * from alloc. False when the page tables do not fit in memory. */
+bool paging_init(uint32_t map_top, paging_alloc_fn alloc);
 bool paging_supports(enum page_size ps);
 /* NULL when paging with these pages can be switched on, else why not. */
 const char *paging_unavailable(enum page_size ps);

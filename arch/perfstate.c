@@ -3,7 +3,7 @@
 #include "arch/cpu.h"
 #include "arch/msr.h"
 #include "arch/x86.h"
-#include "kernel/string.h"
+#include "lib/string.h"
 
 #define CPUID6_ECX_APERFMPERF 1u
 #define SMI_FIRST_MODEL 0x1a /* Nehalem: the first family 6 model with MSR_SMI_COUNT */

@@ -5,7 +5,7 @@
 #include "arch/lfence.h"
 #include "arch/pit.h"
 #include "arch/pmtimer.h"
-#include "kernel/string.h"
+#include "lib/string.h"
 
 /* One measurement window per counting source: 10 ms of its time. Long
  * enough that a read's latency at either end (a few microseconds on a

@@ -22,7 +22,7 @@
 enum tsc_serialize { TSC_SER_NONE, TSC_SER_CPUID, TSC_SER_LFENCE, TSC_SER_RDTSCP };
 
 /* The frequency sources, in the order of the `tsc=` key's values
- * (kernel/config.c) and, after AUTO, of preference. */
+ * (lib/config.c) and, after AUTO, of preference. */
 enum tsc_source { TSC_SRC_AUTO, TSC_SRC_HPET, TSC_SRC_PMTIMER, TSC_SRC_PIT, TSC_SRC_CPUID15, TSC_SRC_CPUID16,
                   TSC_SRC_COUNT };
 

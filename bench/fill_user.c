@@ -1,7 +1,7 @@
 #include "bench/fill_user.h"
 
 #include "arch/x86.h"
-#include "kernel/config.h"
+#include "lib/config.h"
 
 static void zero_tail(uint8_t *buf, uint32_t from, uint32_t size)
 {

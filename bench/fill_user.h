@@ -7,7 +7,7 @@
 
 #include <stdint.h>
 
-/* kind: enum fill_kind (kernel/config.h). loop: one 32-bit store per
+/* kind: enum fill_kind (lib/config.h). loop: one 32-bit store per
  * iteration (store-bound: at most a store per cycle, whatever the cache);
  * stos: rep stosd, which the CPU turns into line-sized writes
  * (bandwidth-bound: it shows the cache hierarchy); sse: 16-byte stores

@@ -1,6 +1,5 @@
 #include "bench/harness.h"
 
-#include "arch/counters.h"
 #include "arch/memtype.h"
 #include "arch/modelmark.h"
 #include "arch/mtrr.h"
@@ -8,15 +7,16 @@
 #include "arch/perfstate.h"
 #include "arch/tsc.h"
 #include "bench/registry.h"
-#include "bench/stats.h"
 #include "kernel/console.h"
+#include "kernel/counters.h"
 #include "kernel/counters_record.h"
 #include "kernel/fault.h"
-#include "kernel/fmt.h"
 #include "kernel/memory.h"
-#include "kernel/record.h"
-#include "kernel/string.h"
-#include "kernel/wire.h"
+#include "lib/fmt.h"
+#include "lib/record.h"
+#include "lib/stats.h"
+#include "lib/string.h"
+#include "lib/wire.h"
 #include "runtime/fiber.h"
 
 /* The next case's number: cases count from 0 in the order the harness

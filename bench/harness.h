@@ -19,7 +19,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "kernel/config.h"
+#include "lib/config.h"
 
 struct bench;
 
@@ -85,7 +85,7 @@ int64_t bench_time_fibers(const struct fiber_spec *specs, uint32_t n, uint64_t *
 void bench_plan(struct bench_ctx *ctx, uint32_t cases);
 /* `warmup` rounds, then `runs` rounds; a round runs every item once, in
  * order. Then one result record per item, in order, each followed by a
- * progress record. Where hardware counters are open (arch/counters.h)
+ * progress record. Where hardware counters are open (kernel/counters.h)
  * every recorded call of fn is bracketed by them as well as timed. */
 void bench_measure_set(struct bench_ctx *ctx, const struct bench_item items[], uint32_t n);
 /* One case on its own: bench_measure_set of one item. */

@@ -4,7 +4,7 @@
  *     runtime/pair.h (both in the same loop), total ticks per switch, the
  *     loop and its empty work calls included: a subtracted baseline would
  *     leave a few ticks of difference that rounds to 0;
- *   switch_ucontext: glibc swapcontext, in both shapes (hosted64/peerloops.h);
+ *   switch_ucontext: glibc swapcontext, in both shapes (bench/peerloops.h);
  *   handoff_pthread: a mutex+condvar handoff between two NPTL threads on one
  *     CPU, per handoff;
  *   switch_callee64, switch_jump64, switch_popjmp64, switch_boost,
@@ -36,13 +36,13 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "arch/counters.h"
 #include "arch/tsc.h"
+#include "bench/peerloops.h"
 #include "bench/registry.h"
-#include "hosted64/peerloops.h"
+#include "kernel/counters.h"
 #include "kernel/memory.h"
-#include "kernel/record.h"
-#include "kernel/wire.h"
+#include "lib/record.h"
+#include "lib/wire.h"
 #include "runtime/fiber.h"
 #include "runtime/pair.h"
 #include "runtime/pingpong.h"
@@ -57,7 +57,7 @@
 
 static void no_work(void *ctx, int which) { (void)ctx, (void)which; }
 
-/* hosted64/peerloops.c times with the same clock as every other case. */
+/* bench/peerloops.c times with the same clock as every other case. */
 uint64_t peer_clock_begin(void) { return tsc_begin(); }
 uint64_t peer_clock_end(void) { return tsc_end(); }
 
@@ -218,7 +218,7 @@ static int64_t run_lock(void *arg)
     return (int64_t)(tsc_end() - t0);
 }
 
-/* --- the 64-bit helper (hosted64/peers64.c) --------------------------------------------- */
+/* --- the 64-bit helper (hosted/peers64/peers64.c) --------------------------------------------- */
 
 #define PEERS64_FILE "cleanroom-peers64"
 #define PEERS64_GREETING "peers64 1 boost " /* the helper's first line: its protocol 1 */

@@ -7,14 +7,14 @@
 #include <stdint.h>
 
 #include "bench/harness.h"
-#include "kernel/cmdline.h"
+#include "lib/cmdline.h"
 
 struct bench {
     const char *name;
     const char *what;               /* one line for docs and the screen */
     bool in_quick;                  /* part of suite=quick */
-    bool needs_paging;              /* runs only with paging on (kernel/suite.c) */
-    /* Compares the memory modes itself (arch/vmmode.h: paging off and on in
+    bool needs_paging;              /* runs only with paging on (app/suite.c) */
+    /* Compares the memory modes itself (bench/vmmode.h: paging off and on in
      * the kernel, 4 KiB and 2 MiB pages hosted), sample by sample: the suite
      * runs it once per boot, in the first pass it is selected for, leaves
      * paging to its vm_enter/vm_leave, and skips it (with vm_modes' reason)

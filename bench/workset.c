@@ -10,21 +10,21 @@
  * Both scenarios use the same buffers, allocated before either runs.
  *
  * Everything one size compares is measured in turn, sample by sample:
- * single and multi, in every memory mode (arch/vmmode.h: paging off and on
+ * single and multi, in every memory mode (bench/vmmode.h: paging off and on
  * in the kernel, 4 KiB and 2 MiB pages hosted), so drift of the machine
  * lands on every point alike instead of reading as a difference. */
 #include "arch/cpu.h"
 #include "arch/tsc.h"
-#include "arch/vmmode.h"
 #include "bench/fill_user.h"
 #include "bench/registry.h"
 #include "bench/sweep.h"
+#include "bench/vmmode.h"
 #include "kernel/memory.h"
 #include "runtime/pair.h"
 
 _Static_assert(SWITCH_PUSHAD == 0 && SWITCH_CALLEE == 1 && SWITCH_FXSAVE == 2 && SWITCH_JUMP == 3 &&
                    SWITCH_COUNT == 4,
-               "switch= values are listed in enum switch_kind order (kernel/config.c)");
+               "switch= values are listed in enum switch_kind order (lib/config.c)");
 
 struct workset {
     uint8_t *buf[2]; /* the current mode's pair (select_mode) */

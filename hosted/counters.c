@@ -21,8 +21,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "arch/counters.h"
 #include "arch/cpu.h"
+#include "kernel/counters.h"
 #include "kernel/counters_record.h"
 
 #define HW_CACHE(cache, op, result) \

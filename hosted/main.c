@@ -1,18 +1,18 @@
 /* cleanroom-hosted: the same records as the kernel, from a Linux process.
- * The sequence mirrors kernel/kmain.c minus what a process cannot do. */
+ * The sequence mirrors app/kmain.c minus what a process cannot do. */
 #include "hosted/platform.h"
 
-#include "kernel/config.h"
+#include "app/startup.h"
+#include "app/suite.h"
+#include "app/sysinfo.h"
+#include "arch/cpu.h"
 #include "kernel/console.h"
+#include "kernel/counters.h"
 #include "kernel/evidence_record.h"
 #include "kernel/finish.h"
-#include "kernel/record.h"
-#include "kernel/startup.h"
-#include "kernel/suite.h"
-#include "kernel/sysinfo.h"
-#include "kernel/wire.h"
-#include "arch/counters.h"
-#include "arch/cpu.h"
+#include "lib/config.h"
+#include "lib/record.h"
+#include "lib/wire.h"
 
 #define ARENA_SLACK (64ull << 20) /* stacks, samples, the rest of the sweep */
 

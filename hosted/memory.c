@@ -6,7 +6,7 @@
 
 #include "hosted/platform.h"
 #include "kernel/memory.h"
-#include "kernel/string.h"
+#include "lib/string.h"
 
 static struct boot_info boot;
 static struct region_set arena;

@@ -4,7 +4,7 @@
 
 static struct mtrr_set none; /* present = false: every lookup answers unknown */
 
-void mtrr_init(void) {}
+void mtrr_init(const struct region_set *free) { (void)free; }
 const struct mtrr_set *mtrr_set(void) { return &none; }
 const char *mtrr_state(void) { return "hosted"; }
 uint32_t mtrr_var_count(void) { return 0; }

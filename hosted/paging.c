@@ -6,7 +6,7 @@
 #include "arch/mmu.h"
 #include "arch/paging.h"
 
-bool paging_init(uint32_t map_top) { (void)map_top; return false; }
+bool paging_init(uint32_t map_top, paging_alloc_fn alloc) { (void)map_top; (void)alloc; return false; }
 bool paging_supports(enum page_size ps) { (void)ps; return false; }
 
 const char *paging_unavailable(enum page_size ps)

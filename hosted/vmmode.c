@@ -17,7 +17,7 @@
 #include <sys/mman.h>
 #include <sys/prctl.h>
 
-#include "arch/vmmode.h"
+#include "bench/vmmode.h"
 
 #define HUGE_PAGE (2ull << 20) /* x86's PMD-sized transparent huge page */
 #define SMALL_PAGE 4096ull

@@ -1,19 +1,16 @@
 #include "kernel/console.h"
 
-#include "kernel/fmt.h"
 #include "kernel/recordlog.h"
 #include "kernel/serial.h"
-#include "kernel/startup.h"
-#include "kernel/string.h"
+#include "lib/fmt.h"
+#include "lib/string.h"
 
 static enum console_mode mode = CONSOLE_BOTH;
 
-void console_init(void)
+void console_init(uint32_t serial)
 {
     vga_init(); /* first: what serial_init finds (or not) can be said on screen */
-    /* serial= is needed before the first record; a rejected value leaves
-     * auto, so that error reaches the user */
-    serial_init(startup_early_config()->serial);
+    serial_init(serial);
 }
 
 static void port_label(char *buf, size_t size, const struct serial_port *p)

@@ -5,15 +5,17 @@
 #ifndef KERNEL_CONSOLE_H
 #define KERNEL_CONSOLE_H
 
-#include "kernel/config.h"
 #include "kernel/vga.h"
+#include "lib/config.h"
 
-void console_init(void);
+/* The screen first, then the serial ports serial= chose (enum
+ * serial_choice, or an I/O port). */
+void console_init(uint32_t serial);
 /* On screen: which serial ports carry the records, or that none does and
  * what was probed (the hello record has the same in "serial"). */
 void console_serial_summary(void);
 void console_set_mode(enum console_mode mode);
-/* The record writer's sink (see kernel/record.h). */
+/* The record writer's sink (see lib/record.h). */
 void console_record_sink(void *ctx, const char *s, size_t n);
 /* A human-readable line on the screen (and a banner line on serial). */
 void console_say(enum vga_color color, const char *format, ...) __attribute__((format(printf, 2, 3)));

@@ -1,7 +1,7 @@
 #include "kernel/counters_record.h"
 
-#include "kernel/record.h"
-#include "kernel/wire.h"
+#include "lib/record.h"
+#include "lib/wire.h"
 
 static const char *const names[CTR_COUNT] = {
     CTR_NAME_CORE_CYCLES, CTR_NAME_INSTRUCTIONS, CTR_NAME_L1D_MISSES, CTR_NAME_LLC_MISSES, CTR_NAME_DTLB_MISSES,

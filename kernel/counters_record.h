@@ -3,9 +3,9 @@
 #ifndef KERNEL_COUNTERS_RECORD_H
 #define KERNEL_COUNTERS_RECORD_H
 
-#include "arch/counters.h"
+#include "kernel/counters.h"
 
-/* "core_cycles", "instructions", ... (kernel/wire.h). */
+/* "core_cycles", "instructions", ... (lib/wire.h). */
 const char *counters_name(enum counter_event e);
 /* One `counters` record: `events`, an array of {name, ok, why} in enum
  * order (why: NULL when the event opened), and `scope` (what is counted,

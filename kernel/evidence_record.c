@@ -6,8 +6,8 @@
 #include "arch/paging.h"
 #include "arch/perfstate.h"
 #include "kernel/console.h"
-#include "kernel/record.h"
-#include "kernel/wire.h"
+#include "lib/record.h"
+#include "lib/wire.h"
 
 static void present_or_why(const char *key, const char *why_key, const char *why)
 {

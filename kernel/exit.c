@@ -4,7 +4,7 @@
 #include "arch/x86.h"
 #include "kernel/console.h"
 #include "kernel/serial.h"
-#include "kernel/string.h"
+#include "lib/string.h"
 
 static enum platform platform = PLATFORM_HARDWARE;
 static enum exit_mode method = EXIT_AUTO;

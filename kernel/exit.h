@@ -5,8 +5,8 @@
 #ifndef KERNEL_EXIT_H
 #define KERNEL_EXIT_H
 
-#include "kernel/config.h"
-#include "kernel/wire.h"
+#include "lib/config.h"
+#include "lib/wire.h"
 
 enum platform { PLATFORM_HARDWARE, PLATFORM_QEMU, PLATFORM_BOCHS };
 

@@ -2,8 +2,8 @@
 
 #include "kernel/console.h"
 #include "kernel/finish.h"
-#include "kernel/record.h"
-#include "kernel/wire.h"
+#include "lib/record.h"
+#include "lib/wire.h"
 
 static const char *running_bench;
 static const char *running_what;

@@ -2,8 +2,8 @@
 
 #include "arch/mmu.h"
 #include "arch/x86.h"
-#include "kernel/fmt.h"
 #include "kernel/font.h"
+#include "lib/fmt.h"
 
 #define MAX_CELLS (80 * 25)
 

@@ -4,8 +4,8 @@
 #include "kernel/console.h"
 #include "kernel/exit.h"
 #include "kernel/qrshow.h"
-#include "kernel/record.h"
 #include "kernel/serial.h"
+#include "lib/record.h"
 
 static uint32_t passed, failed;
 

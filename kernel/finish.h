@@ -6,7 +6,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "kernel/wire.h"
+#include "lib/wire.h"
 
 void finish_count_test(bool ok);
 uint32_t finish_tests_passed(void);

@@ -1,6 +1,6 @@
 #include "kernel/memory.h"
 
-#include "kernel/string.h"
+#include "lib/string.h"
 
 extern char _kernel_start[], _kernel_end[];
 

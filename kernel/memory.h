@@ -11,8 +11,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "arch/acpi.h"
 #include "kernel/multiboot.h"
-#include "kernel/regions.h"
+#include "lib/regions.h"
 
 #define CMDLINE_MAX 1024
 
@@ -37,14 +38,8 @@ void *memory_alloc(uint32_t size, uint32_t align);
 void memory_mark(struct region_mark *m);
 void memory_release(const struct region_mark *m);
 const struct region_set *memory_regions(void);
-/* The map's ACPI ranges (type 3 reclaimable, type 4 NVS) below 4 GiB, in
- * map order: where a UEFI firmware keeps the RSDP (arch/acpi.c looks there
- * when the legacy BIOS areas hold none; multiboot v1 does not pass it). */
-#define ACPI_RANGES_MAX 16
-struct acpi_range {
-    uint32_t base, end;
-    uint32_t type; /* 3 or 4 */
-};
+/* The map's ACPI ranges (reclaimable or NVS) below 4 GiB, in map order,
+ * for arch/acpi.c's search (acpi_use_map_ranges). */
 uint32_t memory_acpi_ranges(const struct acpi_range **ranges);
 /* True when [p, p+len) lies in free memory (not kernel, not reserved). */
 bool memory_is_free_ram(const void *p, uint32_t len);

@@ -1,7 +1,7 @@
 /* After the done record: the whole record log (kernel/recordlog.c) as
  * numbered QR codes on the screen, for a PC whose records no serial port
  * carried (qr=auto), or always (qr=on). The log is DEFLATE-compressed
- * (kernel/deflate.c), cut into chunks, and each chunk goes into one code as
+ * (lib/deflate.c), cut into chunks, and each chunk goes into one code as
  *     CR1/i/n/len(L)/CRC32(L)/CRC32(chunk)/BASE45(chunk)
  * (docs/QR.md). One code per screen, the largest version that fits: on a
  * framebuffer with modules of at least 4 pixels and a 4-module quiet zone;

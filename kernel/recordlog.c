@@ -1,16 +1,15 @@
 #include "kernel/recordlog.h"
 
 #include "kernel/memory.h"
-#include "kernel/startup.h"
 
 static enum qr_mode mode = QR_AUTO;
 static uint8_t *buf;
 static size_t cap, used;
 static bool cut;
 
-void recordlog_init(void)
+void recordlog_init(enum qr_mode qr)
 {
-    mode = (enum qr_mode)startup_early_config()->qr; /* a bad qr= is reported by the full parse */
+    mode = qr;
     if (mode == QR_OFF)
         return;
     /* Page-aligned, taken before anything else asks: the benchmarks' 4 MiB

@@ -10,14 +10,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "kernel/config.h"
+#include "lib/config.h"
 
 #define RECORDLOG_MAX (2u << 20)  /* bytes; suite=quick writes about 300 KiB */
 #define RECORDLOG_MIN (64u << 10) /* below this, memory is too short to bother */
 
-/* Reads qr= (startup_early_config) and, unless it is off, takes the
- * buffer: call before the first record. */
-void recordlog_init(void);
+/* Unless qr (the qr= value) is off, takes the buffer: call before the
+ * first record. */
+void recordlog_init(enum qr_mode qr);
 /* The qr= value (enum qr_mode). */
 enum qr_mode recordlog_qr_mode(void);
 /* Appends record bytes (kernel/console.c's record sink). */

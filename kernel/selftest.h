@@ -1,5 +1,7 @@
-/* suite=selftest: the kernel checks itself on the machine it booted on,
- * one `test` record per check (name, ok, detail). */
+/* Reporting a self-test: one `test` record per check (name, ok, detail),
+ * counted for done.passed/failed. The checks themselves are listed in
+ * app/selftests.c; the runtime's own in runtime/fiber_selftest.c,
+ * sync_selftest.c and uthread_selftest.c. */
 #ifndef KERNEL_SELFTEST_H
 #define KERNEL_SELFTEST_H
 
@@ -10,8 +12,7 @@
 /* A check: true when it passes; writes one line of detail either way. */
 typedef bool (*selftest_fn)(char *detail);
 
-void selftest_run(void);
-/* One test record, counted for done.passed/failed (usable by later tests). */
+/* One test record, counted for done.passed/failed. */
 void selftest_report(const char *name, bool ok, const char *detail);
 
 #endif

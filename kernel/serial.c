@@ -1,8 +1,8 @@
 #include "kernel/serial.h"
 
 #include "arch/x86.h"
-#include "kernel/fmt.h"
-#include "kernel/record.h"
+#include "lib/fmt.h"
+#include "lib/record.h"
 
 #define REG_DATA 0
 #define REG_IER 1

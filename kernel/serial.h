@@ -18,7 +18,7 @@
 #include <stdint.h>
 
 #include "arch/pci.h"
-#include "kernel/config.h"
+#include "lib/config.h"
 
 #define COM1_PORT 0x3f8
 #define SERIAL_BAUD 115200

@@ -1,7 +1,7 @@
 #include "kernel/vga.h"
 
 #include "kernel/fbcon.h"
-#include "kernel/string.h"
+#include "lib/string.h"
 
 #define VGA_TEXT ((volatile uint16_t *)0xb8000)
 #define COLS VGA_COLUMNS

@@ -2,7 +2,7 @@
 
 #include "arch/idt.h"
 #include "kernel/fault.h"
-#include "kernel/record.h"
+#include "lib/record.h"
 
 struct scheduler {
     struct fiber main;

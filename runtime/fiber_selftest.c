@@ -3,10 +3,10 @@
 #include "arch/cpu.h"
 #include "arch/idt.h"
 #include "arch/paging.h"
-#include "kernel/fault.h"
-#include "kernel/fmt.h"
+#include "arch/trap.h"
 #include "kernel/memory.h"
 #include "kernel/selftest.h"
+#include "lib/fmt.h"
 #include "runtime/fiber.h"
 #include "runtime/overflow.h"
 #include "runtime/pair.h"
@@ -279,9 +279,9 @@ bool fiber_test_guard_page(char *d)
     }
     struct region_mark mark;
     memory_mark(&mark);
-    struct fault_info fi = { 0, 0, 0, 0 };
+    struct trap_info fi = { 0, 0, 0, 0 };
     paging_enable(PAGESIZE_4K);
-    bool caught = fault_expect(FAULT_VEC(EXC_DF) | FAULT_VEC(EXC_PF), run_overflowing_fiber, 0, &fi);
+    bool caught = trap_expect(TRAP_VEC(EXC_DF) | TRAP_VEC(EXC_PF), run_overflowing_fiber, 0, &fi);
     paging_disable();
     const struct fiber_stack *s = fiber_stack_guarding(fi.cr2);
     bool named = s && s->owner && s->owner[0] == 'o';

@@ -1,4 +1,4 @@
-/* Self-tests of the fiber runtime, listed in kernel/selftest.c. */
+/* Self-tests of the fiber runtime, listed in app/selftests.c. */
 #ifndef RUNTIME_FIBER_SELFTEST_H
 #define RUNTIME_FIBER_SELFTEST_H
 

@@ -1,5 +1,5 @@
 ; Self-test helpers for the switch routines: does a switch away and back
-; preserve what it promises to (kernel/selftest.c, fiber tests)?
+; preserve what it promises to (app/selftests.c, fiber tests)?
 ;
 ;   uint32_t switch_check(switch_fn sw, uint32_t *word, uint32_t what)
 ;       loads ebx, esi, edi, ebp with patterns (and, per `what`, a non-default

@@ -1,8 +1,8 @@
 #include "runtime/sync_selftest.h"
 
-#include "kernel/fmt.h"
 #include "kernel/memory.h"
 #include "kernel/selftest.h"
+#include "lib/fmt.h"
 #include "runtime/spinlock.h"
 #include "runtime/stackpool.h"
 #include "runtime/sync.h"

@@ -1,5 +1,5 @@
 /* Self-tests of the locks and synchronisation primitives, listed in
- * kernel/selftest.c. */
+ * app/selftests.c. */
 #ifndef RUNTIME_SYNC_SELFTEST_H
 #define RUNTIME_SYNC_SELFTEST_H
 

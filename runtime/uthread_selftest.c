@@ -2,14 +2,14 @@
 
 #include "arch/mmu.h"
 #include "arch/paging.h"
-#include "kernel/fmt.h"
 #include "kernel/memory.h"
 #include "kernel/selftest.h"
+#include "lib/fmt.h"
 #include "runtime/frames.h"
 #include "runtime/iaheap_user.h"
 #include "runtime/twin.h"
-#include "runtime/uthread.h"
 #include "runtime/utest_user.h"
+#include "runtime/uthread.h"
 
 #define D SELFTEST_DETAIL_MAX
 

@@ -1,5 +1,5 @@
 /* Self-tests of the ring-3 threads (isolated address spaces, commit mode,
- * IAmalloc), listed in kernel/selftest.c. Each boots a world of its own
+ * IAmalloc), listed in app/selftests.c. Each boots a world of its own
  * with paging on. */
 #ifndef RUNTIME_UTHREAD_SELFTEST_H
 #define RUNTIME_UTHREAD_SELFTEST_H

@@ -1,5 +1,5 @@
 """docs/PROTOCOL.md must match what the kernel prints: every wire constant
-of kernel/wire.h, and every field of every record a real boot emits."""
+of lib/wire.h, and every field of every record a real boot emits."""
 
 from __future__ import annotations
 

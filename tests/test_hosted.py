@@ -173,7 +173,7 @@ def workset_by_pages(res: dict[str, Any]) -> dict[tuple[str, int], list[dict[str
 def needs_pages_axis(res: dict[str, Any]) -> None:
     ws = [r for r in of_type(res, "result") if r["bench"] == "workset"]
     if ws and "pages" not in ws[0]["params"]:
-        pytest.skip("the workset does not run through arch/vmmode.h yet (no pages param)")
+        pytest.skip("the workset does not run through bench/vmmode.h yet (no pages param)")
 
 
 def test_pages_both_measures_each_size_in_both_page_sizes(tmp_path: Path) -> None:

@@ -1,6 +1,6 @@
 """bench=peers' switch and handoff cases in both widths: the 32-bit hosted build
 measures its own (glibc swapcontext in both shapes, an NPTL handoff) and asks the
-64-bit helper build/hosted/cleanroom-peers64 (hosted64/) for cleanroom's switches
+64-bit helper build/hosted/cleanroom-peers64 (hosted/peers64/) for cleanroom's switches
 ported to x86-64, Boost.Context's jump_fcontext, swapcontext and NPTL, one timed
 run per sample. Shapes and signs only: no speed is asserted."""
 

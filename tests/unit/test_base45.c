@@ -1,5 +1,5 @@
 /* Base45 against RFC 9285's examples (section 4.3 and 4.4). */
-#include "kernel/base45.h"
+#include "lib/base45.h"
 #include "unit.h"
 
 static void check(const char *bytes, const char *want)

@@ -1,4 +1,4 @@
-#include "kernel/cmdline.h"
+#include "lib/cmdline.h"
 #include "unit.h"
 
 static const char *const names[] = { "tsc", "ctxsw", "workset" };

@@ -1,4 +1,4 @@
-#include "kernel/crc32.h"
+#include "lib/crc32.h"
 #include "unit.h"
 
 int main(void)

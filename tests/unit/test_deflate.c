@@ -1,7 +1,7 @@
 /* The DEFLATE encoder. Without arguments: self-checks of the output's size
  * and shape. With `stdin`: compresses standard input to standard output,
  * for tests/test_encoders.py to inflate with the host's zlib. */
-#include "kernel/deflate.h"
+#include "lib/deflate.h"
 #include "unit.h"
 
 #include <stdlib.h>

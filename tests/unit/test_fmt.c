@@ -1,4 +1,4 @@
-#include "kernel/fmt.h"
+#include "lib/fmt.h"
 #include "unit.h"
 
 int main(void)

@@ -1,7 +1,7 @@
 /* arch/memtype.c on constructed MTRR sets: the SeaBIOS/OVMF layout, a UC
  * hole inside a buffer, overlaps, fixed ranges, MTRRs disabled or absent,
  * the PAT combination, and which 4 MiB pages must be split. */
-#include "arch/memtype.h"
+#include "arch/memtype.c"
 #include "unit.h"
 
 #define KIB (1ull << 10)

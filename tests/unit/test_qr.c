@@ -3,7 +3,7 @@
  * tests/test_encoders.py to decode with zbar:
  *     test_qr pbm VERSION TEXT > code.pbm
  *     test_qr capacity VERSION      (characters it holds) */
-#include "kernel/qr.h"
+#include "lib/qr.h"
 #include "unit.h"
 
 #include <stdlib.h>

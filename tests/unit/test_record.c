@@ -1,8 +1,8 @@
 #include <stdlib.h>
 
-#include "kernel/crc32.h"
-#include "kernel/record.h"
-#include "kernel/wire.h"
+#include "lib/crc32.h"
+#include "lib/record.h"
+#include "lib/wire.h"
 #include "unit.h"
 
 static char out[1 << 20];

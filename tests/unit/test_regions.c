@@ -1,4 +1,4 @@
-#include "kernel/regions.h"
+#include "lib/regions.h"
 #include "unit.h"
 
 #define MIB (1ull << 20)

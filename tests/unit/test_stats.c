@@ -1,4 +1,4 @@
-#include "bench/stats.h"
+#include "lib/stats.h"
 #include "unit.h"
 
 int main(void)

@@ -5,7 +5,7 @@
               + aspace_reps * aspace_rep_s
 
 bytes, refills and switches are counted from the command line with the
-kernel's own defaults (bench/workset.c, bench/ctxsw.c, kernel/suite.c):
+kernel's own defaults (bench/workset.c, bench/ctxsw.c, app/suite.c):
   workset, per size S with R = reps(S), passes = 2 for paging=both, else 1:
     bytes    = 2 scenarios x 2 buffers x R x S x (runs + warmup) x passes
     refills  = 2 scenarios x 2 buffers x R     x (runs + warmup) x passes
@@ -94,7 +94,7 @@ SPEEDS["qemu-model"] = slowed(SPEEDS["qemu-icount"], MODEL_SLOWDOWN)
 LIMIT_S = 600.0  # longer estimates need --yes
 REFUSING = ("qemu", "qemu-icount", "iso", "uefi", "bochs", "qemu-model")  # emulators a long run is refused on
 
-# The kernel's defaults (kernel/config.c, kernel/suite.c, bench/*.c).
+# The kernel's defaults (lib/config.c, app/suite.c, bench/*.c).
 ALL_BENCHES = ("tsc", "ctxsw", "workset", "locks", "create", "aspace")
 SUITE_BENCHES = {"selftest": (), "quick": ALL_BENCHES, "paper": ALL_BENCHES, "all": ALL_BENCHES}
 TIMED = ("workset", "ctxsw", "locks", "aspace")  # the benchmarks the model counts
@@ -115,7 +115,7 @@ LOCKS_REPS = 10_000
 LOCKS_PAPER_REPS = 1_000_000
 ASPACE_REPS = 1_000
 ASPACE_PAPER_REPS = 20_000
-# The hosted build's quick workset (bench/sweep.c, kernel/suite.c): real
+# The hosted build's quick workset (bench/sweep.c, app/suite.c): real
 # caches need longer series and more runs than an emulator's shapes.
 HOSTED_QUICK_BYTES = 512 * MIB
 HOSTED_QUICK_MIN_REPS = 16
@@ -162,7 +162,7 @@ class Plan:
     sizes: list[int]
     reps: int | None  # reps= if given
     sizes_given: bool = False  # sizes= was on the command line
-    hosted: bool = False  # the hosted build's defaults (bench/sweep.c, kernel/suite.c)
+    hosted: bool = False  # the hosted build's defaults (bench/sweep.c, app/suite.c)
     vm_passes: int = 1  # the workset's VM modes: paging off/on (kernel), pages 4k/2m (hosted)
 
     def workset_reps(self, size: int) -> int:

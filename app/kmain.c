@@ -1,0 +1,83 @@
+#include "app/kmain.h"
+
+#include "app/startup.h"
+#include "app/suite.h"
+#include "app/sysinfo.h"
+#include "app/version.h"
+#include "arch/cpu.h"
+#include "arch/gdt.h"
+#include "arch/idt.h"
+#include "arch/machine.h"
+#include "arch/mcheck.h"
+#include "arch/mtrr.h"
+#include "arch/paging.h"
+#include "arch/perfstate.h"
+#include "arch/tsc.h"
+#include "kernel/console.h"
+#include "kernel/counters.h"
+#include "kernel/evidence_record.h"
+#include "kernel/exit.h"
+#include "kernel/fault.h"
+#include "kernel/fbcon.h"
+#include "kernel/memory.h"
+#include "kernel/recordlog.h"
+#include "lib/record.h"
+#include "lib/wire.h"
+
+static struct rec_writer records;
+static struct config cfg;
+static uint32_t boot_cr0;
+
+static void setup_paging(void)
+{
+    if (paging_init(memory_top(), memory_alloc))
+        return;
+    rec_begin(REC_ERROR);
+    rec_str("code", "paging");
+    rec_str("msg", "not enough memory for the page tables: paging=on cases will be skipped");
+    rec_end();
+}
+
+static void acpi_from_map(void)
+{
+    const struct acpi_range *ranges;
+    uint32_t n = memory_acpi_ranges(&ranges);
+    acpi_use_map_ranges(ranges, n);
+}
+
+void kmain(uint32_t magic, const struct multiboot_info *mbi)
+{
+    machine_quiet();                /* interrupts, PICs and NMI off: the clean room */
+    boot_cr0 = machine_caches_on(); /* whatever the firmware left, caches on */
+    memory_init(magic, mbi);        /* copy what we need of the multiboot data first */
+    acpi_from_map();                /* where the map says ACPI lives: UEFI keeps the RSDP there */
+    fbcon_copy_boot_info(magic, mbi); /* ...and the framebuffer GRUB set up, if any */
+    /* serial= and qr= are needed before the first record: parsed silently
+     * here (a rejected value keeps its default; the full parse reports it) */
+    const struct config *early = startup_early_config();
+    console_init(early->serial);    /* the screen (VGA text or framebuffer), then the serial ports (bounded, serial=) */
+    gdt_init();                     /* our own flat segments and TSS */
+    idt_init();                     /* every exception has a named handler */
+    fault_init();                   /* ...that reports it as a fault record */
+    rec_writer_init(&records, console_record_sink, 0);
+    rec_attach(&records);
+    recordlog_init((enum qr_mode)early->qr); /* qr= not off: a copy of every record from hello on */
+    cpu_identify();                 /* CPUID: vendor, features, caches */
+    mcheck_init();                  /* CR4.MCE: a machine check is a fault record, not a reset */
+    mtrr_init(memory_regions());    /* memory types, before paging keeps 4 MiB pages within one */
+    perfstate_init();               /* APERF/MPERF and the SMI count, probed safely */
+    exit_detect(boot_info()->loader); /* QEMU, Bochs or real hardware */
+    console_banner_serial("cleanroom " CLEANROOM_VERSION ": records follow (protocol v1)");
+    sysinfo_hello();
+    startup_config(&cfg);           /* bad cmdline: error records, done(config) */
+    machine_fpu_init();
+    sysinfo_cpu(boot_cr0);
+    startup_require_tsc();          /* no TSC: error record, done(fail) */
+    sysinfo_tsc();
+    setup_paging();                 /* identity maps built, paging still off */
+    sysinfo_mem();
+    sysinfo_config(&cfg);
+    counters_init(&cfg);            /* which hardware events count: none here, and why */
+    evidence_record();              /* memory types, APERF/MPERF, SMI count, CR4.MCE */
+    suite_run(&cfg);                /* self-tests and benchmarks, then done */
+}

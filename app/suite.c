@@ -1,0 +1,208 @@
+#include "app/suite.h"
+
+#include "app/selftests.h"
+#include "arch/mcheck.h"
+#include "arch/mtrr.h"
+#include "arch/paging.h"
+#include "arch/x86.h"
+#include "bench/registry.h"
+#include "bench/vmmode.h"
+#include "kernel/console.h"
+#include "kernel/exit.h"
+#include "kernel/fault.h"
+#include "kernel/finish.h"
+#include "lib/record.h"
+#include "lib/wire.h"
+#include "runtime/overflow.h"
+
+static bool selected(const struct config *cfg, uint32_t index)
+{
+    if (cfg->given[KEY_BENCH]) {
+        for (uint32_t i = 0; i < cfg->nbenches; i++)
+            if (cfg->benches[i] == index)
+                return true;
+        return false;
+    }
+    switch (cfg->suite) {
+    case SUITE_QUICK: return bench_registry[index]->in_quick;
+    case SUITE_PAPER:
+    case SUITE_ALL: return true;
+    default: return false;
+    }
+}
+
+static void skip_bench(const struct bench *b, const char *why)
+{
+    rec_begin(REC_SKIP);
+    rec_str("what", b->name);
+    rec_str("bench", b->name);
+    rec_str("why", why);
+    rec_end();
+    console_say(VGA_YELLOW, "%s: skipped: %s", b->name, why);
+}
+
+/* A benchmark that compares the memory modes itself (bench->vm_axis): run
+ * once per boot, in the first pass, its paging left to bench/vmmode.h. */
+static void run_vm_axis(const struct config *cfg, const struct bench *b)
+{
+    const char *why = 0;
+    uint32_t modes = vm_modes(cfg, &why);
+    if (!modes) {
+        skip_bench(b, why);
+        return;
+    }
+    why = b->unavailable ? b->unavailable(cfg) : 0;
+    if (why) {
+        skip_bench(b, why);
+        return;
+    }
+    paging_disable(); /* the state every benchmark starts from; vm_enter takes it from here */
+    console_say(VGA_CYAN, "%s (%u memory mode%s, sample by sample): %s", b->name, modes, modes > 1 ? "s" : "",
+                b->what);
+    struct bench_ctx ctx = { b, cfg, cfg->runs, cfg->warmup, 0, 0 };
+    fault_set_running(b->name, 0);
+    b->run(&ctx);
+    fault_set_running(0, 0);
+    paging_disable();
+}
+
+static void run_benches(const struct config *cfg, bool paging_on)
+{
+    enum page_size ps = (enum page_size)cfg->pagesize;
+    /* paging=both runs the off pass first; paging=on has only the on pass */
+    bool first_pass = !paging_on || cfg->paging == PAGING_ON;
+    for (uint32_t i = 0; i < bench_count; i++) {
+        const struct bench *b = bench_registry[i];
+        if (!selected(cfg, i))
+            continue;
+        if (b->vm_axis) {
+            if (first_pass) /* it measured every mode there: nothing to say in the other pass */
+                run_vm_axis(cfg, b);
+            continue;
+        }
+        bool on = paging_on;
+        if (b->needs_paging && !paging_on) {
+            /* paging=off by default: such a benchmark runs with paging on
+             * instead; given paging=off, or in paging=both's off pass, not */
+            if (cfg->paging == PAGING_BOTH || cfg->given[KEY_PAGING]) {
+                skip_bench(b, cfg->paging == PAGING_BOTH ? "needs paging: measured in the paging=on pass"
+                                                         : "needs paging, and paging=off was given");
+                continue;
+            }
+            on = true;
+        }
+        const char *no_paging = on ? paging_unavailable(ps) : 0;
+        if (no_paging) {
+            skip_bench(b, no_paging);
+            continue;
+        }
+        const char *why = b->unavailable ? b->unavailable(cfg) : 0;
+        if (why) {
+            skip_bench(b, why);
+            continue;
+        }
+        if (on)
+            paging_enable(ps);
+        else
+            paging_disable();
+        console_say(VGA_CYAN, "%s (paging %s): %s", b->name, on ? "on" : "off", b->what);
+        struct bench_ctx ctx = { b, cfg, cfg->runs, cfg->warmup, 0, 0 };
+        fault_set_running(b->name, 0);
+        b->run(&ctx);
+        fault_set_running(0, 0);
+        paging_disable();
+    }
+}
+
+/* The quick suite's sweep and runs. Hosted, on a real machine's caches,
+ * the sweep must reach past the last-level cache (the L3 effect of the
+ * development machine is at 8 MiB per buffer) and give a median with an
+ * interval; under an emulator, which models no cache, the kernel's small
+ * sweep shows the same shapes in a fraction of the time. */
+#ifdef CLEANROOM_HOSTED
+#define QUICK_MAXSIZE (32u << 20)
+#define QUICK_RUNS 5
+#else
+#define QUICK_MAXSIZE (4u << 20)
+#define QUICK_RUNS 3
+#endif
+
+void suite_defaults(struct config *cfg)
+{
+    if (cfg->suite != SUITE_QUICK && cfg->suite != SUITE_PAPER)
+        return;
+    if (!cfg->given[KEY_PAGING])
+        cfg->paging = PAGING_BOTH;
+    if (!cfg->given[KEY_MAXSIZE])
+        cfg->maxsize = cfg->suite == SUITE_QUICK ? QUICK_MAXSIZE : 24u << 20;
+    if (!cfg->given[KEY_RUNS])
+        cfg->runs = cfg->suite == SUITE_QUICK ? QUICK_RUNS : 3;
+    if (!cfg->given[KEY_WARMUP])
+        cfg->warmup = 1;
+}
+
+/* provoke=: an exception nobody expects, so the fault path can be tested
+ * end to end (record, status, exit code) on every platform. */
+static void provoke_fault(enum provoke what)
+{
+    volatile uint32_t dividend = 1, zero = 0;
+    fault_set_running("provoke", config_keys[KEY_PROVOKE].values[what]);
+    switch (what) {
+    case PROVOKE_DE:
+        dividend /= zero;
+        break;
+    case PROVOKE_UD:
+        ud2();
+        break;
+    case PROVOKE_PF:
+        paging_enable(PAGESIZE_4K);
+        (void)*(volatile uint32_t *)0x10; /* page 0 is never mapped */
+        break;
+    case PROVOKE_GP:
+        load_ds(0xfff8); /* beyond the GDT's limit */
+        break;
+    case PROVOKE_STACK:
+        paging_enable(PAGESIZE_4K);
+        overflow_recurse(0);
+        break;
+    case PROVOKE_FIBER:
+        paging_enable(PAGESIZE_4K); /* the guard page exists with paging on */
+        fiber_overflow_run();
+        break;
+    case PROVOKE_MC:
+        mcheck_provoke();
+        break;
+    case PROVOKE_UC: { /* not an exception: memory the benchmarks then refuse */
+        const char *why = mtrr_provoke_uncached();
+        if (why) {
+            rec_begin(REC_SKIP);
+            rec_str("what", "provoke=uc");
+            rec_null("bench");
+            rec_str("why", why);
+            rec_end();
+        }
+        break;
+    }
+    default:
+        break;
+    }
+    fault_set_running(0, 0);
+}
+
+void suite_run(const struct config *cfg)
+{
+    enum run_status status = RUN_OK;
+    provoke_fault((enum provoke)cfg->provoke);
+    if (cfg->suite == SUITE_SELFTEST || cfg->suite == SUITE_ALL) {
+        selftests_run();
+        if (finish_tests_failed())
+            status = RUN_FAIL;
+    }
+    if (cfg->paging != PAGING_ON)
+        run_benches(cfg, false);
+    if (cfg->paging != PAGING_OFF)
+        run_benches(cfg, true);
+    if (cfg->provoke == PROVOKE_HANG)
+        exit_stall();
+    finish_run(status);
+}

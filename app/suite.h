@@ -1,0 +1,14 @@
+/* What a boot runs: the self-tests and/or the benchmarks that suite= and
+ * bench= select, under the paging modes paging= asks for; then `done`. */
+#ifndef APP_SUITE_H
+#define APP_SUITE_H
+
+#include "lib/config.h"
+
+/* Fills in what the suite implies for keys the command line did not give:
+ *   quick: paging=both maxsize=4M runs=3 warmup=1 (workset reps scaled per size)
+ *   paper: paging=both maxsize=24M runs=3 warmup=1 (workset reps=100000) */
+void suite_defaults(struct config *cfg);
+__attribute__((noreturn)) void suite_run(const struct config *cfg);
+
+#endif

@@ -1,6 +1,0 @@
-#ifndef KERNEL_VERSION_H
-#define KERNEL_VERSION_H
-
-#define CLEANROOM_VERSION "0.1.0"
-
-#endif

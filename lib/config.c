@@ -1,0 +1,111 @@
+#include "lib/config.h"
+
+static const char *const suite_values[] = { "selftest", "quick", "paper", "all", 0 };
+static const char *const exit_values[] = { "auto", "qemu", "bochs", "halt", 0 };
+static const char *const console_values[] = { "serial", "vga", "both", 0 };
+static const char *const paging_values[] = { "off", "on", "both", 0 };
+static const char *const pagesize_values[] = { "4k", "4m", 0 };
+static const char *const fill_values[] = { "loop", "stos", "sse", 0 };
+static const char *const provoke_values[] = { "none", "de", "ud", "pf", "gp", "stack", "fiber", "hang", "mc", "uc", 0 };
+static const char *const pages_values[] = { "4k", "2m", "both", 0 };
+static const char *const counters_values[] = { "auto", "off", 0 };
+/* in the order of enum serial_choice */
+static const char *const serial_values[] = { "auto", "com1", "com2", "com3", "com4", "pci", "none", 0 };
+/* in the order of enum tsc_source (arch/tsc.h) */
+static const char *const tsc_values[] = { "auto", "hpet", "pmtimer", "pit", "cpuid15", "cpuid16", 0 };
+/* in the order of enum qr_mode */
+static const char *const qr_values[] = { "auto", "on", "off", 0 };
+/* in the order of enum switch_kind (runtime/switch.h) */
+static const char *const switch_values[] = { "pushad", "callee", "fxsave", "jump", 0 };
+
+#define GIB ((uint64_t)1 << 30)
+
+const struct key_spec config_keys[KEY_COUNT] = {
+    [KEY_SUITE] = { "suite", KIND_ENUM, suite_values, 0, 0, offsetof(struct config, suite),
+                    "which set of benchmarks or self-tests to run" },
+    [KEY_BENCH] = { "bench", KIND_NAME_LIST, 0, 0, 0, offsetof(struct config, benches),
+                    "benchmarks to run instead of the suite's" },
+    [KEY_EXIT] = { "exit", KIND_ENUM, exit_values, 0, 0, offsetof(struct config, exit),
+                   "how the run ends: emulator exit port, or halt on real hardware" },
+    [KEY_CONSOLE] = { "console", KIND_ENUM, console_values, 0, 0, offsetof(struct config, console),
+                      "records to serial, progress to the VGA screen, or both" },
+    [KEY_PAGING] = { "paging", KIND_ENUM, paging_values, 0, 0, offsetof(struct config, paging),
+                     "run benchmarks with paging off, on, or both in one boot" },
+    [KEY_PAGESIZE] = { "pagesize", KIND_ENUM, pagesize_values, 0, 0, offsetof(struct config, pagesize),
+                       "page size of the identity map when paging is on" },
+    [KEY_RUNS] = { "runs", KIND_COUNT, 0, 1, 100000, offsetof(struct config, runs),
+                   "recorded runs per case" },
+    [KEY_WARMUP] = { "warmup", KIND_COUNT, 0, 0, 1000, offsetof(struct config, warmup),
+                     "unrecorded warm-up runs before the recorded ones" },
+    [KEY_REPS] = { "reps", KIND_COUNT, 0, 1, 1000000000, offsetof(struct config, reps),
+                   "repetitions inside one run (benchmark-specific meaning)" },
+    [KEY_SIZES] = { "sizes", KIND_SIZE_LIST, 0, 0, 2 * GIB, offsetof(struct config, sizes),
+                    "working-set sizes in bytes" },
+    [KEY_MAXSIZE] = { "maxsize", KIND_SIZE, 0, 0, 2 * GIB, offsetof(struct config, maxsize),
+                      "largest working-set size of the default sweep" },
+    [KEY_FILL] = { "fill", KIND_ENUM, fill_values, 0, 0, offsetof(struct config, fill),
+                   "the buffer-zeroing kernel" },
+    [KEY_RAW] = { "raw", KIND_FLAG, 0, 0, 1, offsetof(struct config, raw),
+                  "1: add every sample to result records" },
+    [KEY_PROVOKE] = { "provoke", KIND_ENUM, provoke_values, 0, 0, offsetof(struct config, provoke),
+                      "raise an unexpected CPU exception before the suite (tests the fault path), or hang: stop printing before done (tests the host's silence limit)" },
+    [KEY_SWITCH] = { "switch", KIND_ENUM, switch_values, 0, 0, offsetof(struct config, switch_kind),
+                     "the fiber switch routine of the two-fiber scenarios (workset multi)" },
+    [KEY_PAGES] = { "pages", KIND_ENUM, pages_values, 0, 0, offsetof(struct config, pages),
+                    "hosted build: back the workset buffers with 4 KiB or 2 MiB pages, or compare both" },
+    [KEY_COUNTERS] = { "counters", KIND_ENUM, counters_values, 0, 0, offsetof(struct config, counters),
+                       "hardware event counters around every sample where the platform has them, or off" },
+    [KEY_SERIAL] = { "serial", KIND_ENUM_OR_PORT, serial_values, SERIAL_PORT_MIN, SERIAL_PORT_MAX,
+                     offsetof(struct config, serial),
+                     "where records go: every UART found (auto), one COM port, PCI UARTs, an I/O port, or none" },
+    [KEY_TSC] = { "tsc", KIND_ENUM, tsc_values, 0, 0, offsetof(struct config, tsc),
+                  "the TSC frequency's source: the best two that agree, or this one" },
+    [KEY_QR] = { "qr", KIND_ENUM, qr_values, 0, 0, offsetof(struct config, qr),
+                 "after done, show the records as QR codes on screen: when no serial port carried them (auto), always, never" },
+};
+
+void config_defaults(struct config *cfg)
+{
+    *cfg = (struct config){
+        .suite = SUITE_QUICK,
+        .exit = EXIT_AUTO,
+        .console = CONSOLE_BOTH,
+        .paging = PAGING_OFF,
+        .pagesize = PAGESIZE_4K,
+        .fill = FILL_STOS,
+        .raw = 0,
+        .runs = 11,
+        .warmup = 2,
+        .reps = 0, /* 0: each benchmark's own default */
+        .maxsize = 24u << 20,
+    };
+}
+
+uint32_t *config_field_u32(struct config *cfg, enum config_key key)
+{
+    return (uint32_t *)((char *)cfg + config_keys[key].offset);
+}
+
+const char *config_value_name(const struct config *cfg, enum config_key key)
+{
+    static char port_name[8]; /* "0xffff": one CPU, read before the next call */
+    const struct key_spec *k = &config_keys[key];
+    uint32_t v = *config_field_u32((struct config *)cfg, key);
+    if (k->kind == KIND_ENUM_OR_PORT && v >= k->min) {
+        const char *hex = "0123456789abcdef";
+        int n = 0;
+        port_name[n++] = '0';
+        port_name[n++] = 'x';
+        for (int shift = 12; shift >= 0; shift -= 4)
+            if ((v >> shift) || shift == 0 || n > 2)
+                port_name[n++] = hex[(v >> shift) & 0xf];
+        port_name[n] = 0;
+        return port_name;
+    }
+    if (k->kind != KIND_ENUM && k->kind != KIND_ENUM_OR_PORT)
+        return 0;
+    for (uint32_t i = 0; k->values[i]; i++)
+        if (i == v)
+            return k->values[i];
+    return "?";
+}

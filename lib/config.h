@@ -1,0 +1,95 @@
+/* The run's settings, from the multiboot command line (lib/cmdline.c).
+ * Each key is described once in config_keys[]: its name, kind, accepted
+ * values and where it lands in struct config. Adding a key is one enum entry
+ * plus one table line. */
+#ifndef LIB_CONFIG_H
+#define LIB_CONFIG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+enum suite { SUITE_SELFTEST, SUITE_QUICK, SUITE_PAPER, SUITE_ALL };
+enum exit_mode { EXIT_AUTO, EXIT_QEMU, EXIT_BOCHS, EXIT_HALT };
+enum console_mode { CONSOLE_SERIAL, CONSOLE_VGA, CONSOLE_BOTH };
+enum paging_mode { PAGING_OFF, PAGING_ON, PAGING_BOTH };
+enum page_size { PAGESIZE_4K, PAGESIZE_4M };
+enum fill_kind { FILL_LOOP, FILL_STOS, FILL_SSE };
+enum pages_mode { PAGES_4K, PAGES_2M, PAGES_BOTH };
+enum counters_mode { COUNTERS_AUTO, COUNTERS_OFF };
+/* serial=: a named choice, or (values >= SERIAL_PORT_MIN) an I/O port number */
+enum serial_choice { SERIAL_AUTO, SERIAL_COM1, SERIAL_COM2, SERIAL_COM3, SERIAL_COM4, SERIAL_PCI, SERIAL_NONE };
+#define SERIAL_PORT_MIN 0x100
+#define SERIAL_PORT_MAX 0xfff8
+enum qr_mode { QR_AUTO, QR_ON, QR_OFF };
+/* `tsc=`: the values are enum tsc_source's (arch/tsc.h), in its order */
+enum provoke { PROVOKE_NONE, PROVOKE_DE, PROVOKE_UD, PROVOKE_PF, PROVOKE_GP, PROVOKE_STACK, PROVOKE_FIBER, PROVOKE_HANG, PROVOKE_MC, PROVOKE_UC };
+
+enum config_key {
+    KEY_SUITE,
+    KEY_BENCH,
+    KEY_EXIT,
+    KEY_CONSOLE,
+    KEY_PAGING,
+    KEY_PAGESIZE,
+    KEY_RUNS,
+    KEY_WARMUP,
+    KEY_REPS,
+    KEY_SIZES,
+    KEY_MAXSIZE,
+    KEY_FILL,
+    KEY_RAW,
+    KEY_PROVOKE,
+    KEY_SWITCH,
+    KEY_PAGES,
+    KEY_COUNTERS,
+    KEY_SERIAL,
+    KEY_TSC,
+    KEY_QR,
+    KEY_COUNT
+};
+
+enum key_kind {
+    KIND_ENUM,      /* one of values[] */
+    KIND_COUNT,     /* decimal whole number in [min, max] */
+    KIND_SIZE,      /* bytes, optional K/M/G suffix (powers of 1024) */
+    KIND_SIZE_LIST, /* comma-separated sizes */
+    KIND_NAME_LIST, /* comma-separated names from a list given at parse time */
+    KIND_FLAG,      /* 0 or 1 */
+    KIND_ENUM_OR_PORT, /* one of values[], or 0x<hex> an I/O port in [SERIAL_PORT_MIN, SERIAL_PORT_MAX] */
+};
+
+#define CFG_MAX_SIZES 64
+#define CFG_MAX_BENCHES 32
+
+struct config {
+    uint32_t suite, exit, console, paging, pagesize, fill, raw, provoke, switch_kind, pages, counters;
+    uint32_t tsc;
+    uint32_t qr; /* enum qr_mode */
+    uint32_t runs, warmup, reps;
+    uint32_t serial; /* enum serial_choice, or an I/O port (>= SERIAL_PORT_MIN) */
+    uint64_t maxsize;
+    uint64_t sizes[CFG_MAX_SIZES];
+    uint32_t nsizes;
+    uint32_t benches[CFG_MAX_BENCHES]; /* indices into the benchmark registry */
+    uint32_t nbenches;
+    bool given[KEY_COUNT]; /* set on the command line (else a default) */
+};
+
+struct key_spec {
+    const char *name;
+    enum key_kind kind;
+    const char *const *values; /* KIND_ENUM: NULL-terminated accepted values */
+    uint64_t min, max;         /* KIND_COUNT, KIND_SIZE, KIND_SIZE_LIST */
+    size_t offset;             /* field in struct config */
+    const char *help;          /* one line for docs and error messages */
+};
+
+extern const struct key_spec config_keys[KEY_COUNT];
+
+void config_defaults(struct config *cfg);
+/* Name of the value an enum key holds, e.g. config_value_name(cfg, KEY_SUITE). */
+const char *config_value_name(const struct config *cfg, enum config_key key);
+uint32_t *config_field_u32(struct config *cfg, enum config_key key);
+
+#endif
