@@ -14,7 +14,7 @@ from booting import SMALL_ALL, boot
 
 REPO = Path(__file__).resolve().parent.parent
 DOC = (REPO / "docs" / "PROTOCOL.md").read_text()
-WIRE = (REPO / "kernel" / "wire.h").read_text()
+WIRE = (REPO / "lib" / "wire.h").read_text()
 
 
 def test_every_wire_constant_is_documented_with_its_value() -> None:
@@ -57,7 +57,7 @@ def test_readme_shows_the_two_commands_and_every_key() -> None:
     readme = (REPO / "README.md").read_text()
     top = readme[:600]
     assert "make run" in top and "make test" in top
-    keys = re.findall(r'\[KEY_\w+\] = \{ "(\w+)"', (REPO / "kernel" / "config.c").read_text())
+    keys = re.findall(r'\[KEY_\w+\] = \{ "(\w+)"', (REPO / "lib" / "config.c").read_text())
     assert len(keys) >= 13
     missing = [k for k in keys if f"`{k}=`" not in readme]
     assert not missing, f"README's key table lacks {missing}"

@@ -81,7 +81,7 @@ RAW_PDE_WRITE = re.compile(r"\bdir(_4k|_4m)?\s*\[[^]]*\]\s*[|&^]?=[^=]|(?:^|[;{]
 
 
 def kernel_sources() -> list[Path]:
-    return [p for d in ("arch", "kernel", "bench", "runtime") for p in sorted((REPO / d).glob("*.c"))]
+    return [p for d in ("lib", "arch", "kernel", "runtime", "bench", "app") for p in sorted((REPO / d).glob("*.c"))]
 
 
 def test_every_translation_change_is_announced() -> None:
