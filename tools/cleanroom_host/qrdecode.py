@@ -20,6 +20,7 @@ from typing import Any, Iterable, Iterator
 
 from .protocol import consecutive_runs
 
+from .text import not_installed
 QR_PREFIX = "CR1"
 # RFC 9285's alphabet: the 45 characters of the QR alphanumeric mode, in its order.
 BASE45_ALPHABET = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ $%*+-./:"
@@ -257,8 +258,7 @@ def _zbar() -> tuple[Any, Any, Any]:
     try:
         from PIL import Image
     except ImportError as exc:
-        raise DecoderMissing("Pillow is not installed: run tools/setup.sh "
-                             "(it installs tools/requirements.txt into .venv)") from exc
+        raise DecoderMissing(not_installed("Pillow")) from exc
     try:
         from pyzbar import pyzbar
     except ImportError as exc:

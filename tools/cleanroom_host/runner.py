@@ -26,7 +26,7 @@ from . import emulators, model
 from .progress import Progress
 from .protocol import ParseResult, Record, StreamScanner, parse_log
 from .results import SERIAL_LOG, write_results
-from .text import bench_time_text
+from .text import bench_time_text, not_installed
 
 # After a good `done` record, give the emulator this long to exit by itself.
 DONE_GRACE_S = 1.0
@@ -635,8 +635,7 @@ def capture_port(port: str, baud: int, out_dir: Path, limits: Limits, progress: 
     try:
         import serial  # pyserial
     except ImportError as exc:
-        raise emulators.SetupError("pyserial is not installed: run tools/setup.sh "
-                                   "(it installs tools/requirements.txt into .venv)") from exc
+        raise emulators.SetupError(not_installed("pyserial")) from exc
     try:
         ser = serial.Serial(port, baudrate=baud, timeout=POLL_S)
     except (serial.SerialException, OSError, ValueError) as exc:
