@@ -8,7 +8,6 @@ import queue
 import re
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import threading
@@ -19,6 +18,8 @@ from pathlib import Path
 from typing import IO, Any, Iterator
 
 import pytest
+
+from cleanroom_host import runner
 
 
 def frame(obj: dict[str, Any]) -> bytes:
@@ -162,14 +163,14 @@ def test_capture_qemu_serial_pty(tmp_path: Path, cleanroom_tool: Path, kernel_el
         pytest.skip("build/cleanroom.elf absent: run `make` first")
     if shutil.which("qemu-system-i386") is None:
         pytest.skip("qemu-system-i386 not installed (tools/setup.sh installs qemu-system-x86)")
-    # -S: the CPU waits for `cont` on the monitor until capture has the port
-    # open; exit=halt: the kernel halts like on a real PC, so nothing is lost
+    # -S: the CPU waits for `cont` (QMP) until capture has the port open;
+    # exit=halt: the kernel halts like on a real PC, so nothing is lost
     # when QEMU closes the pty. QEMU names the pty on stdout or stderr
     # (versions differ): read both.
-    monitor = tmp_path / "monitor.sock"
+    qmp = tmp_path / "qmp.sock"
     qemu = subprocess.Popen(
         ["qemu-system-i386", "-kernel", str(kernel_elf), "-append", "suite=selftest exit=halt",
-         "-display", "none", "-serial", "pty", "-monitor", f"unix:{monitor},server=on,wait=off",
+         "-display", "none", "-serial", "pty", "-monitor", "none", "-qmp", f"unix:{qmp},server=on,wait=off",
          "-no-reboot", "-m", "128", "-S"],
         stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
         start_new_session=True)
@@ -181,11 +182,8 @@ def test_capture_qemu_serial_pty(tmp_path: Path, cleanroom_tool: Path, kernel_el
         cap = start_capture(cleanroom_tool, port, tmp_path / "cap")  # default silence: a hang ends it
         assert cap.stderr is not None
         wait_for_line(cap.stderr, r"^capturing from ")
-        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as mon:
-            mon.settimeout(600)
-            mon.connect(str(monitor))
-            mon.sendall(b"cont\n")
-            time.sleep(0.5)  # let the monitor read it before the socket closes
+        with runner.Qmp(qmp, wait=600) as client:
+            client.execute("cont")
         stdout, stderr = cap.communicate(timeout=600)
     finally:
         for p in (cap, qemu):

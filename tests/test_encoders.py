@@ -1,5 +1,6 @@
 """The kernel's own encoders for the results' QR codes, checked by real
-decoders on the host: its DEFLATE output inflated by zlib, its QR codes
+decoders on the host: its DEFLATE output inflated by zlib, its base45 against
+the base45 package (an independent RFC 9285 implementation), its QR codes
 read by zbar (zbarimg), at every version; and QR pages on a booted screen
 (framebuffer under OVMF, VGA text half blocks under QEMU -kernel) carrying
 the serial log's records. docs/QR.md describes the stream."""
@@ -13,6 +14,7 @@ import subprocess
 import zlib
 from pathlib import Path
 
+import base45
 import pytest
 
 from booting import TOOL, TOOL_SAFETY_NET_S
@@ -43,13 +45,23 @@ def inflate(data: bytes) -> bytes:
     return out
 
 
-def base45_decode(text: str) -> bytes:
-    out = bytearray()
-    for k in range(0, len(text), 3):
-        digits = [ALNUM.index(c) for c in text[k:k + 3]]
-        value = sum(d * 45**j for j, d in enumerate(digits))
-        out += value.to_bytes(2 if len(digits) == 3 else 1, "big")
-    return bytes(out)
+def base45_encode(data: bytes) -> str:
+    """The kernel's base45 encoder (lib's base45_encode, run by the unit test binary)."""
+    proc = subprocess.run([str(UNITS / "test_base45"), "stdin"], input=data, capture_output=True,
+                          check=True, timeout=TOOL_SAFETY_NET_S)
+    return proc.stdout.decode("ascii")
+
+
+def test_base45_matches_an_independent_implementation() -> None:
+    """Every byte value, odd and even lengths, random bytes and a real DEFLATE stream (what the
+    codes carry): the kernel's text is the package's, character for character, and decodes back."""
+    rng = random.Random(9285)
+    samples = [b"", b"\x00", b"\xff", b"\xff\xff", bytes(range(256)), bytes(range(255, -1, -1)) + b"\x80",
+               bytes(rng.getrandbits(8) for _ in range(40001)), deflate((REPO / "build" / "cleanroom.elf").read_bytes())]
+    for data in samples:
+        text = base45_encode(data)
+        assert text == base45.b45encode(data).decode("ascii"), f"{len(data)} bytes encode differently"
+        assert base45.b45decode(text) == data
 
 
 def test_deflate_is_inflated_by_zlib() -> None:
@@ -100,7 +112,7 @@ def test_screen_shows_the_first_code_of_the_record_log(tmp_path: Path, emulator:
     index, count, log_len, log_crc, chunk_crc, body = m.groups()
     assert int(index) == 0 and int(count) >= 1
     assert int(log_len) == len(records) and log_crc == f"{zlib.crc32(records):08X}"
-    chunk = base45_decode(body)
+    chunk = base45.b45decode(body)
     assert chunk_crc == f"{zlib.crc32(chunk):08X}"
     # the first chunk starts the deflate stream of exactly those records
     d = zlib.decompressobj(wbits=-15)

@@ -1,6 +1,6 @@
 """Results read back from QR codes (docs/QR.md): base45, the code headers, reassembly
 and inflating up to the first gap, zbar on real images, `decode-photos`, and
-`run --qr-pages` (against a fake QEMU monitor here; against the kernel end to end).
+`run --qr-pages` and `--screendump` (against a fake QEMU QMP socket here; against the kernel end to end).
 
 The fixture codes tests/fixtures/qr/qemu-quick-K-of-3.png carry the record lines of
 tests/fixtures/qemu-quick.log, compressed with zlib's raw DEFLATE and cut into 3
@@ -15,14 +15,16 @@ import json
 import re
 import socket
 import subprocess
+import sys
 import threading
 from pathlib import Path
-from typing import Iterator
+from typing import Any, Iterator
 
+import base45
 import pytest
 
 from booting import KERNEL, TOOL, TOOL_SAFETY_NET_S
-from cleanroom_host import qrdecode, runner
+from cleanroom_host import emulators, qrdecode, runner
 from cleanroom_host.protocol import parse_log
 from cleanroom_host.qrdecode import Chunk, QrError, assemble, base45_decode, base45_encode, parse_chunk
 
@@ -83,7 +85,7 @@ def test_a_code_text_parses_back_to_its_chunk() -> None:
     chunk = Chunk(4, 31, 143442, 0xDEADBEEF, b"\x00\x01deflate\xff")
     text = chunk.text()
     assert text.startswith("CR1/4/31/143442/DEADBEEF/")
-    assert all(c in qrdecode.BASE45_ALPHABET for c in text), "one alphanumeric-mode segment"
+    assert all(c in base45.BASE45_CHARSET for c in text), "one alphanumeric-mode segment"
     assert parse_chunk(text) == chunk
 
 
@@ -219,20 +221,30 @@ def test_a_photo_like_image_still_decodes(tmp_path: Path) -> None:
     assert [c.index for c in qrdecode.read_image(photo).chunks] == [1]
 
 
-# --- run --qr-pages against a fake QEMU monitor ---
+# --- run --qr-pages against a fake QEMU QMP socket ---
 
-class FakeMonitor:
-    """QEMU's human monitor as --qr-pages uses it: the prompt, `screendump FILE` (a blank
-    screen first, as while the kernel compresses, then the current code), `sendkey spc`
-    (the next code, after the last the first; the first key press is lost) and `quit`."""
+QMP_GREETING = {"QMP": {"version": {"qemu": {"micro": 0, "minor": 2, "major": 7}, "package": "fake"},
+                        "capabilities": []}}
 
-    def __init__(self, path: Path, pages: list[Path], blank_dumps: int = 2) -> None:
+
+class FakeQmp:
+    """QEMU's QMP socket as --qr-pages uses it: the greeting, `qmp_capabilities` (anything
+    before it is refused, as QEMU does), `screendump` (a blank screen first, as while the
+    kernel compresses, then the current code), `send-key` spc (the next code, after the last
+    the first; the first key press is lost) and `quit`. Replies carry the command's id.
+    greet=False: a QEMU that accepts the connection and never says a word."""
+
+    def __init__(self, path: Path, pages: list[Path], blank_dumps: int = 2, greet: bool = True,
+                 fail: dict[str, str] | None = None) -> None:
         from PIL import Image
         self.images = [Image.open(p).convert("RGB") for p in pages]
-        self.blank = Image.new("RGB", self.images[0].size, (255, 255, 255))
+        self.blank = Image.new("RGB", self.images[0].size, (255, 255, 255)) if pages else None
         self.blank_dumps = blank_dumps
+        self.greet = greet
+        self.fail = fail or {}  # command -> the error description QEMU answers it with
         self.page = 0
         self.keys = 0
+        self.commands: list[str] = []
         self.server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         self.server.bind(str(path))
         self.server.listen(1)
@@ -240,48 +252,99 @@ class FakeMonitor:
         self.thread.start()
 
     def serve(self) -> None:
-        conn, _ = self.server.accept()
+        with self.server:
+            conn, _ = self.server.accept()
         with conn:
-            conn.sendall(b"QEMU fake monitor\r\n(qemu) ")
-            for line in self.lines(conn):
-                cmd, _, arg = line.partition(" ")
-                if cmd == "screendump":
+            if not self.greet:
+                conn.recv(4096)  # until the client hangs up
+                return
+            send = lambda msg: conn.sendall(json.dumps(msg).encode() + b"\r\n")  # noqa: E731
+            send(QMP_GREETING)
+            for msg in self.messages(conn):
+                cmd, args = msg["execute"], msg.get("arguments", {})
+                self.commands.append(cmd)
+                reply: dict[str, object] = {"return": {}}
+                if cmd != "qmp_capabilities" and self.commands[0] != "qmp_capabilities":
+                    reply = {"error": {"class": "CommandNotFound", "desc": "Expecting capabilities negotiation"}}
+                elif cmd in self.fail:
+                    reply = {"error": {"class": "GenericError", "desc": self.fail[cmd]}}
+                elif cmd == "screendump":
                     screen = self.blank if self.blank_dumps > 0 else self.images[self.page]
                     self.blank_dumps -= 1
-                    screen.save(arg, format="PPM")
-                elif cmd == "sendkey":
+                    screen.save(args["filename"], format="PPM")
+                elif cmd == "send-key":
+                    assert args == {"keys": [{"type": "qcode", "data": "spc"}]}
                     self.keys += 1
                     if self.keys != 1:
                         self.page = (self.page + 1) % len(self.images)
-                elif cmd == "quit":
+                if "id" in msg:
+                    reply["id"] = msg["id"]
+                send(reply)
+                if cmd == "quit":
                     return
-                conn.sendall(line.encode() + b"\r\n(qemu) ")
 
     @staticmethod
-    def lines(conn: socket.socket) -> Iterator[str]:
-        buf = b""
-        while True:
-            data = conn.recv(4096)
-            if not data:
-                return
-            buf += data
-            while b"\n" in buf:
-                line, buf = buf.split(b"\n", 1)
-                yield line.decode().strip()
+    def messages(conn: socket.socket) -> Iterator[dict[str, Any]]:
+        """JSON objects as they arrive: QMP needs no separator between them (qemu.qmp sends none)."""
+        decoder, buf = json.JSONDecoder(), ""
+        while data := conn.recv(4096):
+            buf += data.decode()
+            while True:
+                try:
+                    msg, end = decoder.raw_decode(buf.lstrip())
+                except json.JSONDecodeError:
+                    break  # not whole yet
+                buf = buf.lstrip()[end:]
+                yield msg
 
 
 def test_qr_pages_saves_every_code_once_named_by_its_index(tmp_path: Path,
                                                            monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(runner, "QR_KEY_AGAIN_S", 0.3)
-    sock = tmp_path / "monitor.sock"
-    fake = FakeMonitor(sock, CODES)
+    sock = tmp_path / "qmp.sock"
+    fake = FakeQmp(sock, CODES)
     pages = runner.collect_qr_pages(sock, tmp_path / "pages")
     fake.thread.join(timeout=10)
     assert pages.error is None and pages.total == 3 and pages.saved == [0, 1, 2]
     assert sorted(p.name for p in (tmp_path / "pages").iterdir()) == ["qr-000.ppm", "qr-001.ppm", "qr-002.ppm"]
     assert fake.keys == 3, "two pages forward, and once more for the lost key press"
+    assert fake.commands[0] == "qmp_capabilities" and fake.commands[-1] == "quit"
     assert decode_photos(sorted((tmp_path / "pages").iterdir()), tmp_path / "out").returncode == 0
     assert (tmp_path / "out" / "serial.log").read_bytes() == quick_log()
+
+
+def test_screendump_saves_the_screen_then_quits(tmp_path: Path) -> None:
+    sock, dest = tmp_path / "qmp.sock", tmp_path / "screen.ppm"
+    fake = FakeQmp(sock, CODES[:1], blank_dumps=0)
+    assert runner.take_screendump(sock, dest, wait=10) is None
+    fake.thread.join(timeout=10)
+    assert fake.commands == ["qmp_capabilities", "screendump", "quit"] and runner.ppm_complete(dest)
+    assert [c.index for c in qrdecode.read_image(dest).chunks] == [0]
+
+
+def test_qmp_problems_name_the_socket_and_what_went_wrong(tmp_path: Path) -> None:
+    """No socket, a QEMU that never greets (bounded, not a hang), and an error QEMU answers with."""
+    sock, dest = tmp_path / "qmp.sock", tmp_path / "screen.ppm"
+    err = runner.take_screendump(sock, dest, wait=5)
+    assert err is not None and err.startswith(f"QEMU's QMP socket ({sock}): connect: ")
+    assert "No such file or directory" in err
+    FakeQmp(sock, [], greet=False)
+    assert runner.take_screendump(sock, dest, wait=0.5) == \
+        f"QEMU's QMP socket ({sock}): connect: no answer within 0.5 s"
+    sock.unlink()
+    FakeQmp(sock, CODES[:1], fail={"screendump": "Could not open 'x.ppm': Permission denied"})
+    assert runner.take_screendump(sock, dest, wait=5) == \
+        f"QEMU's QMP socket ({sock}): screendump: Could not open 'x.ppm': Permission denied"
+    sock.unlink()
+    pages = runner.collect_qr_pages(sock, tmp_path / "pages")
+    assert pages.error is not None and pages.error.startswith(f"--qr-pages: QEMU's QMP socket ({sock}): connect")
+
+
+def test_a_missing_qmp_client_is_named_before_qemu_starts(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "qemu.qmp", None)  # what `import qemu.qmp` does when it is not installed
+    spec = emulators.RunSpec("qemu", KERNEL, tmp_path / "none.iso", screendump=tmp_path / "s.ppm")
+    with pytest.raises(emulators.SetupError, match=r"^qemu\.qmp is not installed: run tools/setup\.sh"):
+        emulators.prepare(spec, tmp_path)
 
 
 @pytest.mark.parametrize("args, why", [
@@ -319,6 +382,14 @@ def test_the_kernels_codes_give_back_the_serial_log(emulator: str, tmp_path: Pat
     proc = decode_photos(pages, where / "decoded")
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert serial and record_lines((where / "decoded" / "serial.log").read_bytes()) == serial, emulator
+
+    # the kernel's text of a code, character for character, is what the host makes of its
+    # chunk with the base45 package: its base45 encoder agrees with an independent one
+    from PIL import Image
+    from pyzbar import pyzbar
+    with Image.open(pages[-1]) as img:
+        texts = [s.data.decode("latin-1") for s in pyzbar.decode(img.convert("L"))]
+    assert len(texts) == 1 and parse_chunk(texts[0]).text() == texts[0]
 
     photo = where / "photo.png"
     photo_like(pages[0], photo)

@@ -84,16 +84,26 @@ def test_elf_symbol_finds_the_mailbox(mailbox_elf: Path) -> None:
     assert model.elf_symbol(mailbox_elf, "no_such_symbol") is None
 
 
+def objcopy(elf: Path, out: Path, *args: str) -> Path:
+    subprocess.run(["i686-linux-gnu-objcopy", *args, str(elf), str(out)], check=True, timeout=600)
+    return out
+
+
 def test_elf_symbol_errors_are_plain(tmp_path: Path, mailbox_elf: Path) -> None:
     junk = tmp_path / "junk.elf"
     junk.write_bytes(b"\x7fELF fake")
-    with pytest.raises(model.ModelError, match="is not an ELF file"):
+    with pytest.raises(model.ModelError, match=f"^{junk} is not an ELF file"):
         model.mailbox_address(junk)
-    stripped = tmp_path / "stripped.elf"
-    subprocess.run(["i686-linux-gnu-objcopy", "--strip-all", str(mailbox_elf), str(stripped)], check=True,
-                   timeout=600)
+    cut = tmp_path / "cut.elf"
+    cut.write_bytes(mailbox_elf.read_bytes()[:100])  # the header, not the sections it points to
+    with pytest.raises(model.ModelError, match=f"^{cut} is not an ELF file, or a damaged one"):
+        model.mailbox_address(cut)
+    with pytest.raises(model.ModelError, match="cannot read .*No such file"):
+        model.mailbox_address(tmp_path / "absent.elf")
     with pytest.raises(model.ModelError, match="no symbol table"):
-        model.mailbox_address(stripped)
+        model.mailbox_address(objcopy(mailbox_elf, tmp_path / "stripped.elf", "--strip-all"))
+    with pytest.raises(model.ModelError, match="is a 64-bit ELF file, not a 32-bit one"):
+        model.mailbox_address(objcopy(mailbox_elf, tmp_path / "wide.elf", "-O", "elf64-x86-64"))
 
 
 def test_kernel_mailbox(kernel_elf: Path) -> None:

@@ -1,4 +1,6 @@
-/* Base45 against RFC 9285's examples (section 4.3 and 4.4). */
+/* Base45 against RFC 9285's examples (section 4.3 and 4.4). With `stdin`:
+ * encodes standard input to standard output, for tests/test_encoders.py to
+ * compare with an independent implementation (the base45 package). */
 #include "lib/base45.h"
 #include "unit.h"
 
@@ -11,8 +13,15 @@ static void check(const char *bytes, const char *want)
     CHECK_STR(out, want);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+    if (argc == 2 && strcmp(argv[1], "stdin") == 0) {
+        size_t len;
+        uint8_t *in = unit_read_stdin(&len);
+        char *out = malloc(base45_length(len) + 1);
+        fwrite(out, 1, base45_encode(in, len, out), stdout);
+        return 0;
+    }
     check("AB", "BB8");
     check("Hello!!", "%69 VD92EX0");
     check("base-45", "UJCLQE7W581");

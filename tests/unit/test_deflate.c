@@ -17,14 +17,8 @@ static size_t squeeze(const uint8_t *in, size_t len, uint8_t **out)
 int main(int argc, char **argv)
 {
     if (argc == 2 && strcmp(argv[1], "stdin") == 0) {
-        size_t cap = 1 << 20, len = 0;
-        uint8_t *in = malloc(cap);
-        size_t got;
-        while ((got = fread(in + len, 1, cap - len, stdin)) > 0) {
-            len += got;
-            if (len == cap)
-                in = realloc(in, cap *= 2);
-        }
+        size_t len;
+        uint8_t *in = unit_read_stdin(&len);
         uint8_t *out;
         size_t n = squeeze(in, len, &out);
         fwrite(out, 1, n, stdout);

@@ -122,11 +122,11 @@ def build_parser() -> Parser:
                          "com2 (an ISA UART at 0x2F8) or pci (a PCI 16550, -device pci-serial)")
     pr.add_argument("--screendump", type=Path, metavar="FILE",
                     help="QEMU only (qemu, qemu-icount, iso, uefi): save the final screen as a PPM image "
-                         "through QEMU's monitor; the kernel halts at done (exit=halt unless --cmdline picks "
+                         "through QEMU's QMP socket; the kernel halts at done (exit=halt unless --cmdline picks "
                          "an exit), and after done (or a hang) the screen is saved and QEMU stopped")
     pr.add_argument("--qr-pages", type=Path, metavar="DIR",
                     help="QEMU only: after done, save every results QR page as DIR/qr-000.ppm, ... (one per "
-                         "code, named by its index) through QEMU's monitor, pressing a key between pages, then "
+                         "code, named by its index) through QEMU's QMP socket, pressing a key between pages, then "
                          "stop QEMU; adds exit=halt and qr=on unless --cmdline sets them (docs/QR.md; read them "
                          "back with decode-photos)")
     pr.add_argument("--model", metavar="PRESET",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 import os
 import shlex
 import shutil
@@ -11,6 +12,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from . import model
+from .text import not_installed
 
 EMULATORS = ("qemu", "qemu-icount", "iso", "uefi", "bochs", "hosted", "qemu-model")
 ISO_EMULATORS = ("iso", "uefi", "bochs")
@@ -68,8 +70,8 @@ class RunSpec:
     hosted: Path = Path("build/hosted/cleanroom-hosted")  # the Linux build (`make hosted`)
     host_cpu: int | None = None  # hosted: the CPU to pin it to (None: the last one allowed)
     serial: str = "com1"  # QEMU: the machine's only UART, which carries the log (SERIAL_PORTS)
-    screendump: Path | None = None  # QEMU: save the final screen here (PPM) through the monitor
-    qr_pages: Path | None = None  # QEMU: save every results QR page here (qr-000.ppm, ...) through the monitor
+    screendump: Path | None = None  # QEMU: save the final screen here (PPM) through QMP
+    qr_pages: Path | None = None  # QEMU: save every results QR page here (qr-000.ppm, ...) through QMP
     model: str | None = None  # qemu-model: the preset (--model; None: model.DEFAULT_PRESET)
     plugin: Path = Path("build/cachemodel/libcachemodel.so")  # qemu-model: the plugin (`make`)
 
@@ -87,7 +89,7 @@ class Launch:
     keep: list[Path] = field(default_factory=list)  # files to copy into the results
     emulator_log: Path | None = None  # the emulator's own log file, if any
     info: dict[str, object] = field(default_factory=dict)  # recorded in results.json's run
-    monitor: Path | None = None  # QEMU's human monitor socket (--screendump), else no monitor
+    qmp: Path | None = None  # QEMU's QMP socket (--screendump, --qr-pages), else none
     collect: list[Path] = field(default_factory=list)  # files to copy into the results after the run
 
     def display(self) -> str:
@@ -107,8 +109,16 @@ def with_exit(cmdline: str | None, default: str = "auto") -> str:
     return with_default(cmdline, "exit", default)
 
 
-# Monitor socket in the run's temporary directory (--screendump, --qr-pages).
-MONITOR_SOCKET = "monitor.sock"
+# QMP socket in the run's temporary directory (--screendump, --qr-pages).
+QMP_SOCKET = "qmp.sock"
+
+
+def _need_module(module: str, package: str) -> None:
+    """A pinned Python package the run needs (SetupError before anything starts)."""
+    try:
+        importlib.import_module(module)
+    except ImportError as exc:
+        raise SetupError(not_installed(package)) from exc
 
 
 def _need_program(name: str) -> str:
@@ -218,11 +228,12 @@ def serial_args(port: str) -> list[str]:
     raise SetupError(f"unknown serial port {port!r}; choose one of {', '.join(SERIAL_PORTS)}")
 
 
-def _qemu_common(spec: RunSpec, monitor: Path | None = None) -> list[str]:
-    # --screendump: a monitor to ask for the screen through; else none
-    mon = f"unix:{monitor},server=on,wait=off" if monitor is not None else "none"
-    argv = ["-display", "none", *serial_args(spec.serial), "-monitor", mon, "-no-reboot",
+def _qemu_common(spec: RunSpec, qmp: Path | None = None) -> list[str]:
+    # --screendump, --qr-pages: a QMP socket to ask for the screen (and press keys) through
+    argv = ["-display", "none", *serial_args(spec.serial), "-monitor", "none", "-no-reboot",
             "-device", "isa-debug-exit,iobase=0xf4,iosize=0x04", "-m", str(spec.memory)]
+    if qmp is not None:
+        argv += ["-qmp", f"unix:{qmp},server=on,wait=off"]
     if spec.cpu:
         argv += ["-cpu", spec.cpu]
     return argv + list(spec.qemu_args)
@@ -284,8 +295,8 @@ def prepare(spec: RunSpec, workdir: Path) -> Launch:
     if emu == "hosted":
         return prepare_hosted(replace(spec, hosted=spec.hosted.absolute()))
     # --screendump: the kernel halts at done (exit=halt unless the user chose
-    # an exit), so the screen is still there when the monitor asks for it.
-    monitor: Path | None = None
+    # an exit), so the screen is still there when QMP asks for it.
+    qmp: Path | None = None
     exit_default = "auto"
     if spec.screendump is not None:
         if emu not in QEMU_EMULATORS:
@@ -293,7 +304,7 @@ def prepare(spec: RunSpec, workdir: Path) -> Launch:
         if emu in ISO_EMULATORS and spec.cmdline is None:
             raise SetupError("--screendump with the built ISO: give --cmdline (its menu entries exit at done, "
                              "before the screen could be saved)")
-        monitor = workdir.absolute() / MONITOR_SOCKET
+        qmp = workdir.absolute() / QMP_SOCKET
         exit_default = "halt"
     # --qr-pages: the same, and the kernel shows its QR codes (qr=on unless the user chose)
     if spec.qr_pages is not None:
@@ -302,22 +313,24 @@ def prepare(spec: RunSpec, workdir: Path) -> Launch:
         if emu in ISO_EMULATORS and spec.cmdline is None:
             raise SetupError("--qr-pages with the built ISO: give --cmdline (its menu entries exit at done, "
                              "before the codes are shown)")
-        monitor = workdir.absolute() / MONITOR_SOCKET
+        qmp = workdir.absolute() / QMP_SOCKET
         exit_default = "halt"
         spec = replace(spec, cmdline=with_default(spec.cmdline, "qr", "on"))  # --qr-pages
 
+    if qmp is not None:
+        _need_module("qemu.qmp", "qemu.qmp")
     if emu in ("qemu", "qemu-icount", MODEL_EMULATOR):
         prog = _program(spec, "qemu-system-i386")
         _need_file(spec.kernel, "kernel", "make")
         plugin = _model_plugin(spec, workdir) if emu == MODEL_EMULATOR else None
         cmdline = with_exit(spec.cmdline, exit_default)
-        argv = [prog, "-kernel", str(spec.kernel), "-append", cmdline] + _qemu_common(spec, monitor)
+        argv = [prog, "-kernel", str(spec.kernel), "-append", cmdline] + _qemu_common(spec, qmp)
         if emu in ("qemu-icount", MODEL_EMULATOR):
             argv += ["-icount", "shift=0"]
         if plugin is None:
-            return Launch(argv, cmdline, monitor=monitor)
+            return Launch(argv, cmdline, qmp=qmp)
         option, out = plugin
-        return Launch(argv + ["-plugin", option], cmdline, monitor=monitor, collect=[out])
+        return Launch(argv + ["-plugin", option], cmdline, qmp=qmp, collect=[out])
 
     # ISO boots: the built ISO as is, or a temporary one carrying --cmdline.
     iso_cmdline: str | None = None
@@ -332,13 +345,13 @@ def prepare(spec: RunSpec, workdir: Path) -> Launch:
 
     if emu == "iso":
         prog = _program(spec, "qemu-system-i386")
-        return Launch([prog, "-cdrom", str(iso), "-boot", "d"] + _qemu_common(spec, monitor), iso_cmdline,
-                      keep=keep, monitor=monitor)
+        return Launch([prog, "-cdrom", str(iso), "-boot", "d"] + _qemu_common(spec, qmp), iso_cmdline,
+                      keep=keep, qmp=qmp)
     if emu == "uefi":
         prog = _program(spec, "qemu-system-x86_64")
         _need_file(OVMF, "OVMF firmware")
-        return Launch([prog, "-bios", str(OVMF), "-cdrom", str(iso)] + _qemu_common(spec, monitor), iso_cmdline,
-                      keep=keep, monitor=monitor)
+        return Launch([prog, "-bios", str(OVMF), "-cdrom", str(iso)] + _qemu_common(spec, qmp), iso_cmdline,
+                      keep=keep, qmp=qmp)
 
     # bochs
     prog = _program(spec, "bochs")

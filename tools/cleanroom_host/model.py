@@ -16,12 +16,12 @@ a mismatch: the run's status says so and `run` exits 4.
 from __future__ import annotations
 
 import json
-import struct
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Iterable
 
 from .protocol import Record
+from .text import not_installed
 
 MAILBOX_SYMBOL = "model_mailbox"
 MODEL_FILE = "model.jsonl"
@@ -43,52 +43,35 @@ class ModelError(Exception):
     """The model cannot be set up (no mailbox symbol, a bad --model); the message says what to do."""
 
 
-# --- the mailbox: ELF32 symbol table ------------------------------------------
-
-ELF_MAGIC = b"\x7fELF"
-ELFCLASS32, ELFDATA2LSB = 1, 1
-SHT_SYMTAB = 2
-SHN_UNDEF = 0
-_EHDR = struct.Struct("<16sHHIIIIIHHHHHH")  # e_ident .. e_shstrndx
-_SHDR = struct.Struct("<IIIIIIIIII")  # sh_name, type, flags, addr, offset, size, link, info, addralign, entsize
-_SYM = struct.Struct("<IIIBBH")  # st_name, value, size, info, other, shndx
+# --- the mailbox: the ELF's symbol table (pyelftools) --------------------------
 
 
 def elf_symbol(path: Path, name: str) -> int | None:
-    """The value (link address) of a defined symbol in a little-endian ELF32 file's .symtab, or None.
+    """The value (link address) of a defined symbol in a 32-bit ELF file's .symtab, or None.
 
-    Raises ModelError when the file is no such ELF or has no symbol table (stripped)."""
+    Raises ModelError when the file cannot be read, is no 32-bit ELF, or has no symbol
+    table (stripped)."""
     try:
-        data = path.read_bytes()
+        from elftools.common.exceptions import ELFError
+        from elftools.elf.elffile import ELFFile
+        from elftools.elf.sections import SymbolTableSection
+    except ImportError as exc:
+        raise ModelError(not_installed("pyelftools")) from exc
+
+    try:
+        with path.open("rb") as fh:
+            elf = ELFFile(fh)
+            if elf.elfclass != 32:
+                raise ModelError(f"{path} is a {elf.elfclass}-bit ELF file, not a 32-bit one (the kernel is one)")
+            symtab = elf.get_section_by_name(".symtab")
+            if not isinstance(symtab, SymbolTableSection):
+                raise ModelError(f"{path} has no symbol table (.symtab): was it stripped?")
+            defined = [s for s in symtab.get_symbol_by_name(name) or () if s["st_shndx"] != "SHN_UNDEF"]
     except OSError as exc:
         raise ModelError(f"cannot read {path}: {exc.strerror or exc}") from exc
-    if len(data) < _EHDR.size or data[:4] != ELF_MAGIC:
-        raise ModelError(f"{path} is not an ELF file")
-    ident, *_rest = fields = _EHDR.unpack_from(data)
-    if ident[4] != ELFCLASS32 or ident[5] != ELFDATA2LSB:
-        raise ModelError(f"{path} is not a little-endian 32-bit ELF file (the kernel is one)")
-    shoff, shentsize, shnum = fields[6], fields[11], fields[12]
-    if shoff == 0 or shentsize < _SHDR.size or shoff + shnum * shentsize > len(data):
-        raise ModelError(f"{path} has no section headers")
-    sections = [_SHDR.unpack_from(data, shoff + i * shentsize) for i in range(shnum)]
-    symtabs = [s for s in sections if s[1] == SHT_SYMTAB]
-    if not symtabs:
-        raise ModelError(f"{path} has no symbol table (.symtab): was it stripped?")
-    want = name.encode()
-    for sym in symtabs:
-        offset, size, link, entsize = sym[4], sym[5], sym[6], sym[9] or _SYM.size
-        if link >= len(sections):
-            continue
-        str_off, str_size = sections[link][4], sections[link][5]
-        strtab = data[str_off:str_off + str_size]
-        for at in range(offset, min(offset + size, len(data)) - _SYM.size + 1, entsize):
-            st_name, value, _size, _info, _other, shndx = _SYM.unpack_from(data, at)
-            if shndx == SHN_UNDEF or st_name >= len(strtab):
-                continue
-            end = strtab.find(b"\0", st_name)
-            if strtab[st_name:end if end >= 0 else len(strtab)] == want:
-                return value
-    return None
+    except ELFError as exc:
+        raise ModelError(f"{path} is not an ELF file, or a damaged one: {exc}") from exc
+    return int(defined[0]["st_value"]) if defined else None
 
 
 def mailbox_address(kernel: Path) -> int:

@@ -5,8 +5,9 @@ n chunks, one QR code per chunk. The text of code i is
 
     CR1/i/n/len(L)/CRC32(L)/CRC32(chunk_i)/BASE45(chunk_i)
 
-Images are read by zbar (pyzbar over libzbar0), a real QR decoder; this module only
-checks the headers, puts the chunks back in order and inflates them with zlib. What
+Images are read by zbar (pyzbar over libzbar0), a real QR decoder, and base45 is decoded
+by the base45 package, independent of the kernel's encoder; this module only checks the
+headers, puts the chunks back in order and inflates them with zlib. What
 precedes the first missing chunk is still inflated: a raw DEFLATE stream can be
 decoded from its start, so the records up to the gap survive.
 """
@@ -19,11 +20,10 @@ from pathlib import Path
 from typing import Any, Iterable, Iterator
 
 from .protocol import consecutive_runs
+from .text import not_installed
 
+from .text import not_installed
 QR_PREFIX = "CR1"
-# RFC 9285's alphabet: the 45 characters of the QR alphanumeric mode, in its order.
-BASE45_ALPHABET = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ $%*+-./:"
-_BASE45_VALUE = {c: v for v, c in enumerate(BASE45_ALPHABET)}
 _FIELDS = 7  # prefix, i, n, len(L), CRC(L), CRC(chunk), data
 UNREADABLE_NAMED = 10  # images without a code named one by one; the rest counted
 
@@ -33,47 +33,52 @@ class QrError(Exception):
 
 
 class DecoderMissing(Exception):
-    """pyzbar, libzbar0 or Pillow is not installed; the message says how to get it."""
+    """pyzbar, libzbar0, Pillow or base45 is not installed; the message says how to get it."""
 
 
 def crc32(data: bytes) -> int:
     return zlib.crc32(data) & 0xFFFFFFFF
 
 
+def _base45() -> Any:
+    """The base45 package (RFC 9285), an implementation independent of the kernel's encoder."""
+    try:
+        import base45
+    except ImportError as exc:
+        raise DecoderMissing(not_installed("base45")) from exc
+    return base45
+
+
 def base45_encode(data: bytes) -> str:
-    """RFC 9285: every two bytes (a*256+b) as three characters, least significant first;
-    a last single byte as two."""
-    out: list[str] = []
-    for k in range(0, len(data) - 1, 2):
-        value = data[k] * 256 + data[k + 1]
-        out += [BASE45_ALPHABET[value % 45], BASE45_ALPHABET[value // 45 % 45], BASE45_ALPHABET[value // 2025]]
-    if len(data) % 2:
-        out += [BASE45_ALPHABET[data[-1] % 45], BASE45_ALPHABET[data[-1] // 45]]
-    return "".join(out)
+    """RFC 9285 encoding (tests and fakes: the kernel has its own encoder)."""
+    return str(_base45().b45encode(data).decode("ascii"))
 
 
 def base45_decode(text: str) -> bytes:
     """RFC 9285 decoding; QrError for a character outside the alphabet, a dangling
     single character, or a group whose value does not fit its bytes."""
+    b45 = _base45()
+    try:
+        return bytes(b45.b45decode(text))
+    except ValueError:
+        raise QrError(base45_problem(text, b45)) from None
+
+
+def base45_problem(text: str, b45: Any) -> str:
+    """What is wrong with text that the package refused (it says only "Invalid base45 string")."""
+    bad = next((c for c in text if c not in b45.BASE45_CHARSET), None)
+    if bad is not None:
+        return f"character {bad!r} is not in the base45 alphabet"
     if len(text) % 3 == 1:
-        raise QrError(f"base45 text of {len(text)} characters (a multiple of 3, or that plus 2, expected)")
-    out = bytearray()
+        return f"base45 text of {len(text)} characters (a multiple of 3, or that plus 2, expected)"
     for k in range(0, len(text), 3):
         group = text[k:k + 3]
         try:
-            digits = [_BASE45_VALUE[c] for c in group]
-        except KeyError as exc:
-            raise QrError(f"character {exc.args[0]!r} is not in the base45 alphabet") from None
-        value = sum(d * 45 ** p for p, d in enumerate(digits))
-        if len(group) == 3:
-            if value > 0xFFFF:
-                raise QrError(f"base45 group {group!r} is {value}, more than two bytes hold")
-            out += bytes((value >> 8, value & 0xFF))
-        else:
-            if value > 0xFF:
-                raise QrError(f"base45 group {group!r} is {value}, more than one byte holds")
-            out.append(value)
-    return bytes(out)
+            b45.b45decode(group)
+        except ValueError:
+            holds = "two bytes hold" if len(group) == 3 else "one byte holds"
+            return f"base45 group {group!r} stands for more than {holds}"
+    return f"the base45 package refused {text[:40]!r}"
 
 
 @dataclass(frozen=True)
@@ -257,8 +262,7 @@ def _zbar() -> tuple[Any, Any, Any]:
     try:
         from PIL import Image
     except ImportError as exc:
-        raise DecoderMissing("Pillow is not installed: run tools/setup.sh "
-                             "(it installs tools/requirements.txt into .venv)") from exc
+        raise DecoderMissing(not_installed("Pillow")) from exc
     try:
         from pyzbar import pyzbar
     except ImportError as exc:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import fcntl
 import os
 import pty
@@ -9,7 +10,6 @@ import queue
 import re
 import shutil
 import signal
-import socket
 import struct
 import subprocess
 import tempfile
@@ -20,13 +20,13 @@ import time
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import IO, Any, BinaryIO, Callable, TextIO
+from typing import IO, Any, Awaitable, BinaryIO, Callable, TextIO
 
 from . import emulators, model
 from .progress import Progress
 from .protocol import ParseResult, Record, StreamScanner, parse_log
 from .results import SERIAL_LOG, write_results
-from .text import bench_time_text
+from .text import bench_time_text, not_installed
 
 # After a good `done` record, give the emulator this long to exit by itself.
 DONE_GRACE_S = 1.0
@@ -37,9 +37,8 @@ DEFAULT_SILENCE_S = 60.0
 POLL_S = 0.05
 EMULATOR_LOG = "emulator.log"
 TAIL_KEEP = 64 * 1024
-# --screendump: how long the monitor may take to answer and to write the file.
+# --screendump: how long QEMU may take to answer on its QMP socket and to write the file.
 SCREENDUMP_WAIT_S = 60.0
-MONITOR_PROMPT = b"(qemu) "
 
 
 class Session:
@@ -286,70 +285,91 @@ def ppm_complete(path: Path) -> bool:
     return len(data) >= m.end() + width * height * 3 * (2 if maxval > 255 else 1)
 
 
-def _until_prompt(sock: socket.socket, deadline: float) -> None:
-    """Read the monitor until its prompt (raises OSError past the deadline)."""
-    seen = b""
-    while MONITOR_PROMPT not in seen:
-        sock.settimeout(max(0.1, deadline - time.monotonic()))
-        data = sock.recv(4096)
-        if not data:
-            raise OSError("the monitor closed")
-        seen = (seen + data)[-256:]
-
-
-class Monitor:
-    """QEMU's human monitor on its Unix socket: one command at a time, each
-    finished when the prompt comes back. Every wait is bounded (OSError past it)."""
+class Qmp:
+    """QEMU's QMP socket through the QEMU project's own client, qemu.qmp's QMPClient, driven
+    from this synchronous runner on an event loop of its own. Not qemu.qmp.legacy's sync
+    wrapper: its connect() waits for QEMU's greeting without a time limit, and one QEMU that
+    never answers would hang the run. Every call here is bounded; past its bound, or on any
+    QMP error, it raises OSError saying what failed."""
 
     def __init__(self, path: Path, wait: float = SCREENDUMP_WAIT_S) -> None:
-        self.path = path
-        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        from qemu.qmp import QMPClient  # pinned in tools/requirements.txt; emulators.prepare checked it
+
+        self.loop = asyncio.new_event_loop()
+        self.client = QMPClient("cleanroom")
         try:
-            self.sock.settimeout(wait)
-            self.sock.connect(str(path))
-            _until_prompt(self.sock, time.monotonic() + wait)
+            self._run(self.client.connect(str(path)), wait, "connect")
         except OSError:
-            self.sock.close()
+            self.loop.close()
             raise
 
-    def command(self, text: str, wait: float = SCREENDUMP_WAIT_S) -> None:
-        self.sock.sendall(text.encode() + b"\n")
-        _until_prompt(self.sock, time.monotonic() + wait)
+    def _run(self, step: Awaitable[Any], wait: float, what: str) -> Any:
+        from qemu.qmp import QMPError
+
+        try:
+            return self.loop.run_until_complete(asyncio.wait_for(step, wait))
+        except asyncio.TimeoutError:
+            raise OSError(f"{what}: no answer within {wait:g} s") from None
+        except (QMPError, EOFError) as exc:
+            raise OSError(f"{what}: {exc or type(exc).__name__}") from exc
+
+    def execute(self, command: str, arguments: dict[str, Any] | None = None,
+                wait: float = SCREENDUMP_WAIT_S) -> Any:
+        return self._run(self.client.execute(command, arguments), wait, command)
 
     def screendump(self, dest: Path, wait: float = SCREENDUMP_WAIT_S) -> None:
         """Save the screen as a PPM at dest and wait until the file is whole."""
         deadline = time.monotonic() + wait
         dest.unlink(missing_ok=True)
-        name = str(dest) if " " not in str(dest) else '"' + str(dest) + '"'
-        self.command(f"screendump {name}", wait)
+        self.execute("screendump", {"filename": str(dest)}, wait)
         while not ppm_complete(dest):
             if time.monotonic() >= deadline:
                 raise OSError(f"QEMU did not write {dest} within {wait:g} s")
             time.sleep(POLL_S)
 
+    def send_key(self, key: str) -> None:
+        """Press and release one key, by its QEMU key code name ('spc')."""
+        self.execute("send-key", {"keys": [{"type": "qcode", "data": key}]})
+
     def quit(self, wait: float = SCREENDUMP_WAIT_S) -> None:
-        deadline = time.monotonic() + wait
-        self.sock.sendall(b"quit\n")
-        # QEMU closes the monitor as it quits: closing it first could lose the command
-        while self.sock.recv(4096):
-            self.sock.settimeout(max(0.1, deadline - time.monotonic()))
+        from qemu.qmp import ExecInterruptedError
+
+        try:
+            self.execute("quit", wait=wait)
+        except OSError as exc:
+            # QEMU may close the socket as it quits, before its reply has arrived
+            if not isinstance(exc.__cause__, (ExecInterruptedError, EOFError)):
+                raise
 
     def close(self) -> None:
-        self.sock.close()
+        try:
+            self._run(self.client.disconnect(), SCREENDUMP_WAIT_S, "disconnect")
+        except OSError:
+            pass  # a QEMU that has quit, or hung up, has nothing more to say
+        finally:
+            self.loop.close()
+
+    def __enter__(self) -> "Qmp":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
 
-def take_screendump(monitor: Path, dest: Path, wait: float = SCREENDUMP_WAIT_S) -> str | None:
-    """Ask QEMU's human monitor for `screendump dest` (PPM), wait until the
+def qmp_problem(qmp: Path, exc: OSError) -> str:
+    """What went wrong on the QMP socket, for the user: the socket, then the problem."""
+    return f"QEMU's QMP socket ({qmp}): {exc}"
+
+
+def take_screendump(qmp: Path, dest: Path, wait: float = SCREENDUMP_WAIT_S) -> str | None:
+    """Ask QEMU (QMP `screendump`) for a PPM of the screen at dest, wait until the
     file is whole, then tell QEMU to quit. None on success, else what failed."""
     try:
-        mon = Monitor(monitor, wait)
-        try:
-            mon.screendump(dest, wait)
-            mon.quit(wait)
-        finally:
-            mon.close()
+        with Qmp(qmp, wait) as q:
+            q.screendump(dest, wait)
+            q.quit(wait)
     except OSError as exc:
-        return f"QEMU's monitor ({monitor}): {exc}"
+        return qmp_problem(qmp, exc)
     return None
 
 
@@ -380,11 +400,11 @@ class QrPages:
         return {"dir": str(self.directory), "codes": self.total, "saved": len(self.saved), "keys": self.keys}
 
 
-def collect_qr_pages(monitor: Path, directory: Path) -> QrPages:
+def collect_qr_pages(qmp: Path, directory: Path) -> QrPages:
     """Screendump every QR page of a halted kernel into directory (qr-000.ppm for code 0, ...),
     pressing space between pages, until every code 0..n-1 is saved; each dump is decoded to
     know which code it shows. Bounded: QR_FIRST_CODE_S for the first code, QR_PAGE_S per page,
-    3n + 10 key presses in all. Leaves QEMU running."""
+    3n + 10 key presses in all. Then tells QEMU to quit."""
     from . import qrdecode  # pyzbar is needed only here
 
     pages = QrPages(directory)
@@ -392,15 +412,15 @@ def collect_qr_pages(monitor: Path, directory: Path) -> QrPages:
     dump = directory / QR_DUMP
     shown: int | None = None  # the code on screen at the last look
     try:
-        mon = Monitor(monitor)
+        client = Qmp(qmp)
     except OSError as exc:
-        pages.error = f"--qr-pages: QEMU's monitor ({monitor}): {exc}"
+        pages.error = "--qr-pages: " + qmp_problem(qmp, exc)
         return pages
     try:
         now = time.monotonic()
         deadline, key_again = now + QR_FIRST_CODE_S, float("inf")
         while True:
-            mon.screendump(dump)
+            client.screendump(dump)
             chunks = qrdecode.read_image(dump).chunks
             now = time.monotonic()
             index = chunks[0].index if chunks else None
@@ -415,7 +435,7 @@ def collect_qr_pages(monitor: Path, directory: Path) -> QrPages:
                     pages.error = (f"--qr-pages: {len(pages.saved)} of {pages.total} codes after "
                                    f"{pages.keys} key presses; giving up")
                     break
-                mon.command("sendkey spc")
+                client.send_key("spc")
                 pages.keys += 1
                 deadline, key_again = now + QR_PAGE_S, now + QR_KEY_AGAIN_S
                 time.sleep(QR_SETTLE_S)
@@ -427,17 +447,17 @@ def collect_qr_pages(monitor: Path, directory: Path) -> QrPages:
                                     f"{pages.total} for {QR_PAGE_S:g} s after a key press")
                 break
             if index is not None and now >= key_again:  # still the old page: the key was lost
-                mon.command("sendkey spc")
+                client.send_key("spc")
                 pages.keys += 1
                 key_again = now + QR_KEY_AGAIN_S
             time.sleep(POLL_S)
-        mon.quit()
+        client.quit()
     except OSError as exc:
-        pages.error = f"--qr-pages: QEMU's monitor ({monitor}): {exc}"
+        pages.error = "--qr-pages: " + qmp_problem(qmp, exc)
     except qrdecode.DecoderMissing as exc:
         pages.error = f"--qr-pages: {exc}"
     finally:
-        mon.close()
+        client.close()
         dump.unlink(missing_ok=True)
     pages.saved.sort()
     return pages
@@ -532,27 +552,27 @@ def run_emulator(spec: emulators.RunSpec, out_dir: Path, limits: Limits,
                 except KeyboardInterrupt:
                     interrupted = True
                 # --qr-pages: the kernel halted after done and pages through its codes
-                if spec.qr_pages is not None and launch.monitor is not None and not interrupted:
+                if spec.qr_pages is not None and launch.qmp is not None and not interrupted:
                     if session.done_at is None:
                         qr_error = "--qr-pages: no QR pages: the run sent no done record"
                     elif proc.poll() is not None:
                         qr_error = (f"--qr-pages: QEMU exited (status {proc.returncode}) before the QR pages "
                                     f"could be saved (exit= on the command line?)")
                     else:
-                        qr_pages = collect_qr_pages(launch.monitor, spec.qr_pages.absolute())
+                        qr_pages = collect_qr_pages(launch.qmp, spec.qr_pages.absolute())
                         qr_error = qr_pages.error
                         try:
                             proc.wait(timeout=5.0)
                         except subprocess.TimeoutExpired:
                             pass
                 # --screendump: the kernel halted at done (or hung); the screen is still there
-                if spec.screendump is not None and launch.monitor is not None and not interrupted:
+                if spec.screendump is not None and launch.qmp is not None and not interrupted:
                     dest = spec.screendump.absolute()
                     if proc.poll() is not None:
                         screendump_error = (f"no screendump: QEMU exited (status {proc.returncode}) before the "
                                             f"screen could be saved (exit= on the command line?)")
                     else:
-                        screendump_error = take_screendump(launch.monitor, dest)
+                        screendump_error = take_screendump(launch.qmp, dest)
                         if screendump_error is None:
                             screendump = str(dest)
                             try:
@@ -635,8 +655,7 @@ def capture_port(port: str, baud: int, out_dir: Path, limits: Limits, progress: 
     try:
         import serial  # pyserial
     except ImportError as exc:
-        raise emulators.SetupError("pyserial is not installed: run tools/setup.sh "
-                                   "(it installs tools/requirements.txt into .venv)") from exc
+        raise emulators.SetupError(not_installed("pyserial")) from exc
     try:
         ser = serial.Serial(port, baudrate=baud, timeout=POLL_S)
     except (serial.SerialException, OSError, ValueError) as exc:

@@ -11,6 +11,11 @@ from typing import Any, Iterable, Sequence
 from .interval import number as interval_number
 
 
+def not_installed(package: str) -> str:
+    """What to do when a pinned Python package is missing (tools/requirements.txt)."""
+    return f"{package} is not installed: run tools/setup.sh (it installs tools/requirements.txt into .venv)"
+
+
 def human_bytes(n: Any) -> str:
     if not isinstance(n, int) or isinstance(n, bool):
         return str(n)
