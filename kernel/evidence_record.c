@@ -45,6 +45,19 @@ void evidence_record(void)
     if (mcheck_why())
         rec_str("mce_why", mcheck_why());
     rec_u64("mc_banks", mcheck_banks());
+    const struct mcheck_stale *st;
+    uint32_t n_stale = mcheck_stale(&st);
+    rec_u64("mc_stale", n_stale); /* banks valid from before this boot, cleared */
+    rec_arr_begin("mc_stale_banks");
+    for (uint32_t i = 0; i < n_stale && i < MCHECK_STALE_MAX; i++) {
+        rec_obj_begin(0);
+        rec_u64("bank", st[i].bank);
+        rec_u64("status", st[i].status);
+        rec_u64("addr", st[i].addr);
+        rec_bool("cleared", st[i].cleared);
+        rec_obj_end();
+    }
+    rec_arr_end();
     present_or_why("aperf_mperf", "aperf_mperf_why", perfstate_aperf_mperf_why());
     present_or_why("smi_count", "smi_count_why", perfstate_smi_why());
     mtrr_fields();
