@@ -5,6 +5,7 @@
 #include "app/sysinfo.h"
 #include "app/version.h"
 #include "arch/cpu.h"
+#include "arch/cpuidlimit.h"
 #include "arch/gdt.h"
 #include "arch/idt.h"
 #include "arch/machine.h"
@@ -62,6 +63,7 @@ void kmain(uint32_t magic, const struct multiboot_info *mbi)
     rec_writer_init(&records, console_record_sink, 0);
     rec_attach(&records);
     recordlog_init((enum qr_mode)early->qr); /* qr= not off: a copy of every record from hello on */
+    cpuidlimit_lift(early->provoke == PROVOKE_CPUIDLIMIT); /* firmware's "Limit CPUID Maxval" off */
     cpu_identify();                 /* CPUID: vendor, features, caches */
     mcheck_init();                  /* CR4.MCE: a machine check is a fault record, not a reset */
     mtrr_init(memory_regions());    /* memory types, before paging keeps 4 MiB pages within one */

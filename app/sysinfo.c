@@ -3,6 +3,7 @@
 #include "app/version.h"
 #include "arch/acpi.h"
 #include "arch/cpu.h"
+#include "arch/cpuidlimit.h"
 #include "arch/paging.h"
 #include "arch/tsc.h"
 #include "bench/registry.h"
@@ -52,6 +53,7 @@ void sysinfo_cpu(uint32_t boot_cr0)
     rec_bool("cpuid", c->has_cpuid);
     rec_u64("max_leaf", c->max_leaf);
     rec_u64("max_ext_leaf", c->max_ext_leaf);
+    rec_str("cpuid_limit", cpuidlimit_state()); /* IA32_MISC_ENABLE bit 22 */
     rec_arr_begin("features");
     for (int f = 0; f < FEAT_COUNT; f++)
         if (cpu_has((enum cpu_feature)f))
