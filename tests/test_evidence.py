@@ -171,3 +171,15 @@ def test_limit_cpuid_maxval_is_cleared_before_the_cpu_is_identified(tmp_path: Pa
     assert of_type(res, "cpu")[0]["cpuid_limit"] == "clear"
     rc, res = boot(tmp_path / "amd", "qemu", CHEAP, "--cpu", "EPYC")
     assert of_type(res, "cpu")[0]["cpuid_limit"] == "n/a"  # no such MSR on AMD: never touched
+
+
+def test_the_chipset_watchdog_is_read_and_named(tmp_path: Path) -> None:
+    """Issue 23: the TCO timer of an Intel ICH/PCH can reset a machine that runs with
+    interrupts off. QEMU's q35 has an ICH9 whose TCO runs with NO_REBOOT set (QEMU's default);
+    its i440FX machine has no TCO at all, which is said, not guessed."""
+    rc, res = boot(tmp_path / "q35", "qemu", CHEAP, "--qemu-arg=-M", "--qemu-arg=q35")
+    tco = evidence(res)["tco"]
+    assert rc == 0 and tco == {"where": "lpc", "halted": False, "timeout_ms": 2400, "no_reboot": True}
+    rc, res = boot(tmp_path / "pc", "qemu", CHEAP)
+    tco = evidence(res)["tco"]
+    assert tco["where"] is None and "no Intel ICH/PCH TCO" in tco["why"]
