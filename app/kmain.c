@@ -56,7 +56,7 @@ void kmain(uint32_t magic, const struct multiboot_info *mbi)
     /* serial= and qr= are needed before the first record: parsed silently
      * here (a rejected value keeps its default; the full parse reports it) */
     const struct config *early = startup_early_config();
-    console_init(early->serial);    /* the screen (VGA text or framebuffer), then the serial ports (bounded, serial=) */
+    console_init(early->serial, early->serial_clock);    /* the screen (VGA text or framebuffer), then the serial ports (bounded, serial=) */
     gdt_init();                     /* our own flat segments and TSS */
     idt_init();                     /* every exception has a named handler */
     fault_init();                   /* ...that reports it as a fault record */

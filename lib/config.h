@@ -46,6 +46,7 @@ enum config_key {
     KEY_SERIAL,
     KEY_TSC,
     KEY_QR,
+    KEY_SERIAL_CLOCK,
     KEY_COUNT
 };
 
@@ -68,6 +69,7 @@ struct config {
     uint32_t qr; /* enum qr_mode */
     uint32_t runs, warmup, reps;
     uint32_t serial; /* enum serial_choice, or an I/O port (>= SERIAL_PORT_MIN) */
+    uint32_t serial_clock; /* Hz of the PCI UARTs' clock; 0: lib/uartclock.c's table, else unverified */
     uint64_t maxsize;
     uint64_t sizes[CFG_MAX_SIZES];
     uint32_t nsizes;
