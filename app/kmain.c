@@ -5,6 +5,7 @@
 #include "app/sysinfo.h"
 #include "app/version.h"
 #include "arch/cpu.h"
+#include "arch/cpuidlimit.h"
 #include "arch/gdt.h"
 #include "arch/idt.h"
 #include "arch/machine.h"
@@ -55,13 +56,14 @@ void kmain(uint32_t magic, const struct multiboot_info *mbi)
     /* serial= and qr= are needed before the first record: parsed silently
      * here (a rejected value keeps its default; the full parse reports it) */
     const struct config *early = startup_early_config();
-    console_init(early->serial);    /* the screen (VGA text or framebuffer), then the serial ports (bounded, serial=) */
+    console_init(early->serial, early->serial_clock);    /* the screen (VGA text or framebuffer), then the serial ports (bounded, serial=) */
     gdt_init();                     /* our own flat segments and TSS */
     idt_init();                     /* every exception has a named handler */
     fault_init();                   /* ...that reports it as a fault record */
     rec_writer_init(&records, console_record_sink, 0);
     rec_attach(&records);
     recordlog_init((enum qr_mode)early->qr); /* qr= not off: a copy of every record from hello on */
+    cpuidlimit_lift(early->provoke == PROVOKE_CPUIDLIMIT); /* firmware's "Limit CPUID Maxval" off */
     cpu_identify();                 /* CPUID: vendor, features, caches */
     mcheck_init();                  /* CR4.MCE: a machine check is a fault record, not a reset */
     mtrr_init(memory_regions());    /* memory types, before paging keeps 4 MiB pages within one */

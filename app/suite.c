@@ -192,6 +192,8 @@ static void provoke_fault(enum provoke what)
 void suite_run(const struct config *cfg)
 {
     enum run_status status = RUN_OK;
+    if (cfg->suite == SUITE_PAPER || cfg->suite == SUITE_ALL) /* hours with interrupts off */
+        console_say(VGA_YELLOW, "a long run: an armed watchdog (BMC, chipset TCO) would reset the machine; see docs/HARDWARE.md");
     provoke_fault((enum provoke)cfg->provoke);
     if (cfg->suite == SUITE_SELFTEST || cfg->suite == SUITE_ALL) {
         selftests_run();

@@ -3,6 +3,7 @@
 #include "app/version.h"
 #include "arch/acpi.h"
 #include "arch/cpu.h"
+#include "arch/cpuidlimit.h"
 #include "arch/paging.h"
 #include "arch/tsc.h"
 #include "bench/registry.h"
@@ -10,6 +11,7 @@
 #include "kernel/exit.h"
 #include "kernel/memory.h"
 #include "kernel/serial.h"
+#include "lib/clockpick.h"
 #include "lib/record.h"
 #include "lib/wire.h"
 
@@ -52,6 +54,7 @@ void sysinfo_cpu(uint32_t boot_cr0)
     rec_bool("cpuid", c->has_cpuid);
     rec_u64("max_leaf", c->max_leaf);
     rec_u64("max_ext_leaf", c->max_ext_leaf);
+    rec_str("cpuid_limit", cpuidlimit_state()); /* IA32_MISC_ENABLE bit 22 */
     rec_arr_begin("features");
     for (int f = 0; f < FEAT_COUNT; f++)
         if (cpu_has((enum cpu_feature)f))
@@ -135,10 +138,22 @@ void sysinfo_tsc(void)
         if (!t->sources[s].hz)
             rec_str(t->sources[s].name, t->sources[s].why);
     rec_obj_end();
+    rec_obj_begin("spread_ppm"); /* each measured source's windows: (max - min) / median */
+    for (int s = TSC_SRC_AUTO + 1; s < TSC_SRC_COUNT; s++)
+        if (t->sources[s].hz && s != TSC_SRC_CPUID15 && s != TSC_SRC_CPUID16)
+            rec_u64(t->sources[s].name, t->sources[s].spread_ppm);
+    rec_obj_end();
     rec_bool("agree", t->agree);
+    rec_arr_begin("pair");
+    for (int i = 0; i < 2; i++)
+        if (t->pair[i])
+            rec_str(0, t->pair[i]);
+    rec_arr_end();
+    rec_u64("pair_ppm", t->pair_ppm);
+    rec_u64("tolerance_ppm", t->tolerance_ppm);
     rec_arr_begin("disagree");
     for (int s = TSC_SRC_AUTO + 1; s < TSC_SRC_COUNT && t->hz; s++)
-        if (t->sources[s].hz && !tsc_figures_agree(t->hz, t->sources[s].hz)) {
+        if (t->sources[s].hz && clock_ppm(t->hz, t->sources[s].hz) > t->tolerance_ppm) {
             rec_str(0, t->sources[s].name);
             disagreeing++;
         }

@@ -68,7 +68,7 @@ const char *cpu_cache_type_name(uint32_t type)
 }
 
 /* CPUID exists when EFLAGS.ID can be toggled (not on a 386 or early 486). */
-static bool detect_cpuid(void)
+bool cpu_detect_cpuid(void)
 {
     uint32_t before = read_eflags();
     write_eflags(before ^ EFLAGS_ID);
@@ -230,7 +230,7 @@ void cpu_identify(void)
     memset(&info, 0, sizeof info);
     info.cache_source = "none";
     info.cache_leaf = "none";
-    info.has_cpuid = detect_cpuid();
+    info.has_cpuid = cpu_detect_cpuid();
     if (!info.has_cpuid) {
         str_copy(info.vendor, "unknown", sizeof info.vendor);
         info.family = 4; /* a CPU without CPUID is a 386 or an early 486 */

@@ -44,6 +44,8 @@ struct cpu_info {
 };
 
 void cpu_identify(void);
+/* Whether the CPUID instruction exists (EFLAGS.ID toggles), before cpu_identify. */
+bool cpu_detect_cpuid(void);
 const struct cpu_info *cpu_info(void);
 bool cpu_has(enum cpu_feature f);
 const char *cpu_feature_name(enum cpu_feature f);

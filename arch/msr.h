@@ -20,11 +20,15 @@
 #define MSR_PAT 0x277
 #define MSR_MTRR_DEF_TYPE 0x2ff
 #define MSR_MC0_STATUS 0x401 /* bank i at 0x401 + 4i */
+#define MSR_MC0_ADDR 0x402   /* bank i at 0x402 + 4i */
+#define MSR_MISC_ENABLE 0x1a0
 #define MSR_MPERF 0xe7
 #define MSR_APERF 0xe8
 
 /* False (and *v untouched) when rdmsr raised #GP. Needs CPUID's MSR bit
  * (the caller checks) and the fault handlers (kernel/fault.h). */
 bool msr_try_read(uint32_t msr, uint64_t *v);
+/* False when wrmsr raised #GP (a reserved bit, or no such MSR). */
+bool msr_try_write(uint32_t msr, uint64_t v);
 
 #endif

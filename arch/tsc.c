@@ -5,13 +5,15 @@
 #include "arch/lfence.h"
 #include "arch/pit.h"
 #include "arch/pmtimer.h"
+#include "lib/clockpick.h"
 #include "lib/string.h"
 
-/* One measurement window per counting source: 10 ms of its time. Long
- * enough that a read's latency at either end (a few microseconds on a
- * PC's ports) is under 0.1 %, short enough that three sources cost 30 ms,
- * or 30 million instructions under qemu-icount. */
-#define WINDOW_FS 10000000000000ull
+/* Three measurement windows per counting source, 5 ms of its time each:
+ * long enough that a read's latency at either end (a few microseconds on a
+ * PC's ports) is under 0.1 %, and the median drops a window an SMI hit;
+ * three sources cost 45 ms, or 45 million instructions under qemu-icount. */
+#define WINDOWS 3u
+#define WINDOW_FS 5000000000000ull
 /* A live counter changes between two reads on a PC, and within a few dozen
  * reads under an emulator (QEMU -icount: a PIT tick is 838 instructions).
  * This many reads without a change is a counter that does not count (no
@@ -117,13 +119,19 @@ static void measure_source(enum tsc_source s, bool (*setup)(struct timebase *, c
 {
     struct timebase tb;
     const char *why = 0;
+    uint64_t windows[WINDOWS] = { 0 };
     if (setup(&tb, &why)) {
-        info.sources[s].hz = measure(&tb, &why);
+        for (uint32_t w = 0; w < WINDOWS; w++) {
+            windows[w] = measure(&tb, &why);
+            if (!windows[w] && w == 0)
+                break; /* a counter that fails at once fails every time: do not wait twice more */
+        }
         if (tb.release)
             tb.release();
     }
+    info.sources[s].hz = clock_median(windows, WINDOWS, &info.sources[s].spread_ppm);
     if (!info.sources[s].hz)
-        info.sources[s].why = why ? why : "no figure";
+        info.sources[s].why = why ? why : "fewer than two windows of three gave a figure";
 }
 
 static void cpuid_sources(void)
@@ -147,51 +155,29 @@ static void cpuid_sources(void)
     }
 }
 
-/* CPUID 15h and 16h come from the same fused values: they can confirm a
- * measured figure, not each other. */
-static bool independent(enum tsc_source a, enum tsc_source b)
-{
-    bool a_cpuid = a == TSC_SRC_CPUID15 || a == TSC_SRC_CPUID16;
-    bool b_cpuid = b == TSC_SRC_CPUID15 || b == TSC_SRC_CPUID16;
-    return a != b && !(a_cpuid && b_cpuid);
-}
+bool tsc_figures_agree(uint64_t a, uint64_t b) { return clock_ppm(a, b) <= TSC_AGREE_PPM; }
 
-bool tsc_figures_agree(uint64_t a, uint64_t b)
-{
-    uint64_t diff = a > b ? a - b : b - a;
-    return diff * 1000000 <= (uint64_t)TSC_AGREE_PPM * a;
-}
-
-static bool confirmed(enum tsc_source s)
-{
-    for (int o = TSC_SRC_AUTO + 1; o < TSC_SRC_COUNT; o++)
-        if (independent(s, (enum tsc_source)o) && info.sources[o].hz &&
-            tsc_figures_agree(info.sources[s].hz, info.sources[o].hz))
-            return true;
-    return false;
-}
-
-/* The forced source; else the most preferred one another confirms; else,
- * unconfirmed, the most preferred one there is. */
+/* The forced source; else the one the closest-agreeing pair of independent
+ * sources supports (lib/clockpick.h); else, unconfirmed, the most preferred
+ * one there is. CPUID 15h and 16h come from the same fused values: they can
+ * confirm a measured figure, not each other. */
 static void choose(void)
 {
-    int chosen = -1;
-    if (forced != TSC_SRC_AUTO) {
-        if (info.sources[forced].hz)
-            chosen = (int)forced;
-    } else {
-        for (int s = TSC_SRC_AUTO + 1; s < TSC_SRC_COUNT && chosen < 0; s++)
-            if (info.sources[s].hz && confirmed((enum tsc_source)s))
-                chosen = s;
-        for (int s = TSC_SRC_AUTO + 1; s < TSC_SRC_COUNT && chosen < 0; s++)
-            if (info.sources[s].hz)
-                chosen = s;
-    }
-    if (chosen < 0)
+    struct clock_source s[TSC_SRC_COUNT - 1];
+    for (int i = TSC_SRC_AUTO + 1; i < TSC_SRC_COUNT; i++)
+        s[i - 1] = (struct clock_source){ info.sources[i].hz,
+                                          i == TSC_SRC_CPUID15 || i == TSC_SRC_CPUID16 ? TSC_SRC_CPUID15 : (uint32_t)i };
+    struct clock_choice c = clock_choose(s, TSC_SRC_COUNT - 1, forced == TSC_SRC_AUTO ? -1 : (int)forced - 1,
+                                         TSC_AGREE_PPM);
+    info.pair[0] = c.pair[0] < 0 ? 0 : info.sources[c.pair[0] + 1].name;
+    info.pair[1] = c.pair[1] < 0 ? 0 : info.sources[c.pair[1] + 1].name;
+    info.pair_ppm = c.pair[0] < 0 ? 0 : c.pair_ppm;
+    info.tolerance_ppm = c.tolerance_ppm;
+    if (c.chosen < 0)
         return;
-    info.hz = info.sources[chosen].hz;
-    info.method = info.sources[chosen].name;
-    info.agree = confirmed((enum tsc_source)chosen);
+    info.hz = info.sources[c.chosen + 1].hz;
+    info.method = info.sources[c.chosen + 1].name;
+    info.agree = c.agree;
 }
 
 static void frequency(void)

@@ -6,11 +6,12 @@
  * once and reported, and benchmarks may subtract it.
  *
  * The TSC's frequency comes from every source the machine has: the HPET,
- * the ACPI PM timer and the PIT, each measured against the TSC over a short
- * window, and CPUID leaves 15h (crystal x ratio) and 16h (nominal base
- * MHz). The preferred source that another, independent one agrees with
- * (within TSC_AGREE_PPM) is chosen; a figure nothing confirms is flagged,
- * and with no source at all hz is 0, never a guess. */
+ * the ACPI PM timer and the PIT, each measured against the TSC over short
+ * windows (the median of three), and CPUID leaves 15h (crystal x ratio) and
+ * 16h (nominal base MHz). The figure the closest-agreeing pair of independent
+ * sources supports (within TSC_AGREE_PPM) is chosen (lib/clockpick.h); a
+ * figure nothing confirms is flagged, and with no source at all hz is 0,
+ * never a guess. */
 #ifndef ARCH_TSC_H
 #define ARCH_TSC_H
 
@@ -40,7 +41,8 @@ struct timebase {
 
 struct tsc_source_figure {
     const char *name;       /* as in the tsc record's "sources" */
-    uint64_t hz;            /* 0: absent or failed, see why */
+    uint64_t hz;            /* the median of its windows; 0: absent or failed, see why */
+    uint32_t spread_ppm;    /* max - min of its windows over the median (0: one figure, or declared) */
     const char *why;        /* why there is no figure */
 };
 
@@ -51,6 +53,9 @@ struct tsc_info {
     uint64_t overhead;      /* minimum cycles of an empty timed region */
     struct tsc_source_figure sources[TSC_SRC_COUNT]; /* [TSC_SRC_AUTO] unused */
     bool agree;             /* another independent source confirms hz within TSC_AGREE_PPM */
+    const char *pair[2];    /* the two independent sources that agree best (0: fewer than two figures) */
+    uint32_t pair_ppm;      /* how far apart they are */
+    uint32_t tolerance_ppm; /* a source further than this from hz disagrees (tighter when the pair is close) */
     bool forced;            /* `tsc=` named the source */
     bool invariant;         /* CPUID 8000_0007h EDX bit 8: constant rate through P- and C-states */
     const char *lfence;     /* "architectural", "msr", "os", "unverified", "n/a" */

@@ -35,7 +35,11 @@ void console_record_sink(void *ctx, const char *s, size_t n)
         flush();
 }
 
-void console_init(uint32_t serial) { (void)serial; }
+void console_init(uint32_t serial, uint32_t serial_clock)
+{
+    (void)serial;
+    (void)serial_clock;
+}
 void console_set_mode(enum console_mode mode) { (void)mode; }
 void console_say(enum vga_color color, const char *format, ...) { (void)color, (void)format; }
 void console_status(const char *format, ...) { (void)format; }

@@ -7,10 +7,10 @@
 
 static enum console_mode mode = CONSOLE_BOTH;
 
-void console_init(uint32_t serial)
+void console_init(uint32_t serial, uint32_t serial_clock)
 {
     vga_init(); /* first: what serial_init finds (or not) can be said on screen */
-    serial_init(serial);
+    serial_init(serial, serial_clock);
 }
 
 static void port_label(char *buf, size_t size, const struct serial_port *p)
@@ -39,7 +39,11 @@ void console_serial_summary(void)
             if (!ports[i].used)
                 continue;
             port_label(label, sizeof label, &ports[i]);
-            console_say(VGA_GREY, "serial: records on %s, 115200 8N1", label);
+            if (ports[i].rate[0] == 'u') /* "unverified": the card's clock is anybody's guess */
+                console_say(VGA_YELLOW, "serial: records on %s, 115200 8N1 if its UART clock is 1.8432 MHz "
+                            "(unverified: serial_clock=HZ sets it)", label);
+            else
+                console_say(VGA_GREY, "serial: records on %s, 115200 8N1", label);
         }
         return;
     }

@@ -10,7 +10,7 @@
 
 /* The screen first, then the serial ports serial= chose (enum
  * serial_choice, or an I/O port). */
-void console_init(uint32_t serial);
+void console_init(uint32_t serial, uint32_t serial_clock);
 /* On screen: which serial ports carry the records, or that none does and
  * what was probed (the hello record has the same in "serial"). */
 void console_serial_summary(void);

@@ -3,6 +3,7 @@
 #include "arch/x86.h"
 #include "lib/fmt.h"
 #include "lib/record.h"
+#include "lib/uartclock.h"
 
 #define REG_DATA 0
 #define REG_IER 1
@@ -41,6 +42,7 @@ static struct serial_port ports[SERIAL_PORTS_MAX];
 static uint32_t nports;
 static uint32_t chosen;
 static bool pci_scanned;
+static uint32_t pci_clock; /* serial_clock=, 0: none given */
 
 static void reg_write(uint16_t base, int reg, uint8_t v) { outb((uint16_t)(base + reg), v); }
 static uint8_t reg_read(uint16_t base, int reg) { return inb((uint16_t)(base + reg)); }
@@ -48,15 +50,15 @@ static uint8_t reg_read(uint16_t base, int reg) { return inb((uint16_t)(base + r
 /* Sets the port up and checks that a UART answers: the scratch register
  * holds what we write on any 16450/16550, and in loopback mode a byte sent
  * comes back. Returns NULL, or what failed. */
-static const char *uart_setup(uint16_t base)
+static const char *uart_setup(uint16_t base, uint16_t divisor)
 {
     reg_write(base, REG_SCRATCH, 0x5a);
     if (reg_read(base, REG_SCRATCH) != 0x5a)
         return "no UART (scratch register does not hold a byte)";
     reg_write(base, REG_IER, 0x00);            /* no UART interrupts */
     reg_write(base, REG_LCR, LCR_DLAB);
-    reg_write(base, REG_DATA, (uint8_t)(115200 / SERIAL_BAUD)); /* divisor low */
-    reg_write(base, REG_IER, 0x00);            /* divisor high */
+    reg_write(base, REG_DATA, (uint8_t)divisor);        /* divisor low */
+    reg_write(base, REG_IER, (uint8_t)(divisor >> 8)); /* divisor high */
     reg_write(base, REG_LCR, 0x03);            /* 8N1 */
     reg_write(base, REG_FCR, 0xc7);            /* FIFO on, cleared, 14-byte threshold */
     reg_write(base, REG_MCR, MCR_LOOPBACK | MCR_DTR_RTS_OUT2);
@@ -76,7 +78,8 @@ static struct serial_port *add_port(uint16_t base, const char *kind, const char 
     if (nports == SERIAL_PORTS_MAX)
         return 0;
     struct serial_port *p = &ports[nports++];
-    *p = (struct serial_port){ .base = base, .kind = kind, .source = source };
+    *p = (struct serial_port){ .base = base, .kind = kind, .source = source, .clock_hz = UART_STANDARD_CLOCK,
+                               .divisor = 1, .rate = "standard" };
     return p;
 }
 
@@ -114,10 +117,12 @@ static void find_com_ports(void)
             add_port(bda_port(n), "bda", "bda");
 }
 
-/* The first I/O BAR of a PCI UART (0 when it has none or the firmware
- * left it unassigned), with the device's I/O decoding switched on. */
-static uint16_t pci_io_base(struct pci_address a, const char **problem)
+/* The I/O BARs of a PCI UART (a base of 0 with the problem when the
+ * firmware left one unassigned), in BAR order; the device's I/O decoding
+ * switched on. */
+static uint32_t pci_io_bars(struct pci_address a, uint16_t bases[PCI_BAR_COUNT], const char *problems[PCI_BAR_COUNT])
 {
+    uint32_t n = 0;
     for (uint8_t bar = 0; bar < PCI_BAR_COUNT; bar++) {
         uint32_t v = pci_read32(a, (uint8_t)(PCI_BAR0 + 4 * bar));
         if (!(v & PCI_BAR_IO)) {
@@ -126,21 +131,34 @@ static uint16_t pci_io_base(struct pci_address a, const char **problem)
             continue;
         }
         uint32_t base = v & ~3u;
-        if (base == 0) {
-            *problem = "I/O BAR unassigned by the firmware";
-            return 0;
-        }
-        if (base > SERIAL_PORT_MAX) {
-            *problem = "I/O BAR beyond the 64 KiB port space";
-            return 0;
-        }
-        uint32_t command = pci_read32(a, PCI_COMMAND) & 0xffff;
-        if (!(command & PCI_COMMAND_IO)) /* firmware without a driver for it may leave decoding off */
-            pci_write16(a, PCI_COMMAND, (uint16_t)(command | PCI_COMMAND_IO));
-        return (uint16_t)base;
+        problems[n] = base == 0 ? "I/O BAR unassigned by the firmware"
+                      : base > SERIAL_PORT_MAX ? "I/O BAR beyond the 64 KiB port space" : 0;
+        bases[n] = problems[n] ? 0 : (uint16_t)base;
+        n++;
     }
-    *problem = "no I/O BAR (memory-mapped only: not supported)";
-    return 0;
+    uint32_t command = pci_read32(a, PCI_COMMAND) & 0xffff;
+    if (n && !(command & PCI_COMMAND_IO)) /* firmware without a driver for it may leave decoding off */
+        pci_write16(a, PCI_COMMAND, (uint16_t)(command | PCI_COMMAND_IO));
+    return n;
+}
+
+static void add_pci_port(struct pci_address a, uint16_t base, const char *problem, const struct uart_model *m)
+{
+    struct serial_port *p = add_port(base, "pci", "pci");
+    if (!p)
+        return;
+    p->is_pci = true;
+    p->pci = a;
+    p->problem = problem;
+    p->model = m ? m->name : 0;
+    uint32_t clock = pci_clock ? pci_clock : m ? m->clock_hz : UART_STANDARD_CLOCK, baud;
+    p->rate = pci_clock ? "set" : m ? "known" : "unverified";
+    p->clock_hz = clock;
+    p->divisor = (uint16_t)uart_divisor(clock, SERIAL_BAUD, &baud);
+    if (!p->divisor && !p->problem) {
+        p->base = 0; /* never driven at a rate nobody can read */
+        p->problem = "115200 baud is not reachable from its clock (serial_clock=)";
+    }
 }
 
 static bool visit_pci(void *ctx, struct pci_address a, uint32_t class_rev)
@@ -149,14 +167,19 @@ static bool visit_pci(void *ctx, struct pci_address a, uint32_t class_rev)
     uint8_t cls = (uint8_t)(class_rev >> 24), sub = (uint8_t)(class_rev >> 16), progif = (uint8_t)(class_rev >> 8);
     if (cls != PCI_CLASS_SERIAL || sub != PCI_SUBCLASS_UART || progif > PCI_PROGIF_16950)
         return true;
-    const char *problem = 0;
-    uint16_t base = pci_io_base(a, &problem);
-    struct serial_port *p = add_port(base, "pci", "pci");
-    if (p) {
-        p->is_pci = true;
-        p->pci = a;
-        p->problem = problem;
-    }
+    uint16_t bases[PCI_BAR_COUNT];
+    const char *problems[PCI_BAR_COUNT];
+    uint32_t id = pci_read32(a, PCI_VENDOR_ID);
+    const struct uart_model *m = uart_model_find((uint16_t)id, (uint16_t)(id >> 16));
+    uint32_t n = pci_io_bars(a, bases, problems);
+    if (n == 0)
+        add_pci_port(a, 0, "no I/O BAR (memory-mapped only: not supported)", m);
+    else if (m && m->ports) /* several UARTs behind the first I/O BAR */
+        for (uint32_t i = 0; i < m->ports; i++)
+            add_pci_port(a, bases[0] ? (uint16_t)(bases[0] + i * m->stride) : 0, problems[0], m);
+    else /* one UART per I/O BAR */
+        for (uint32_t i = 0; i < n; i++)
+            add_pci_port(a, bases[i], problems[i], m);
     return nports < SERIAL_PORTS_MAX;
 }
 
@@ -172,9 +195,10 @@ static bool wanted(const struct serial_port *p)
     }
 }
 
-void serial_init(uint32_t choice)
+void serial_init(uint32_t choice, uint32_t clock_hz)
 {
     chosen = choice;
+    pci_clock = clock_hz;
     nports = 0;
     if (choice == SERIAL_NONE)
         return; /* told not to touch any UART */
@@ -193,7 +217,7 @@ void serial_init(uint32_t choice)
         struct serial_port *p = &ports[i];
         if (!p->base)
             continue;
-        p->problem = uart_setup(p->base);
+        p->problem = uart_setup(p->base, p->divisor);
         p->works = !p->problem;
         p->used = p->works && wanted(p);
     }
@@ -275,7 +299,10 @@ void serial_report(void)
         if (p->is_pci) {
             fmt(text, sizeof text, "%02x:%02x.%x", p->pci.bus, p->pci.dev, p->pci.func);
             rec_str("pci", text);
+            rec_str("model", p->model);
         }
+        rec_str("rate", p->rate);
+        rec_u64("clock_hz", p->clock_hz);
         rec_bool("works", p->works);
         rec_bool("used", p->used);
         if (p->problem)

@@ -3,8 +3,10 @@
  * any other port the BIOS data area names (cross-checked with its
  * equipment word, as UEFI leaves that area empty or stale), each tested
  * with the scratch register and a loopback byte; then PCI/PCIe UARTs (class 07, subclass 00, prog-if 00-06: 16450 to
- * 16950, Intel AMT serial-over-LAN, PCIe serial cards) by their first I/O
- * BAR. Records go to EVERY working port found (serial=auto): a loopback
+ * 16950, Intel AMT serial-over-LAN, PCIe serial cards): every I/O BAR, or
+ * the ports a known card keeps behind its first (lib/uartclock.h, which
+ * also says whose clock is known: a PCI UART's rate is otherwise labelled
+ * unverified). Records go to EVERY working port found (serial=auto): a loopback
  * test proves a UART exists, not that a cable is attached to it, and a PC
  * whose unused COM1 header passes the test while its AMT port is the one
  * being watched would otherwise deliver nothing. serial= narrows the set.
@@ -30,14 +32,20 @@ struct serial_port {
     const char *source;      /* "bda", "standard", "pci", "cmdline" */
     bool is_pci;
     struct pci_address pci;
+    uint32_t clock_hz;       /* the UART's clock the divisor assumes */
+    uint16_t divisor;
+    const char *rate;        /* "standard" (ISA: 1.8432 MHz by design), "known" (a PCI card in lib/uartclock.c's
+                              * table), "set" (serial_clock=), "unverified" (a PCI card nobody vouches for) */
+    const char *model;       /* the card's name when known */
     bool works;              /* scratch register and loopback passed */
     bool used;               /* records go here */
     const char *problem;     /* why it does not work, or NULL */
 };
 
 /* Finds the ports and picks those serial= asks for (a value of enum
- * serial_choice, or an I/O port number). SERIAL_NONE touches no port. */
-void serial_init(uint32_t choice);
+ * serial_choice, or an I/O port number). SERIAL_NONE touches no port.
+ * clock_hz (serial_clock=; 0: none given): the clock of the PCI UARTs. */
+void serial_init(uint32_t choice, uint32_t clock_hz);
 /* True when records reach at least one working port. */
 bool serial_present(void);
 const struct serial_port *serial_ports(uint32_t *count);

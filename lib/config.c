@@ -6,7 +6,7 @@ static const char *const console_values[] = { "serial", "vga", "both", 0 };
 static const char *const paging_values[] = { "off", "on", "both", 0 };
 static const char *const pagesize_values[] = { "4k", "4m", 0 };
 static const char *const fill_values[] = { "loop", "stos", "sse", 0 };
-static const char *const provoke_values[] = { "none", "de", "ud", "pf", "gp", "stack", "fiber", "hang", "mc", "uc", 0 };
+static const char *const provoke_values[] = { "none", "de", "ud", "pf", "gp", "stack", "fiber", "hang", "mc", "uc", "cpuidlimit", 0 };
 static const char *const pages_values[] = { "4k", "2m", "both", 0 };
 static const char *const counters_values[] = { "auto", "off", 0 };
 /* in the order of enum serial_choice */
@@ -62,6 +62,8 @@ const struct key_spec config_keys[KEY_COUNT] = {
                   "the TSC frequency's source: the best two that agree, or this one" },
     [KEY_QR] = { "qr", KIND_ENUM, qr_values, 0, 0, offsetof(struct config, qr),
                  "after done, show the records as QR codes on screen: when no serial port carried them (auto), always, never" },
+    [KEY_SERIAL_CLOCK] = { "serial_clock", KIND_COUNT, 0, 1843200, 1000000000, offsetof(struct config, serial_clock),
+                           "the clock (Hz) of the PCI UARTs, from the card's manual: sets their divisor for 115200 baud" },
 };
 
 void config_defaults(struct config *cfg)

@@ -23,7 +23,7 @@ enum serial_choice { SERIAL_AUTO, SERIAL_COM1, SERIAL_COM2, SERIAL_COM3, SERIAL_
 #define SERIAL_PORT_MAX 0xfff8
 enum qr_mode { QR_AUTO, QR_ON, QR_OFF };
 /* `tsc=`: the values are enum tsc_source's (arch/tsc.h), in its order */
-enum provoke { PROVOKE_NONE, PROVOKE_DE, PROVOKE_UD, PROVOKE_PF, PROVOKE_GP, PROVOKE_STACK, PROVOKE_FIBER, PROVOKE_HANG, PROVOKE_MC, PROVOKE_UC };
+enum provoke { PROVOKE_NONE, PROVOKE_DE, PROVOKE_UD, PROVOKE_PF, PROVOKE_GP, PROVOKE_STACK, PROVOKE_FIBER, PROVOKE_HANG, PROVOKE_MC, PROVOKE_UC, PROVOKE_CPUIDLIMIT };
 
 enum config_key {
     KEY_SUITE,
@@ -46,6 +46,7 @@ enum config_key {
     KEY_SERIAL,
     KEY_TSC,
     KEY_QR,
+    KEY_SERIAL_CLOCK,
     KEY_COUNT
 };
 
@@ -68,6 +69,7 @@ struct config {
     uint32_t qr; /* enum qr_mode */
     uint32_t runs, warmup, reps;
     uint32_t serial; /* enum serial_choice, or an I/O port (>= SERIAL_PORT_MIN) */
+    uint32_t serial_clock; /* Hz of the PCI UARTs' clock; 0: lib/uartclock.c's table, else unverified */
     uint64_t maxsize;
     uint64_t sizes[CFG_MAX_SIZES];
     uint32_t nsizes;

@@ -96,3 +96,90 @@ def test_trust_summary_names_turbo_smis_and_memory_types() -> None:
     assert "1 results touched by an SMI (workset/multi x2)" in notes
     assert "not write-back (workset/loop wt)" in notes and "1 4 MiB pages" in notes
     assert "SMI" in m.trust
+
+
+def boot_with_stale_bank(tmp_path: Path, cmdline: str) -> list[dict]:
+    """QEMU stopped before the first instruction (-S); its human monitor logs a corrected error
+    in bank 1 (VAL|EN|ADDRV, no UC: no #MC is raised), as firmware leaves banks from before a
+    reset; then the kernel boots. Returns the records."""
+    import json
+    import socket
+    import subprocess
+    import time
+    import zlib
+
+    kernel = Path(__file__).resolve().parent.parent / "build" / "cleanroom.elf"
+    sock, log = tmp_path / "mon.sock", tmp_path / "serial.log"
+    proc = subprocess.Popen(["qemu-system-i386", "-cpu", "max", "-m", "64", "-no-reboot", "-display", "none",
+                             "-device", "isa-debug-exit,iobase=0xf4,iosize=0x04", "-S",
+                             "-monitor", f"unix:{sock},server=on,wait=off", "-serial", f"file:{log}",
+                             "-kernel", str(kernel), "-append", cmdline + " exit=qemu"],
+                            stderr=subprocess.DEVNULL)
+    try:
+        for _ in range(200):
+            if sock.exists():
+                break
+            time.sleep(0.05)
+        mon = socket.socket(socket.AF_UNIX)
+        mon.connect(str(sock))
+
+        def command(text: str) -> None:
+            """Send one line; return once the monitor prompts again after it."""
+            mon.sendall(text.encode() + b"\n")
+            got = b""
+            while got.count(b"(qemu)") < 1:
+                got += mon.recv(4096)
+
+        got = b""
+        while b"(qemu)" not in got:  # the greeting
+            got += mon.recv(4096)
+        command("mce 0 1 0x9400000000000000 0 0x12345000 0")
+        command("c")
+        assert proc.wait(timeout=120) in (1, 7), "the kernel ended through isa-debug-exit"
+    finally:
+        proc.kill()
+    records = []
+    for line in log.read_bytes().decode(errors="replace").splitlines():
+        if line.startswith("@cr1 "):
+            body, crc = line[5:].rsplit(" ~", 1)
+            assert zlib.crc32(body.encode()) == int(crc, 16)
+            records.append(json.loads(body))
+    return records
+
+
+def test_a_bank_left_valid_before_the_boot_is_recorded_cleared_and_not_blamed(tmp_path: Path) -> None:
+    """Issue 23: firmware leaves banks valid from before the reset; a #MC during the run must
+    name only its own bank. The stale one is in the evidence record and cleared, so the
+    machine check provoked afterwards (int 18: no bank of its own) names none."""
+    records = boot_with_stale_bank(tmp_path, "provoke=mc " + CHEAP)
+    ev = [r for r in records if r["t"] == "evidence"][0]
+    assert ev["mc_stale"] == 1
+    assert ev["mc_stale_banks"] == [{"bank": 1, "status": 0x9400000000000000, "addr": 0x12345000, "cleared": True}]
+    fault = [r for r in records if r["t"] == "fault"][0]
+    assert fault["vector"] == 18 and fault["mc_bank"] is None and fault["mc_status"] is None
+
+
+def test_limit_cpuid_maxval_is_cleared_before_the_cpu_is_identified(tmp_path: Path) -> None:
+    """Issue 23: firmware may leave IA32_MISC_ENABLE bit 22 set, capping CPUID at leaf 2-3. The
+    kernel clears it on Intel CPUs before cpu_identify and says so in the cpu record. QEMU's
+    firmware leaves it clear, so provoke=cpuidlimit sets it first; QEMU stores the bit (it does
+    not cap CPUID itself), so the test checks the read-clear-read path and the record."""
+    rc, res = boot(tmp_path / "set", "qemu", "provoke=cpuidlimit " + CHEAP, "--cpu", "Skylake-Client")
+    cpu = of_type(res, "cpu")[0]
+    assert rc == 0 and cpu["cpuid_limit"] == "cleared" and cpu["max_leaf"] >= 0xd
+    rc, res = boot(tmp_path / "clear", "qemu", CHEAP, "--cpu", "Skylake-Client")
+    assert of_type(res, "cpu")[0]["cpuid_limit"] == "clear"
+    rc, res = boot(tmp_path / "amd", "qemu", CHEAP, "--cpu", "EPYC")
+    assert of_type(res, "cpu")[0]["cpuid_limit"] == "n/a"  # no such MSR on AMD: never touched
+
+
+def test_the_chipset_watchdog_is_read_and_named(tmp_path: Path) -> None:
+    """Issue 23: the TCO timer of an Intel ICH/PCH can reset a machine that runs with
+    interrupts off. QEMU's q35 has an ICH9 whose TCO runs with NO_REBOOT set (QEMU's default);
+    its i440FX machine has no TCO at all, which is said, not guessed."""
+    rc, res = boot(tmp_path / "q35", "qemu", CHEAP, "--qemu-arg=-M", "--qemu-arg=q35")
+    tco = evidence(res)["tco"]
+    assert rc == 0 and tco == {"where": "lpc", "halted": False, "timeout_ms": 2400, "no_reboot": True}
+    rc, res = boot(tmp_path / "pc", "qemu", CHEAP)
+    tco = evidence(res)["tco"]
+    assert tco["where"] is None and "no Intel ICH/PCH TCO" in tco["why"]
