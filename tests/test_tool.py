@@ -8,12 +8,15 @@ import json
 import os
 import subprocess
 import sys
+import threading
 import zlib
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from cleanroom_host import runner
 from cleanroom_host.progress import Progress
 from cleanroom_host.runner import Limits, Session
 
@@ -348,6 +351,58 @@ def test_run_default_dir_and_latest_symlink(cleanroom_tool: Path, fake: dict[str
     assert latest.is_symlink() and not os.path.isabs(os.readlink(latest))
     assert latest.resolve().name.endswith("-qemu-icount")
     assert json.loads((latest / "results.json").read_text())["run"]["emulator"] == "qemu-icount"
+
+
+def test_concurrent_runs_never_share_a_results_directory(cleanroom_tool: Path, fake: dict[str, Any]) -> None:
+    """Issue 19: two runs started together without --out picked the same
+    name (chosen first, created later with exist_ok): both said "results in"
+    one path and one log overwrote the other."""
+    n = 4
+    env = dict(os.environ, **fake["env"])
+    procs = [subprocess.Popen([sys.executable, str(cleanroom_tool), "run", "--kernel", str(fake["kernel"]),
+                               "--emulator-binary", fake["binary"], "--quiet"],
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
+                              stdin=subprocess.DEVNULL) for _ in range(n)]
+    said = []
+    for proc in procs:
+        stdout, stderr = proc.communicate(timeout=600)
+        assert proc.returncode == 0, stderr
+        said.append(stdout.rsplit("results in ", 1)[1].split()[0].rstrip(";"))
+    assert len(set(said)) == n, said
+    dirs = sorted(d for d in fake["results"].iterdir() if d.name != "latest")
+    assert sorted(str(d) for d in dirs) == sorted(said)
+    for d in dirs:  # each a whole run of its own
+        assert (d / "serial.log").read_bytes() == fake["log"].read_bytes()
+        assert json.loads((d / "results.json").read_text())["complete"] is True
+    assert (fake["results"] / "latest").resolve() in {d.resolve() for d in dirs}
+
+
+def test_results_directories_made_at_once_are_all_distinct(tmp_path: Path) -> None:
+    """Many creations in the same second from many threads: every one gets a
+    directory of its own, made by the mkdir itself; latest names one of them,
+    then the newest once the next run starts."""
+    when = datetime(2026, 1, 2, 3, 4, 5, tzinfo=timezone.utc)
+    made: list[Path] = []
+
+    def one() -> None:
+        path = runner.new_results_dir(tmp_path / "results", "qemu", now=when)
+        runner.point_latest(path)
+        made.append(path)
+
+    threads = [threading.Thread(target=one) for _ in range(32)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    names = sorted(p.name for p in made)
+    assert len(set(names)) == 32 and all(p.is_dir() for p in made)
+    assert "20260102-030405-qemu" in names and "20260102-030405-qemu-32" in names
+    latest = tmp_path / "results" / "latest"
+    assert latest.resolve() in {p.resolve() for p in made}
+    newest = runner.new_results_dir(tmp_path / "results", "qemu", now=when)
+    runner.point_latest(newest)
+    assert newest.name == "20260102-030405-qemu-33" and os.readlink(latest) == newest.name
+    assert not [p for p in (tmp_path / "results").iterdir() if p.name.startswith(".latest")]
 
 
 def test_run_missing_kernel_names_make(cleanroom_tool: Path, fake: dict[str, Any], tmp_path: Path) -> None:

@@ -91,7 +91,8 @@ def build_parser() -> Parser:
                 f"and {_paper('bochs')} in Bochs, its longest case at {_paper('qemu', case=True)} in QEMU;\n"
                 f"the model is approximate.\n"
                 f"\nWithout --out, results go to results/<UTC time>-<emulator>/ (results/ or\n"
-                f"${RESULTS_ENV}) and results/latest points at them.\n\n" + results.EXIT_HELP),
+                f"${RESULTS_ENV}; -2, -3 ... appended when another run created that name first)\n"
+                f"and results/latest points at them.\n\n" + results.EXIT_HELP),
         formatter_class=argparse.RawDescriptionHelpFormatter)
     pr.add_argument("--emulator", choices=emulators.EMULATORS, default="qemu", help="default: qemu")
     pr.add_argument("--cmdline", help='kernel command line, e.g. "suite=selftest"')
@@ -256,10 +257,19 @@ def cmd_parse(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 
 def _out_dir(args: argparse.Namespace, label: str) -> tuple[Path, bool]:
+    """--out, or a new results directory of this run's own (created here); whether it is new."""
     if args.out is not None:
         return args.out, False
     base = os.environ.get(RESULTS_ENV)
-    return runner.default_out_dir(Path(base) if base else runner.repo_root() / "results", label), True
+    return runner.new_results_dir(Path(base) if base else runner.repo_root() / "results", label), True
+
+
+def _not_started(message: str, out_dir: Path, is_new: bool, err: TextIO) -> int:
+    """A run that could not start: say why; a results directory made for it goes again."""
+    if is_new:
+        runner.discard_results_dir(out_dir)
+    err.write(message + "\n")
+    return results.EXIT_SETUP
 
 
 def _check_duration(args: argparse.Namespace, memory: int, err: TextIO) -> tuple[bool, float]:
@@ -321,8 +331,7 @@ def cmd_run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     try:
         outcome = runner.run_emulator(spec, out_dir, limits, progress, on_start=started)
     except emulators.SetupError as exc:
-        err.write(f"cleanroom run: {exc}\n")
-        return results.EXIT_SETUP
+        return _not_started(f"cleanroom run: {exc}", out_dir, is_default, err)
     runner.print_outcome(outcome, out, err)
     status = results.exit_status(outcome.result, outcome.cut_short)
     # the model's samples not matching the results is damage, like a missing record
@@ -342,8 +351,7 @@ def cmd_capture(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     try:
         outcome = runner.capture_port(args.port, args.baud, out_dir, limits, progress, announce)
     except emulators.SetupError as exc:
-        err.write(f"cleanroom capture: {exc}\n")
-        return results.EXIT_SETUP
+        return _not_started(f"cleanroom capture: {exc}", out_dir, is_default, err)
     if is_default:
         runner.point_latest(out_dir)
     runner.print_outcome(outcome, out, err)
@@ -359,8 +367,7 @@ def cmd_decode_photos(args: argparse.Namespace, out: TextIO, err: TextIO) -> int
     try:
         decoded = qrdecode.decode_photos(list(args.images), out_dir)
     except qrdecode.DecoderMissing as exc:
-        err.write(f"cleanroom decode-photos: {exc}\n")
-        return results.EXIT_SETUP
+        return _not_started(f"cleanroom decode-photos: {exc}", out_dir, is_default, err)
     if is_default:
         runner.point_latest(out_dir)
     asm, res = decoded.assembly, decoded.result

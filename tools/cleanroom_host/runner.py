@@ -166,21 +166,43 @@ def repo_root() -> Path:
     return Path(__file__).resolve().parents[2]
 
 
-def default_out_dir(results_dir: Path, label: str, now: datetime | None = None) -> Path:
-    """results/<UTC YYYYmmdd-HHMMSS>-<label>, made unique with a suffix."""
+def new_results_dir(results_dir: Path, label: str, now: datetime | None = None) -> Path:
+    """Create results/<UTC YYYYmmdd-HHMMSS>-<label> (or -2, -3, ... after it) and return it.
+
+    The mkdir that creates it is what makes the name this run's: a name
+    another run took first fails it, so concurrent runs never share one.
+    """
     stamp = (now or datetime.now(timezone.utc)).strftime("%Y%m%d-%H%M%S")
-    base = results_dir / f"{stamp}-{label}"
-    path, n = base, 2
-    while path.exists():
-        path = base.with_name(f"{base.name}-{n}")
-        n += 1
-    return path
+    base = f"{stamp}-{label}"
+    n = 1
+    while True:
+        path = results_dir / (base if n == 1 else f"{base}-{n}")
+        try:
+            path.mkdir(parents=True)
+            return path
+        except FileExistsError:
+            n += 1
+
+
+def discard_results_dir(path: Path) -> None:
+    """Remove a results directory new_results_dir made for a run that never
+    started, and results/ too when that leaves it empty; never one that
+    results/latest already names."""
+    latest = path.parent / "latest"
+    if latest.is_symlink() and os.readlink(latest) == path.name:
+        return
+    for d in (path, path.parent):
+        try:
+            d.rmdir()
+        except OSError:  # not empty (or gone): keep it
+            return
 
 
 def point_latest(out_dir: Path) -> None:
-    """Make results/latest a relative symlink to out_dir (atomically)."""
+    """Make results/latest a relative symlink to out_dir (atomically: a
+    symlink of a name no other run uses, renamed over latest)."""
     latest = out_dir.parent / "latest"
-    tmp = out_dir.parent / f".latest.{os.getpid()}"
+    tmp = out_dir.parent / f".latest.{os.getpid()}.{threading.get_ident()}"
     if tmp.is_symlink() or tmp.exists():
         tmp.unlink()
     os.symlink(out_dir.name, tmp)
