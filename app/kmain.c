@@ -69,7 +69,7 @@ void kmain(uint32_t magic, const struct multiboot_info *mbi)
     mtrr_init(memory_regions());    /* memory types, before paging keeps 4 MiB pages within one */
     perfstate_init();               /* APERF/MPERF and the SMI count, probed safely */
     exit_detect(boot_info()->loader); /* QEMU, Bochs or real hardware */
-    console_banner_serial("cleanroom " CLEANROOM_VERSION ": records follow (protocol v1)");
+    console_banner_serial("cleanroom " CLEANROOM_VERSION WIRE_BANNER_TAIL);
     sysinfo_hello();
     startup_config(&cfg);           /* bad cmdline: error records, done(config) */
     machine_fpu_init();

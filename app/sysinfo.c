@@ -22,6 +22,8 @@ void sysinfo_hello(void)
     rec_u64("proto", WIRE_PROTO_VERSION);
     rec_str("kernel", CLEANROOM_VERSION);
     rec_str("cmdline", b->cmdline);
+    rec_u64("cmdline_len", b->cut.len);
+    rec_bool("cmdline_cut", b->cut.tokens != 0);
     rec_str("platform", exit_environment());
     rec_str("loader", b->loader);
     rec_bool("multiboot", b->valid_magic);

@@ -49,7 +49,7 @@ void memory_init(uint32_t magic, const struct multiboot_info *mbi)
     if (!boot.valid_magic || !mbi)
         return;
     if (mbi->flags & MBI_FLAG_CMDLINE)
-        str_copy(boot.cmdline, (const char *)mbi->cmdline, sizeof boot.cmdline);
+        cmdline_copy(boot.cmdline, sizeof boot.cmdline, (const char *)mbi->cmdline, &boot.cut);
     if (mbi->flags & MBI_FLAG_LOADER_NAME)
         str_copy(boot.loader, (const char *)mbi->boot_loader_name, sizeof boot.loader);
     if (mbi->flags & MBI_FLAG_MMAP) {

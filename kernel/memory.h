@@ -13,12 +13,17 @@
 
 #include "arch/acpi.h"
 #include "kernel/multiboot.h"
+#include "lib/cmdline.h"
 #include "lib/regions.h"
 
-#define CMDLINE_MAX 1024
+/* A page: more than Linux's 2048 and GRUB's interactive editor's 1600.
+ * GRUB's config file and QEMU's -append pass longer lines still; a longer
+ * one is cut before its first token that does not fit, and rejected. */
+#define CMDLINE_MAX 4096
 
 struct boot_info {
-    char cmdline[CMDLINE_MAX];
+    char cmdline[CMDLINE_MAX];  /* whole tokens only */
+    struct cmdline_cut cut;     /* what a line longer than the buffer lost */
     char loader[64];
     bool valid_magic;
     const char *mem_source; /* "mmap", "mem_upper", "none" */

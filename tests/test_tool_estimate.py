@@ -74,6 +74,15 @@ def test_sizes_that_do_not_fit_are_left_out() -> None:
     assert est is not None and est.skipped_sizes == 1 and est.bytes == 2 * 2 * MIB * (3 + 1) * 2  # the quick defaults: runs 3, warmup 1, paging both
 
 
+def test_sizes_read_as_the_kernel_reads_them() -> None:
+    """Leading zeros count for nothing; a size of thousands of digits is the
+    kernel's to reject (out of range), not a crash of the tool (int() refuses
+    past 4300 digits)."""
+    assert estimate.parse_size("0" * 5000 + "64K") == 64 * 1024
+    with pytest.raises(estimate.CmdlineError, match="out of range"):
+        estimate.parse_size("9" * 5000 + "K")
+
+
 def test_no_estimate_without_a_timed_benchmark() -> None:
     assert estimate.estimate(estimate.plan("suite=selftest"), "qemu", 128) is None
     assert estimate.estimate(estimate.plan("bench=tsc"), "qemu", 128) is None

@@ -10,7 +10,7 @@ from typing import NoReturn, Sequence, TextIO
 
 from . import benchreport, compare, emulators, estimate, model, qrdecode, report, results, runner
 from .progress import Progress
-from .protocol import parse_log
+from .protocol import parse_boots, pick_boot
 
 
 # Where runs go without --out (default: results/ in the repository).
@@ -36,6 +36,13 @@ def seconds(text: str) -> float:
     return value
 
 
+def positive(text: str) -> int:
+    """A whole number from 1 (--boot)."""
+    if not text.isdigit() or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"not a whole number from 1: {text!r}")
+    return int(text)
+
+
 def _paper(emulator: str, case: bool = False) -> str:
     """The estimate of suite=paper (or of its longest case) for --help, from the model itself."""
     p = estimate.plan("suite=paper")
@@ -58,6 +65,9 @@ def build_parser() -> Parser:
                         epilog=results.EXIT_HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
     ps.add_argument("log", type=Path, help="serial log (raw bytes as received)")
     ps.add_argument("--out", type=Path, help="directory for results.json/csv (default: the log's)")
+    ps.add_argument("--boot", type=positive, metavar="K",
+                    help="a log of several boots (each hello begins one): write only boot K into the "
+                         "directory (default: each boot's set into boot-1/, boot-2/, ... there)")
 
     pr = sub.add_parser(
         "run", help="boot the kernel in an emulator and capture its records",
@@ -91,7 +101,8 @@ def build_parser() -> Parser:
                 f"and {_paper('bochs')} in Bochs, its longest case at {_paper('qemu', case=True)} in QEMU;\n"
                 f"the model is approximate.\n"
                 f"\nWithout --out, results go to results/<UTC time>-<emulator>/ (results/ or\n"
-                f"${RESULTS_ENV}) and results/latest points at them.\n\n" + results.EXIT_HELP),
+                f"${RESULTS_ENV}; -2, -3 ... appended when another run created that name first)\n"
+                f"and results/latest points at them.\n\n" + results.EXIT_HELP),
         formatter_class=argparse.RawDescriptionHelpFormatter)
     pr.add_argument("--emulator", choices=emulators.EMULATORS, default="qemu", help="default: qemu")
     pr.add_argument("--cmdline", help='kernel command line, e.g. "suite=selftest"')
@@ -181,6 +192,8 @@ def build_parser() -> Parser:
     pp.add_argument("--out", type=Path,
                     help="where report.txt, derived.csv and plots/ go (default: the results directory: PATH, "
                          "or the directory of the file PATH names)")
+    pp.add_argument("--boot", type=positive, metavar="K",
+                    help="report boot K of a log of several boots (PATH/boot-K when parse wrote it)")
     pp.add_argument("--full", action="store_true", help="print every table after the summary (report.txt)")
     pp.add_argument("--no-plots", action="store_true", help="text and CSV files only (no matplotlib)")
     pp.add_argument("--figures", choices=model.FIGURE_CHOICES, default="auto",
@@ -235,31 +248,50 @@ def cmd_parse(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     except OSError as exc:
         err.write(f"cleanroom parse: cannot read {args.log}: {exc.strerror or exc}\n")
         return results.EXIT_SETUP
-    res = parse_log(data)
+    boots = parse_boots(data)
+    if args.boot is not None:
+        try:
+            boots = [pick_boot(boots, args.boot, str(args.log))]
+        except ValueError as exc:
+            err.write(f"cleanroom parse: {exc}\n")
+            return results.EXIT_SETUP
     out_dir = args.out if args.out is not None else args.log.parent
     # Re-parsing a run's own log keeps what the run recorded about itself.
     run = results.previous_run(out_dir)
     model_file = args.log.parent / model.MODEL_FILE
     model_ok = True
-    if model_file.is_file() or (run or {}).get("emulator") == emulators.MODEL_EMULATOR:
-        joined = model.join_file(res.records, model_file)  # a qemu-model run's log: join its model again
-        run = dict(run or {}, model=joined.run)
-        res.problems.extend(joined.problems)
-        model_ok = joined.ok
-    json_path, csv_path = results.write_results(out_dir, res, str(args.log), run)
-    out.write(res.summary_line() + "\n")
-    for line in res.detail_lines():
+    dirs = results.boot_dirs(out_dir, boots)
+    written = []
+    for res, boot_dir in zip(boots, dirs):
+        boot_run = run
+        if model_file.is_file() or (run or {}).get("emulator") == emulators.MODEL_EMULATOR:
+            joined = model.join_file(res.records, model_file)  # a qemu-model run's log: join its model again
+            boot_run = dict(run or {}, model=joined.run)
+            res.problems.extend(joined.problems)
+            model_ok = model_ok and joined.ok
+        written.append(results.write_results(boot_dir, res, str(args.log), boot_run))
+    for line in results.boots_summary(boots, dirs):
         out.write(line + "\n")
-    out.write(f"wrote {json_path} and {csv_path}\n")
-    status = results.exit_status(res)
+    for json_path, csv_path in written:
+        out.write(f"wrote {json_path} and {csv_path}\n")
+    status = results.boots_exit_status(boots)
     return results.EXIT_DAMAGED if status == results.EXIT_OK and not model_ok else status
 
 
 def _out_dir(args: argparse.Namespace, label: str) -> tuple[Path, bool]:
+    """--out, or a new results directory of this run's own (created here); whether it is new."""
     if args.out is not None:
         return args.out, False
     base = os.environ.get(RESULTS_ENV)
-    return runner.default_out_dir(Path(base) if base else runner.repo_root() / "results", label), True
+    return runner.new_results_dir(Path(base) if base else runner.repo_root() / "results", label), True
+
+
+def _not_started(message: str, out_dir: Path, is_new: bool, err: TextIO) -> int:
+    """A run that could not start: say why; a results directory made for it goes again."""
+    if is_new:
+        runner.discard_results_dir(out_dir)
+    err.write(message + "\n")
+    return results.EXIT_SETUP
 
 
 def _check_duration(args: argparse.Namespace, memory: int, err: TextIO) -> tuple[bool, float]:
@@ -321,10 +353,9 @@ def cmd_run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     try:
         outcome = runner.run_emulator(spec, out_dir, limits, progress, on_start=started)
     except emulators.SetupError as exc:
-        err.write(f"cleanroom run: {exc}\n")
-        return results.EXIT_SETUP
+        return _not_started(f"cleanroom run: {exc}", out_dir, is_default, err)
     runner.print_outcome(outcome, out, err)
-    status = results.exit_status(outcome.result, outcome.cut_short)
+    status = results.boots_exit_status(outcome.boots, outcome.cut_short)
     # the model's samples not matching the results is damage, like a missing record
     return results.EXIT_DAMAGED if status == results.EXIT_OK and not outcome.model_ok else status
 
@@ -342,12 +373,11 @@ def cmd_capture(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     try:
         outcome = runner.capture_port(args.port, args.baud, out_dir, limits, progress, announce)
     except emulators.SetupError as exc:
-        err.write(f"cleanroom capture: {exc}\n")
-        return results.EXIT_SETUP
+        return _not_started(f"cleanroom capture: {exc}", out_dir, is_default, err)
     if is_default:
         runner.point_latest(out_dir)
     runner.print_outcome(outcome, out, err)
-    return results.exit_status(outcome.result, outcome.cut_short)
+    return results.boots_exit_status(outcome.boots, outcome.cut_short)
 
 
 def cmd_decode_photos(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
@@ -359,8 +389,7 @@ def cmd_decode_photos(args: argparse.Namespace, out: TextIO, err: TextIO) -> int
     try:
         decoded = qrdecode.decode_photos(list(args.images), out_dir)
     except qrdecode.DecoderMissing as exc:
-        err.write(f"cleanroom decode-photos: {exc}\n")
-        return results.EXIT_SETUP
+        return _not_started(f"cleanroom decode-photos: {exc}", out_dir, is_default, err)
     if is_default:
         runner.point_latest(out_dir)
     asm, res = decoded.assembly, decoded.result
@@ -379,7 +408,7 @@ def cmd_decode_photos(args: argparse.Namespace, out: TextIO, err: TextIO) -> int
 
 def cmd_report(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     try:
-        rs = results.load(args.path)
+        rs = results.load(args.path, args.boot)
     except (OSError, ValueError) as exc:
         err.write(f"cleanroom report: {exc}\n")
         return results.EXIT_SETUP
@@ -388,7 +417,9 @@ def cmd_report(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         err.write(f"cleanroom report: --figures model: {args.path} has no model figures "
                   f"(a run with --emulator qemu-model has them)\n")
         return results.EXIT_SETUP
-    out_dir = args.out if args.out is not None else _results_dir(args.path)
+    out_dir = args.out if args.out is not None else rs.path.parent
+    if args.out is None and args.boot is not None and out_dir.name != f"boot-{args.boot}":
+        out_dir = out_dir / f"boot-{args.boot}"  # boot K of a log: its files apart from the log's
     # stdout is the report itself (with --full, exactly report.txt); what was written goes to stderr
     out.write(report.render(rs, full=args.full, report_txt=out_dir / report.REPORT_TXT))
     try:

@@ -135,6 +135,9 @@ def parse_size(text: str) -> int:
     digits = text[:-1] if mult > 1 else text
     if not digits.isdigit():
         raise CmdlineError(f"not a size: {text!r}")
+    digits = digits.lstrip("0") or "0"  # the kernel reads any number of leading zeros
+    if len(digits) > 20:  # past uint64 (and past Python's int() digit limit, 4300)
+        raise CmdlineError(f"size out of range: {text[:40]!r}...")
     return int(digits) * mult
 
 
