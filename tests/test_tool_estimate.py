@@ -55,7 +55,7 @@ def test_bytes_refills_and_switches_by_hand() -> None:
     assert est.bytes == 2 * 2 * 20 * (4096 + MIB) * rounds
     assert est.refills == 2 * 2 * 20 * 3 * rounds
     assert est.switches == 2 * 20 * 3 * rounds
-    s = estimate.SPEEDS["qemu"]
+    s = estimate.speed_of("qemu")
     assert est.lock_reps == 0
     assert est.seconds == pytest.approx(s.boot_s + est.bytes / s.bytes_per_s + est.refills * s.refill_s
                                         + est.switches * s.switch_s)
@@ -65,7 +65,7 @@ def test_locks_reps_by_hand() -> None:
     est = estimate.estimate(estimate.plan("suite=paper bench=locks"), "qemu", 128)
     assert est is not None and est.bytes == est.switches == 0
     assert est.lock_reps == 1_000_000 * (3 + 1) * 2
-    s = estimate.SPEEDS["qemu"]
+    s = estimate.speed_of("qemu")
     assert est.seconds == pytest.approx(s.boot_s + est.lock_reps * s.lock_rep_s)
 
 
@@ -116,7 +116,7 @@ def test_paper_suite_takes_hours_in_every_emulator() -> None:
 def test_longest_case_by_hand() -> None:
     """One case is all its rounds of one size (multi: with the switches); paging passes are separate cases."""
     p = estimate.plan("bench=workset,ctxsw,locks sizes=0,4K,1M reps=20 runs=3 warmup=1 paging=both")
-    s = estimate.SPEEDS["qemu"]
+    s = estimate.speed_of("qemu")
     cases = estimate.case_seconds(p, "qemu", 128)
     assert cases["workset"] == pytest.approx(4 * (2 * 20 * MIB / s.bytes_per_s + 40 * s.refill_s + 40 * s.switch_s))
     # ctxsw: 4 routines x 2 shapes x (2R switches + 2R loop iterations), 5 round robins of R and their loop R
@@ -127,7 +127,7 @@ def test_longest_case_by_hand() -> None:
 
 def test_longest_case_of_aspace_counts_the_probe_round() -> None:
     p = estimate.plan("bench=aspace sizes=1M reps=20 runs=3 warmup=1")
-    s = estimate.SPEEDS["qemu"]
+    s = estimate.speed_of("qemu")
     threads = 2 * 20 * MIB / s.bytes_per_s + 40 * s.refill_s + 40 * s.thread_switch_s
     assert estimate.longest_case(p, "qemu", 128) == pytest.approx(5 * max(threads, 20 * s.aspace_rep_s))
 

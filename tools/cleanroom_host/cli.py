@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+import textwrap
 from pathlib import Path
 from typing import NoReturn, Sequence, TextIO
 
@@ -15,6 +16,8 @@ from .protocol import parse_boots, pick_boot
 
 # Where runs go without --out (default: results/ in the repository).
 RESULTS_ENV = "CLEANROOM_RESULTS"
+HELP_WIDTH = 100  # the emulators' lines in `run --help`
+HOSTED_MEMORY_MB = 3072  # the estimate's memory for hosted: a 32-bit Linux process has about 3 GiB for its buffers
 
 
 class Parser(argparse.ArgumentParser):
@@ -55,8 +58,18 @@ def _paper(emulator: str, case: bool = False) -> str:
     return estimate.duration_text(secs).lstrip("~") if secs is not None else "?"
 
 
+def _emulator_help() -> str:
+    """`run --help`'s list of emulators, from their rows: what each runs and what its runs can show."""
+    lines = ["emulators:"]
+    for e in emulators.EMULATORS:
+        lines += textwrap.wrap(f"{e.help} [{e.shows()}]", width=HELP_WIDTH, initial_indent=f"  {e.name:<12} ",
+                               subsequent_indent=" " * 15, break_on_hyphens=False, break_long_words=False)
+    return "\n".join(lines) + "\n"
+
+
 def build_parser() -> Parser:
     root = runner.repo_root()
+    never = ", ".join(e.name for e in emulators.EMULATORS if not e.refuses_long)
     p = Parser(prog="cleanroom", description="Host tool of the cleanroom measurement kernel.",
                epilog=results.EXIT_HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
@@ -71,17 +84,7 @@ def build_parser() -> Parser:
 
     pr = sub.add_parser(
         "run", help="boot the kernel in an emulator and capture its records",
-        epilog=(f"emulators:\n"
-                f"  qemu         qemu-system-i386 -kernel KERNEL -append CMDLINE (TCG)\n"
-                f"  qemu-icount  the same with -icount shift=0 (TSC counts instructions; runs repeat exactly)\n"
-                f"  qemu-model   qemu-icount plus the cache/TLB model plugin (build/cachemodel/libcachemodel.so,\n"
-                f"               `make`): --model picks the preset; each result gets `model` figures\n"
-                f"               (modelled cycles, misses; docs/MODEL.md), model.jsonl is kept\n"
-                f"  iso          qemu-system-i386 -cdrom ISO: GRUB under SeaBIOS\n"
-                f"  uefi         qemu-system-x86_64 -bios {emulators.OVMF} -cdrom ISO: GRUB under OVMF\n"
-                f"  bochs        Bochs booting the ISO (term display under a pseudo-terminal)\n"
-                f"  hosted       build/hosted/cleanroom-hosted (`make hosted`), a Linux build of the\n"
-                f"               benchmarks, pinned with taskset -c to one CPU; CMDLINE tokens become its argv\n"
+        epilog=(_emulator_help() +
                 f"ISO boots with --cmdline use a temporary ISO made with grub-mkrescue; without it,\n"
                 f"the built ISO and its default entry. exit=auto is added when CMDLINE has no exit=.\n"
                 f"\nHangs: a run is hung when no good record (valid CRC) has arrived for S seconds\n"
@@ -94,7 +97,7 @@ def build_parser() -> Parser:
                 f"the tool estimates its duration as boot + bytes zeroed / throughput + refills x\n"
                 f"refill cost + switches x switch cost + locks reps x rep cost (constants measured\n"
                 f"per emulator; docs/REPORT.md).\n"
-                f"Over {estimate.LIMIT_S / 60:.0f} min it refuses to start (exit 5) unless --yes is given (hosted\n"
+                f"Over {estimate.LIMIT_S / 60:.0f} min it refuses to start (exit 5) unless --yes is given ({never}\n"
                 f"runs are never refused). Without --silence, the silence limit becomes\n"
                 f"3 x the longest single case's estimate + 30 s when that is more. suite=paper\n"
                 f"(reps=100000, sizes 0..24M, paging both, runs 3) comes out at {_paper('qemu')} in QEMU\n"
@@ -104,7 +107,8 @@ def build_parser() -> Parser:
                 f"${RESULTS_ENV}; -2, -3 ... appended when another run created that name first)\n"
                 f"and results/latest points at them.\n\n" + results.EXIT_HELP),
         formatter_class=argparse.RawDescriptionHelpFormatter)
-    pr.add_argument("--emulator", choices=emulators.EMULATORS, default="qemu", help="default: qemu")
+    pr.add_argument("--emulator", choices=emulators.names(), default=emulators.DEFAULT_EMULATOR,
+                    help=f"default: {emulators.DEFAULT_EMULATOR}")
     pr.add_argument("--cmdline", help='kernel command line, e.g. "suite=selftest"')
     pr.add_argument("--out", type=Path, help="results directory")
     pr.add_argument("--silence", type=seconds, metavar="S",
@@ -260,11 +264,12 @@ def cmd_parse(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     run = results.previous_run(out_dir)
     model_file = args.log.parent / model.MODEL_FILE
     model_ok = True
+    ran = emulators.find((run or {}).get("emulator"))
     dirs = results.boot_dirs(out_dir, boots)
     written = []
     for res, boot_dir in zip(boots, dirs):
         boot_run = run
-        if model_file.is_file() or (run or {}).get("emulator") == emulators.MODEL_EMULATOR:
+        if model_file.is_file() or (ran is not None and ran.model_plugin):
             joined = model.join_file(res.records, model_file)  # a qemu-model run's log: join its model again
             boot_run = dict(run or {}, model=joined.run)
             res.problems.extend(joined.problems)
@@ -294,16 +299,17 @@ def _not_started(message: str, out_dir: Path, is_new: bool, err: TextIO) -> int:
     return results.EXIT_SETUP
 
 
-def _check_duration(args: argparse.Namespace, memory: int, err: TextIO) -> tuple[bool, float]:
+def _check_duration(args: argparse.Namespace, emu: emulators.Emulator, memory: int,
+                    err: TextIO) -> tuple[bool, float]:
     """Print the duration estimate; (may start, silence limit for the run)."""
     silence = args.silence if args.silence is not None else runner.DEFAULT_SILENCE_S
     try:
-        p = estimate.plan(args.cmdline, hosted=args.emulator == "hosted")
+        p = estimate.plan(args.cmdline, hosted=emu.hosted)
     except estimate.CmdlineError:
         return True, silence  # the kernel will reject the command line itself
     est = estimate.estimate(p, args.emulator, memory)
     if est is not None:
-        long = est.seconds > estimate.LIMIT_S and args.emulator in estimate.REFUSING
+        long = est.seconds > estimate.LIMIT_S and emu.refuses_long
         if long or (est.seconds >= 30 and not args.quiet):
             err.write(est.text(args.emulator) + "\n")
         if long and not args.yes:
@@ -329,8 +335,9 @@ def _silence_for_cases(p: estimate.Plan, args: argparse.Namespace, memory: int, 
 
 
 def cmd_run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    if args.emulator == "hosted" and args.memory is not None:
-        err.write("cleanroom run: --memory does not apply to hosted\n")
+    emu = emulators.get(args.emulator)  # argparse took it from the table's names
+    if emu.hosted and args.memory is not None:
+        err.write(f"cleanroom run: --memory does not apply to {emu.name}\n")
         return results.EXIT_SETUP
     memory = args.memory if args.memory is not None else emulators.DEFAULT_MEMORY_MB
     spec = emulators.RunSpec(
@@ -338,8 +345,7 @@ def cmd_run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         cpu=args.cpu, memory=memory, qemu_args=list(args.qemu_arg), binary=args.emulator_binary,
         hosted=args.hosted, host_cpu=args.host_cpu, serial=args.serial,
         screendump=args.screendump, model=args.model, plugin=args.plugin, qr_pages=args.qr_pages)
-    # a 32-bit Linux process has about 3 GiB for its buffers
-    may_start, silence = _check_duration(args, 3072 if args.emulator == "hosted" else memory, err)
+    may_start, silence = _check_duration(args, emu, HOSTED_MEMORY_MB if emu.hosted else memory, err)
     if not may_start:
         return results.EXIT_SETUP
     limits = runner.Limits(silence=silence, timeout=args.timeout)

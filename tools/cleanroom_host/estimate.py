@@ -27,72 +27,31 @@ kernel's own defaults (bench/workset.c, bench/ctxsw.c, app/suite.c):
 Sizes whose two buffers do not fit in guest memory are skipped, as the kernel
 skips them. case_seconds gives the longest single case of each benchmark (a
 run is silent for that long between two records): (runs + warmup) rounds, +1
-for aspace, of one size's multi case, of 38 R ctxsw switches, of R locks reps. The per-emulator constants were measured here (docs/REPORT.md).
-The model is approximate: within a factor of about 2 on another host.
+for aspace, of one size's multi case, of 38 R ctxsw switches, of R locks reps.
+The per-emulator constants (each row's `speed` in emulators.EMULATORS) were
+measured here (docs/REPORT.md). The model is approximate: within a factor of
+about 2 on another host.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+from . import emulators
+from .emulators import Speed
+
 KIB = 1024
 MIB = 1024 * KIB
 GIB = 1024 * MIB
 
 
-@dataclass(frozen=True)
-class Speed:
-    """Measured costs of one emulator on the reference host."""
-
-    bytes_per_s: float  # rep stosd zeroing throughput, 1 MiB buffers, paging off and on
-    refill_s: float  # fixed cost of one refill call (size 0)
-    switch_s: float  # one fiber switch
-    boot_s: float  # boot to done with nothing measured
-    lock_rep_s: float  # one rep of the whole locks benchmark (all its cases)
-    aspace_rep_s: float = 0.0  # one rep of every aspace case but workset_threads
-    thread_switch_s: float = 0.0  # one ring-3 thread switch between address spaces
+def speed_of(emulator: str) -> Speed | None:
+    """The emulator's measured costs (its row in emulators.EMULATORS); None for an unknown name."""
+    row = emulators.find(emulator)
+    return row.speed if row is not None else None
 
 
-# Measured 2026-11-22 on a 2-CPU AMD EPYC VM, QEMU 7.2.22 (Debian), Bochs 2.7
-# (Debian), with `cleanroom run` of: bench=workset sizes=1M reps=1000 (Bochs:
-# 50) runs=2 warmup=0 paging=both for bytes/s; sizes=0 reps=2000000 (Bochs:
-# 200000) for the refill and switch costs (split by the cycles of single vs
-# multi); sizes=0 reps=1 runs=1 for the boot; bench=locks reps=10000 runs=1
-# warmup=0 paging=off for the locks. See docs/REPORT.md.
-# aspace (2026-11-23, same machine): bench=aspace paging=on sizes=0 reps=2000
-# (Bochs: 500) runs=1 warmup=0, the wall time less the boot over 2 rounds;
-# the thread switch from workset_threads' own cycles at size 0 under TCG
-# (QEMU drops its software TLB at every CR3 load), taken for all emulators.
-# locks (2026-11-23, after the LiteThreads handshake went to a tenth of the
-# steps): bench=locks reps=10000 runs=1 warmup=0 paging=off, the locks time of
-# the run's bench_seconds over 10000 reps (iso and uefi scaled as qemu).
-SPEEDS: dict[str, Speed] = {
-    "qemu": Speed(3.7e9, 22e-9, 22e-9, 0.3, 17e-6, 190e-6, 4e-6),
-    "qemu-icount": Speed(1.0e9, 37e-9, 8e-9, 2.0, 27e-6, 560e-6, 4e-6),
-    "iso": Speed(3.7e9, 21e-9, 22e-9, 0.6, 16e-6, 190e-6, 4e-6),
-    "uefi": Speed(3.6e9, 19e-9, 19e-9, 3.6, 20e-6, 190e-6, 4e-6),
-    "bochs": Speed(2.1e8, 455e-9, 94e-9, 1.4, 96e-6, 3.2e-3, 4e-6),
-    # The hosted build, from its own records (cycles / tsc.hz) of sizes=0,1M,24M
-    # reps=200 and sizes=0 reps=2000000: real hardware, so it varies most
-    # between hosts. Used only to raise the silence limit, never to refuse.
-    "hosted": Speed(1.1e11, 11e-9, 3.7e-9, 0.2, 3.2e-6),
-}
-# qemu-model (qemu-icount plus the cache/TLB plugin): every cost of qemu-icount times this factor
-# (the plugin's callback on every memory access). Measured (docs/MODEL.md, Speed): the quick workset,
-# paging=both, 6.1 s under qemu-icount and 29.9 s under qemu-model on the development machine.
-MODEL_SLOWDOWN = 4.9
-
-
-def slowed(speed: Speed, factor: float) -> Speed:
-    """An emulator's costs, each `factor` times as long."""
-    return Speed(speed.bytes_per_s / factor, speed.refill_s * factor, speed.switch_s * factor,
-                 speed.boot_s * factor, speed.lock_rep_s * factor, speed.aspace_rep_s * factor,
-                 speed.thread_switch_s * factor)
-
-
-SPEEDS["qemu-model"] = slowed(SPEEDS["qemu-icount"], MODEL_SLOWDOWN)
-LIMIT_S = 600.0  # longer estimates need --yes
-REFUSING = ("qemu", "qemu-icount", "iso", "uefi", "bochs", "qemu-model")  # emulators a long run is refused on
+LIMIT_S = 600.0  # longer estimates need --yes (on the emulators whose row refuses_long)
 
 # The kernel's defaults (lib/config.c, app/suite.c, bench/*.c).
 ALL_BENCHES = ("tsc", "ctxsw", "workset", "locks", "create", "aspace")
@@ -250,7 +209,7 @@ def duration_text(s: float) -> str:
 
 def estimate(p: Plan, emulator: str, memory_mb: int) -> Estimate | None:
     """None when the emulator has no measured speed or no benchmark the model counts runs."""
-    speed = SPEEDS.get(emulator)
+    speed = speed_of(emulator)
     if speed is None or not (set(TIMED) & set(p.benches)):
         return None
     passes = p.passes
@@ -307,7 +266,7 @@ def case_seconds(p: Plan, emulator: str, memory_mb: int) -> dict[str, float]:
     between rounds once a second has passed: its silence is shorter still).
     locks and ctxsw are bounded by one round of the whole benchmark.
     """
-    speed = SPEEDS.get(emulator)
+    speed = speed_of(emulator)
     if speed is None:
         return {}
     rounds = p.runs + p.warmup

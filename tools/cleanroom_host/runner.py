@@ -642,7 +642,7 @@ def run_emulator(spec: emulators.RunSpec, out_dir: Path, limits: Limits,
         run["qr_pages"] = qr_pages.info() if qr_pages is not None else None
     messages: list[str] = []
     model_ok = True
-    if spec.emulator == emulators.MODEL_EMULATOR:
+    if emulators.get(spec.emulator).model_plugin:
         # every recorded sample of every result gets the model's figures, or the run says which did not
         # (QEMU runs with -no-reboot: the model's file is one boot's)
         joined = model.join_file(result.records, out_dir / model.MODEL_FILE,
