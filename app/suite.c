@@ -11,6 +11,7 @@
 #include "kernel/exit.h"
 #include "kernel/fault.h"
 #include "kernel/finish.h"
+#include "lib/defaults.h"
 #include "lib/record.h"
 #include "lib/wire.h"
 #include "runtime/overflow.h"
@@ -114,31 +115,29 @@ static void run_benches(const struct config *cfg, bool paging_on)
     }
 }
 
-/* The quick suite's sweep and runs. Hosted, on a real machine's caches,
- * the sweep must reach past the last-level cache (the L3 effect of the
- * development machine is at 8 MiB per buffer) and give a median with an
- * interval; under an emulator, which models no cache, the kernel's small
- * sweep shows the same shapes in a fraction of the time. */
+/* The quick suite's sweep and runs: the hosted build's reach past a real
+ * machine's last-level cache (lib/defaults.h says why). */
 #ifdef CLEANROOM_HOSTED
-#define QUICK_MAXSIZE (32u << 20)
-#define QUICK_RUNS 5
+#define QUICK_MAXSIZE CR_DEF_QUICK_MAXSIZE_HOSTED
+#define QUICK_RUNS CR_DEF_QUICK_RUNS_HOSTED
 #else
-#define QUICK_MAXSIZE (4u << 20)
-#define QUICK_RUNS 3
+#define QUICK_MAXSIZE CR_DEF_QUICK_MAXSIZE_KERNEL
+#define QUICK_RUNS CR_DEF_QUICK_RUNS_KERNEL
 #endif
 
 void suite_defaults(struct config *cfg)
 {
     if (cfg->suite != SUITE_QUICK && cfg->suite != SUITE_PAPER)
         return;
+    bool quick = cfg->suite == SUITE_QUICK;
     if (!cfg->given[KEY_PAGING])
         cfg->paging = PAGING_BOTH;
     if (!cfg->given[KEY_MAXSIZE])
-        cfg->maxsize = cfg->suite == SUITE_QUICK ? QUICK_MAXSIZE : 24u << 20;
+        cfg->maxsize = quick ? QUICK_MAXSIZE : CR_DEF_PAPER_MAXSIZE;
     if (!cfg->given[KEY_RUNS])
-        cfg->runs = cfg->suite == SUITE_QUICK ? QUICK_RUNS : 3;
+        cfg->runs = quick ? QUICK_RUNS : CR_DEF_PAPER_RUNS;
     if (!cfg->given[KEY_WARMUP])
-        cfg->warmup = 1;
+        cfg->warmup = quick ? CR_DEF_QUICK_WARMUP : CR_DEF_PAPER_WARMUP;
 }
 
 /* provoke=: an exception nobody expects, so the fault path can be tested

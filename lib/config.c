@@ -1,5 +1,7 @@
 #include "lib/config.h"
 
+#include "lib/defaults.h"
+
 static const char *const suite_values[] = { "selftest", "quick", "paper", "all", 0 };
 static const char *const exit_values[] = { "auto", "qemu", "bochs", "halt", 0 };
 static const char *const console_values[] = { "serial", "vga", "both", 0 };
@@ -76,10 +78,10 @@ void config_defaults(struct config *cfg)
         .pagesize = PAGESIZE_4K,
         .fill = FILL_STOS,
         .raw = 0,
-        .runs = 11,
-        .warmup = 2,
+        .runs = CR_DEF_RUNS,
+        .warmup = CR_DEF_WARMUP,
         .reps = 0, /* 0: each benchmark's own default */
-        .maxsize = 24u << 20,
+        .maxsize = CR_DEF_MAXSIZE,
     };
 }
 

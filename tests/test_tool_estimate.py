@@ -15,7 +15,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent / "fixtures"))
 
 import synth_workset  # noqa: E402
 
-from cleanroom_host import estimate  # noqa: E402
+from cleanroom_host import defaults, estimate  # noqa: E402
 
 MIB = 1 << 20
 
@@ -26,10 +26,14 @@ def tool(cleanroom_tool: Path, *args: str, env: dict[str, str] | None = None) ->
 
 
 def test_paper_suite_plan_is_the_kernels_default() -> None:
+    """The paper suite's own figures of lib/defaults.h (tests/test_defaults.py: the kernel's)."""
+    d = defaults.load()
     p = estimate.plan("suite=paper")
-    assert (p.runs, p.warmup, p.passes) == (3, 1, 2)
-    assert p.sizes[:9] == [0, 1, 2, 3, 4, 6, 8, 12, 16] and p.sizes[-2:] == [16 * MIB, 24 * MIB]
-    assert p.workset_reps(1) == p.workset_reps(24 * MIB) == 100_000
+    assert (p.runs, p.warmup, p.passes) == (d.number("CR_DEF_PAPER_RUNS"), d.number("CR_DEF_PAPER_WARMUP"), 2)
+    assert p.sizes[:9] == [0, 1, 2, 3, 4, 6, 8, 12, 16] and p.maxsize == d.number("CR_DEF_PAPER_MAXSIZE")
+    assert p.sizes[-1] <= p.maxsize < 2 * p.sizes[-1]
+    assert p.workset_reps(1) == p.workset_reps(p.maxsize) == d.number("CR_DEF_SWEEP_PAPER_REPS")
+    assert p.ctxsw_reps() == d.number("CR_DEF_CTXSW_PAPER_REPS")
     assert set(p.benches) >= {"workset", "ctxsw"}
 
 
@@ -62,16 +66,18 @@ def test_bytes_refills_and_switches_by_hand() -> None:
 
 
 def test_locks_reps_by_hand() -> None:
-    est = estimate.estimate(estimate.plan("suite=paper bench=locks"), "qemu", 128)
+    d = defaults.load()
+    est = estimate.estimate(estimate.plan("suite=paper bench=locks runs=3 warmup=1"), "qemu", 128)
     assert est is not None and est.bytes == est.switches == 0
-    assert est.lock_reps == 1_000_000 * (3 + 1) * 2
+    assert est.lock_reps == d.number("CR_DEF_LOCKS_PAPER_REPS") * (3 + 1) * 2
     s = estimate.speed_of("qemu")
     assert est.seconds == pytest.approx(s.boot_s + est.lock_reps * s.lock_rep_s)
 
 
 def test_sizes_that_do_not_fit_are_left_out() -> None:
-    est = estimate.estimate(estimate.plan("bench=workset sizes=1M,100M reps=1"), "qemu", 128)
-    assert est is not None and est.skipped_sizes == 1 and est.bytes == 2 * 2 * MIB * (3 + 1) * 2  # the quick defaults: runs 3, warmup 1, paging both
+    p = estimate.plan("bench=workset sizes=1M,100M reps=1 runs=3 warmup=1 paging=both")
+    est = estimate.estimate(p, "qemu", 128)
+    assert est is not None and est.skipped_sizes == 1 and est.bytes == 2 * 2 * MIB * (3 + 1) * 2
 
 
 def test_sizes_read_as_the_kernel_reads_them() -> None:
@@ -100,10 +106,15 @@ def test_hosted_runs_paging_both_once_and_pages_both_twice() -> None:
     assert hosted.bytes == 4 * 10 * MIB and kernel.bytes == both.bytes == 2 * hosted.bytes
 
 
-def test_hosted_quick_defaults_mirror_the_hosted_build() -> None:
+def test_hosted_quick_defaults_are_the_hosted_builds() -> None:
+    """The hosted variants of lib/defaults.h, where it has them (tests/test_defaults.py: the build's)."""
+    d = defaults.load()
     p = estimate.plan("bench=workset", hosted=True)
-    assert p.runs == 5 and max(p.sizes) == 32 * MIB
-    assert p.workset_reps(0) == 200_000 and p.workset_reps(32 * MIB) == 16 and p.workset_reps(MIB) == 512
+    assert p.runs == d.number("CR_DEF_QUICK_RUNS_HOSTED") and p.maxsize == d.number("CR_DEF_QUICK_MAXSIZE_HOSTED")
+    assert p.warmup == d.number("CR_DEF_QUICK_WARMUP")
+    most, least, series = (d.number(f"CR_DEF_SWEEP_QUICK_{k}_HOSTED") for k in ("MAX_REPS", "MIN_REPS", "BYTES"))
+    assert p.workset_reps(0) == most and p.workset_reps(2 * series) == least
+    assert p.workset_reps(series // 1000) == 1000  # the series' bytes over the size, between the two
 
 
 def test_paper_suite_takes_hours_in_every_emulator() -> None:

@@ -9,7 +9,8 @@ import textwrap
 from pathlib import Path
 from typing import NoReturn, Sequence, TextIO
 
-from . import benchreport, compare, emulators, estimate, model, qrdecode, report, results, runner
+from . import benchreport, compare, defaults, emulators, estimate, model, qrdecode, report, results, runner
+from .paper import size_text
 from .progress import Progress
 from .protocol import parse_boots, pick_boot
 
@@ -48,7 +49,10 @@ def positive(text: str) -> int:
 
 def _paper(emulator: str, case: bool = False) -> str:
     """The estimate of suite=paper (or of its longest case) for --help, from the model itself."""
-    p = estimate.plan("suite=paper")
+    try:
+        p = estimate.plan("suite=paper")
+    except defaults.DefaultsError:
+        return "?"  # `run` says why
     secs: float | None
     if case:
         secs = estimate.longest_case(p, emulator, emulators.DEFAULT_MEMORY_MB)
@@ -65,6 +69,15 @@ def _emulator_help() -> str:
         lines += textwrap.wrap(f"{e.help} [{e.shows()}]", width=HELP_WIDTH, initial_indent=f"  {e.name:<12} ",
                                subsequent_indent=" " * 15, break_on_hyphens=False, break_long_words=False)
     return "\n".join(lines) + "\n"
+
+
+def _paper_defaults() -> str:
+    """suite=paper's defaults for --help, from lib/defaults.h."""
+    try:
+        p = estimate.plan("suite=paper")
+    except defaults.DefaultsError:
+        return "the defaults of lib/defaults.h"
+    return f"reps={p.workset_reps(1)}, sizes 0..{size_text(p.maxsize)}, paging both, runs {p.runs}"
 
 
 def build_parser() -> Parser:
@@ -100,7 +113,7 @@ def build_parser() -> Parser:
                 f"Over {estimate.LIMIT_S / 60:.0f} min it refuses to start (exit 5) unless --yes is given ({never}\n"
                 f"runs are never refused). Without --silence, the silence limit becomes\n"
                 f"3 x the longest single case's estimate + 30 s when that is more. suite=paper\n"
-                f"(reps=100000, sizes 0..24M, paging both, runs 3) comes out at {_paper('qemu')} in QEMU\n"
+                f"({_paper_defaults()}) comes out at {_paper('qemu')} in QEMU\n"
                 f"and {_paper('bochs')} in Bochs, its longest case at {_paper('qemu', case=True)} in QEMU;\n"
                 f"the model is approximate.\n"
                 f"\nWithout --out, results go to results/<UTC time>-<emulator>/ (results/ or\n"
@@ -307,6 +320,9 @@ def _check_duration(args: argparse.Namespace, emu: emulators.Emulator, memory: i
         p = estimate.plan(args.cmdline, hosted=emu.hosted)
     except estimate.CmdlineError:
         return True, silence  # the kernel will reject the command line itself
+    except defaults.DefaultsError as exc:
+        err.write(f"cleanroom run: not started: no duration estimate: {exc}\n")
+        return False, silence
     est = estimate.estimate(p, args.emulator, memory)
     if est is not None:
         long = est.seconds > estimate.LIMIT_S and emu.refuses_long
