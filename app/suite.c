@@ -25,6 +25,7 @@ static bool selected(const struct config *cfg, uint32_t index)
     }
     switch (cfg->suite) {
     case SUITE_QUICK: return bench_registry[index]->in_quick;
+    case SUITE_SMP: return bench_registry[index]->in_smp;
     case SUITE_PAPER:
     case SUITE_ALL: return true;
     default: return false;

@@ -1,6 +1,6 @@
 #include "lib/config.h"
 
-static const char *const suite_values[] = { "selftest", "quick", "paper", "all", 0 };
+static const char *const suite_values[] = { "selftest", "quick", "paper", "all", "smp", 0 };
 static const char *const exit_values[] = { "auto", "qemu", "bochs", "halt", 0 };
 static const char *const console_values[] = { "serial", "vga", "both", 0 };
 static const char *const paging_values[] = { "off", "on", "both", 0 };
@@ -62,6 +62,8 @@ const struct key_spec config_keys[KEY_COUNT] = {
                   "the TSC frequency's source: the best two that agree, or this one" },
     [KEY_QR] = { "qr", KIND_ENUM, qr_values, 0, 0, offsetof(struct config, qr),
                  "after done, show the records as QR codes on screen: when no serial port carried them (auto), always, never" },
+    [KEY_CPUS] = { "cpus", KIND_COUNT_OR_ALL, 0, 1, SMP_CPUS_MAX, offsetof(struct config, cpus),
+                   "CPUs to use (the boot CPU included): 1 (the clean room of one CPU), N, or all" },
 };
 
 void config_defaults(struct config *cfg)
@@ -78,6 +80,7 @@ void config_defaults(struct config *cfg)
         .warmup = 2,
         .reps = 0, /* 0: each benchmark's own default */
         .maxsize = 24u << 20,
+        .cpus = 1,
     };
 }
 
