@@ -15,9 +15,7 @@ static int fault_depth;
 /* esp: the interrupted stack pointer. */
 static void report_and_end(struct trapframe *tf, uint32_t esp)
 {
-    if (!lapic_on_boot_cpu()) /* the boot CPU writes the record when it waits for this one */
-        smp_cpu_faulted(tf->vector, tf->eip, tf->err, read_cr2());
-    if (++fault_depth > 1) {
+    if (lapic_on_boot_cpu() && ++fault_depth > 1) {
         /* A fault while reporting a fault: say the least possible, stop. */
         static const char msg[] = "\r\ncleanroom: fault while reporting a fault, halting\r\n";
         serial_write(msg, sizeof msg - 1);
@@ -25,6 +23,8 @@ static void report_and_end(struct trapframe *tf, uint32_t esp)
     }
     struct fault_report r = { .vector = tf->vector, .name = exc_name(tf->vector), .eip = tf->eip, .err = tf->err,
                               .cr2 = read_cr2(), .cs = tf->cs, .eflags = tf->eflags, .esp = esp };
+    if (!lapic_on_boot_cpu()) /* the boot CPU writes the record when it waits for this one */
+        smp_cpu_faulted(&r);
     struct mcheck_summary mc;
     if (r.vector == EXC_MC) { /* which bank saw what: the reason the machine stopped */
         mcheck_summary(&mc);

@@ -1,7 +1,6 @@
 #include "kernel/smp.h"
 
 #include "arch/acpi.h"
-#include "arch/exc_names.h"
 #include "arch/gdt.h"
 #include "arch/idt.h"
 #include "arch/lapic.h"
@@ -43,7 +42,7 @@ struct slot {
     void (*volatile fn)(void *);
     void *volatile arg;
     volatile uint32_t cr0_pg, cr3, cr4;
-    volatile uint32_t fault_vector, fault_eip, fault_err, fault_cr2;
+    struct fault_report fault; /* written by the CPU before it says FAULTED */
     struct gdt_cpu *gdt;
 } __attribute__((aligned(64)));
 
@@ -132,16 +131,13 @@ void ap_main(void)
     }
 }
 
-void smp_cpu_faulted(uint32_t vector, uint32_t eip, uint32_t err, uint32_t cr2)
+void smp_cpu_faulted(const struct fault_report *r)
 {
     int i = slot_of(lapic_id());
     if (i <= 0)
         halt_forever();
     struct slot *s = &slots[i];
-    s->fault_vector = vector;
-    s->fault_eip = eip;
-    s->fault_err = err;
-    s->fault_cr2 = cr2;
+    s->fault = *r;
     compiler_barrier();
     s->state = SMP_CPU_FAULTED;
     halt_forever(); /* IF=0: only INIT or a reset gets it out */
@@ -260,8 +256,11 @@ void smp_init(uint32_t want)
     summary.start_ticks = rdtsc() - t0;
     if (want && summary.used < want) {
         summary.why = cpus.n < want ? "fewer CPUs than cpus= asks for" : "some CPUs did not start";
-        fmt(msg, sizeof msg, "cpus=%u: the MADT lists %u CPU%s (%u did not start): running on %u", want, cpus.n,
-            cpus.n == 1 ? "" : "s", summary.failed, summary.used);
+        char failed[40] = "";
+        if (summary.failed)
+            fmt(failed, sizeof failed, ", %u did not start", summary.failed);
+        fmt(msg, sizeof msg, "cpus=%u: the MADT lists %u CPU%s%s: running on %u", want, cpus.n, cpus.n == 1 ? "" : "s",
+            failed, summary.used);
         error_record("cpus", msg);
     } else if (!want && cpus.n > SMP_MAX_CPUS) {
         summary.why = "more CPUs than this kernel handles";
@@ -297,9 +296,10 @@ void smp_wait(uint32_t cpu)
     while (s->posted != s->finished && s->state != SMP_CPU_FAULTED && rdtsc() - t0 < limit)
         cpu_pause();
     if (s->state == SMP_CPU_FAULTED) {
-        struct fault_report r = { .vector = s->fault_vector, .name = exc_sdm_name(s->fault_vector),
-                                  .eip = s->fault_eip, .err = s->fault_err, .cr2 = s->fault_cr2,
-                                  .on_cpu = true, .cpu = cpu, .apic_id = s->apic_id };
+        struct fault_report r = s->fault;
+        r.on_cpu = true;
+        r.cpu = cpu;
+        r.apic_id = s->apic_id;
         fault_report_and_end(&r);
     }
     if (s->posted != s->finished) {

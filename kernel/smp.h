@@ -63,6 +63,7 @@ void smp_ipi_handler(void (*fn)(void));
 bool smp_ipi_send(uint32_t cpu);
 
 /* For kernel/fault.c: an exception on a CPU other than the boot CPU. */
-__attribute__((noreturn)) void smp_cpu_faulted(uint32_t vector, uint32_t eip, uint32_t err, uint32_t cr2);
+struct fault_report;
+__attribute__((noreturn)) void smp_cpu_faulted(const struct fault_report *r);
 
 #endif
