@@ -22,6 +22,7 @@
 #include "kernel/fbcon.h"
 #include "kernel/memory.h"
 #include "kernel/recordlog.h"
+#include "kernel/smp.h"
 #include "lib/record.h"
 #include "lib/wire.h"
 
@@ -78,6 +79,8 @@ void kmain(uint32_t magic, const struct multiboot_info *mbi)
     sysinfo_tsc();
     setup_paging();                 /* identity maps built, paging still off */
     sysinfo_mem();
+    smp_init(cfg.cpus);             /* cpus=N: the other CPUs started and parked (default 1: none) */
+    sysinfo_smp();                  /* ...and the smp record naming them (only when cpus= is not 1) */
     sysinfo_config(&cfg);
     counters_init(&cfg);            /* which hardware events count: none here, and why */
     evidence_record();              /* memory types, APERF/MPERF, SMI count, CR4.MCE */

@@ -11,6 +11,7 @@
 #include "kernel/exit.h"
 #include "kernel/fault.h"
 #include "kernel/finish.h"
+#include "kernel/smp.h"
 #include "lib/defaults.h"
 #include "lib/record.h"
 #include "lib/wire.h"
@@ -26,6 +27,7 @@ static bool selected(const struct config *cfg, uint32_t index)
     }
     switch (cfg->suite) {
     case SUITE_QUICK: return bench_registry[index]->in_quick;
+    case SUITE_SMP: return bench_registry[index]->in_smp;
     case SUITE_PAPER:
     case SUITE_ALL: return true;
     default: return false;
@@ -140,6 +142,21 @@ void suite_defaults(struct config *cfg)
         cfg->warmup = quick ? CR_DEF_QUICK_WARMUP : CR_DEF_PAPER_WARMUP;
 }
 
+static void invalid_opcode(void *arg)
+{
+    (void)arg;
+    ud2();
+}
+
+static void provoke_skip(const char *what, const char *why)
+{
+    rec_begin(REC_SKIP);
+    rec_str("what", what);
+    rec_null("bench");
+    rec_str("why", why);
+    rec_end();
+}
+
 /* provoke=: an exception nobody expects, so the fault path can be tested
  * end to end (record, status, exit code) on every platform. */
 static void provoke_fault(enum provoke what)
@@ -173,15 +190,18 @@ static void provoke_fault(enum provoke what)
         break;
     case PROVOKE_UC: { /* not an exception: memory the benchmarks then refuse */
         const char *why = mtrr_provoke_uncached();
-        if (why) {
-            rec_begin(REC_SKIP);
-            rec_str("what", "provoke=uc");
-            rec_null("bench");
-            rec_str("why", why);
-            rec_end();
-        }
+        if (why)
+            provoke_skip("provoke=uc", why);
         break;
     }
+    case PROVOKE_CPUFAULT: /* on another CPU: the boot CPU names it */
+        if (smp_cpus() < 2) {
+            provoke_skip("provoke=cpufault", "needs a second CPU (cpus=2 or more)");
+            break;
+        }
+        smp_post(1, invalid_opcode, 0);
+        smp_wait(1);
+        break;
     default:
         break;
     }

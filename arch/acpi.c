@@ -177,6 +177,10 @@ static void walk_root(void)
             read_fadt(t, tlen);
         else if (memcmp((const void *)t, "HPET", 4) == 0 && !found.hpet_base)
             read_hpet(t, tlen);
+        else if (memcmp((const void *)t, "APIC", 4) == 0 && !found.madt) {
+            found.madt = (uint32_t)addr;
+            found.madt_len = tlen;
+        }
     }
 }
 

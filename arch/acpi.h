@@ -1,5 +1,6 @@
-/* The two ACPI tables the TSC calibration needs: the FADT (where the PM
- * timer is) and the HPET table (where the HPET is). GRUB's multiboot v1
+/* The ACPI tables the kernel reads: the FADT (where the PM timer is) and
+ * the HPET table (where the HPET is) for the TSC calibration, the MADT (which
+ * CPUs there are: arch/madt.c) for cpus=N. GRUB's multiboot v1
  * does not pass the RSDP: it is found the legacy way, by scanning the BIOS
  * areas, else (UEFI) in the memory map's ACPI ranges. Every address is physical and read with paging off (the calibration
  * runs before paging_init); every table is checksummed and bounded. */
@@ -17,6 +18,8 @@ struct acpi_tables {
     uint32_t pm_timer_port; /* I/O port of the PM timer, 0 if none */
     uint32_t pm_timer_bits; /* 24 or 32 */
     uint64_t hpet_base;     /* physical address of the HPET's registers, 0 if none */
+    uint32_t madt;          /* physical address of the MADT ("APIC": the CPUs), 0 if none */
+    uint32_t madt_len;
     const char *why;        /* why no RSDP, or why a table is unusable; 0 when all is well */
 };
 

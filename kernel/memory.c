@@ -14,6 +14,22 @@ static uint64_t reserved_overlap;
 static uint32_t top;
 static struct acpi_range acpi_ranges[ACPI_RANGES_MAX];
 static uint32_t n_acpi_ranges;
+static uint32_t low_page;
+
+/* A page below 1 MiB that the map calls RAM (the other CPUs' start-up code
+ * must sit there: a SIPI names a real-mode page). The customary 0x8000 and
+ * up first, clear of the BIOS data area and whatever a loader kept low. */
+#define LOW_PAGE_FIRST 0x8000u
+#define LOW_PAGE_FALLBACK 0x1000u
+#define LOW_PAGE_END 0x9f000u
+
+static uint32_t find_low_page(uint32_t from)
+{
+    for (uint32_t p = from; p < LOW_PAGE_END; p += 4096)
+        if (regions_contains(&free_set, p, 4096))
+            return p;
+    return 0;
+}
 
 const struct boot_info *boot_info(void) { return &boot; }
 
@@ -78,6 +94,9 @@ void memory_init(uint32_t magic, const struct multiboot_info *mbi)
         add_usable(0, (uint64_t)mbi->mem_lower << 10);
         add_usable(ONE_MIB, (uint64_t)mbi->mem_upper << 10);
     }
+    low_page = find_low_page(LOW_PAGE_FIRST);
+    if (!low_page)
+        low_page = find_low_page(LOW_PAGE_FALLBACK);
     /* From here on the multiboot data may be overwritten: we copied it. */
     regions_remove(&free_set, 0, ONE_MIB);
     regions_remove(&free_set, (uint32_t)_kernel_start, (uint32_t)_kernel_end);
@@ -90,6 +109,7 @@ uint32_t memory_acpi_ranges(const struct acpi_range **ranges)
     return n_acpi_ranges;
 }
 uint64_t memory_reserved_overlap(void) { return reserved_overlap; }
+uint32_t memory_low_page(void) { return low_page; }
 uint64_t memory_largest_free(void) { return regions_largest_free(&free_set); }
 uint32_t memory_top(void) { return top; }
 const struct region_set *memory_regions(void) { return &free_set; }

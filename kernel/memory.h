@@ -46,6 +46,9 @@ const struct region_set *memory_regions(void);
 /* The map's ACPI ranges (reclaimable or NVS) below 4 GiB, in map order,
  * for arch/acpi.c's search (acpi_use_map_ranges). */
 uint32_t memory_acpi_ranges(const struct acpi_range **ranges);
+/* A 4 KiB page below 1 MiB that the map calls RAM (never handed out by
+ * memory_alloc), for the other CPUs' start-up code; 0 if there is none. */
+uint32_t memory_low_page(void);
 /* True when [p, p+len) lies in free memory (not kernel, not reserved). */
 bool memory_is_free_ram(const void *p, uint32_t len);
 

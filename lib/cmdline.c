@@ -105,8 +105,9 @@ void cmdline_accepted(enum config_key key, const struct name_list *bench_names, 
         fmt(buf, size, "0|1");
         break;
     case KIND_COUNT:
-        fmt(buf, size, "a whole number from %llu to %llu", (unsigned long long)k->min,
-            (unsigned long long)k->max);
+    case KIND_COUNT_OR_ALL:
+        fmt(buf, size, "a whole number from %llu to %llu%s", (unsigned long long)k->min,
+            (unsigned long long)k->max, k->kind == KIND_COUNT_OR_ALL ? ", or all" : "");
         break;
     case KIND_SIZE:
     case KIND_SIZE_LIST:
@@ -265,6 +266,12 @@ static void parse_token(struct parser *p, const char *tok, size_t n)
         }
         *config_field_u32(cfg, (enum config_key)key) = (uint32_t)(v[0] - '0');
         break;
+    case KIND_COUNT_OR_ALL:
+        if (span_eq(v, vn, "all")) {
+            *config_field_u32(cfg, (enum config_key)key) = 0;
+            break;
+        }
+        /* fall through */
     case KIND_COUNT:
         if (!parse_count(v, vn, &num)) {
             reject(p, key, "bad number");

@@ -28,6 +28,7 @@
 #define REC_DONE "done"
 #define REC_COUNTERS "counters"
 #define REC_EVIDENCE "evidence"
+#define REC_SMP "smp"
 
 /* Hardware event names (counters record, result.counters), in the order of
  * enum counter_event (kernel/counters.h). */
