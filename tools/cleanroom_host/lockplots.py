@@ -8,17 +8,13 @@ kernel run, `host` on a hosted one); the tables have every mode.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from . import lockreport as lr
 from .cells import collect, find, modes
 from .context import Run
 from .interval import Interval
 from .plotkit import OURS, THEIRS, FigureContext, FigureFn, draw, new_figure, pair_bars, save
-
-if TYPE_CHECKING:
-    from matplotlib.axes import Axes
-    from matplotlib.figure import Figure
 
 
 def _errors(vals: list[Any]) -> list[list[float]] | None:

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Iterable
 
-from . import model, paper
+from . import paper
 from .context import Run
 from .derive import (EVENT_SHORT, HOST_LARGE, MISS_EVENTS, OFF, Row, Series, SwitchCost, collect_ctxsw, conc_counter,
                      derive, pick, switch_costs, vm_label, vm_pairs)
