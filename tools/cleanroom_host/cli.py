@@ -141,6 +141,10 @@ def build_parser() -> Parser:
                     help="start even when the duration estimate exceeds "
                          f"{estimate.LIMIT_S / 60:.0f} minutes")
     pr.add_argument("--cpu", help="QEMU -cpu MODEL (e.g. 486, pentium); for bochs, cpu: model=MODEL")
+    pr.add_argument("--cpus", type=positive, metavar="N",
+                    help="N CPUs: QEMU -smp N, the hosted build pinned to N CPUs (the last N allowed), and the "
+                         "kernel's cpus=N unless --cmdline sets cpus= (suite=smp needs 2 or more); "
+                         "not for bochs or qemu-model")
     pr.add_argument("--memory", type=int, metavar="MB",
                     help=f"guest memory in MiB (default {emulators.DEFAULT_MEMORY_MB})")
     pr.add_argument("--qemu-arg", action="append", default=[], metavar="ARG",
@@ -355,11 +359,15 @@ def cmd_run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if emu.hosted and args.memory is not None:
         err.write(f"cleanroom run: --memory does not apply to {emu.name}\n")
         return results.EXIT_SETUP
+    if args.cpus is not None and not emu.smp:
+        err.write(f"cleanroom run: --cpus does not apply to {emu.name} (it applies to: "
+                  f"{', '.join(e.name for e in emulators.EMULATORS if e.smp)})\n")
+        return results.EXIT_SETUP
     memory = args.memory if args.memory is not None else emulators.DEFAULT_MEMORY_MB
     spec = emulators.RunSpec(
         emulator=args.emulator, kernel=args.kernel, iso=args.iso, cmdline=args.cmdline,
         cpu=args.cpu, memory=memory, qemu_args=list(args.qemu_arg), binary=args.emulator_binary,
-        hosted=args.hosted, host_cpu=args.host_cpu, serial=args.serial,
+        hosted=args.hosted, host_cpu=args.host_cpu, cpus=args.cpus, serial=args.serial,
         screendump=args.screendump, model=args.model, plugin=args.plugin, qr_pages=args.qr_pages)
     may_start, silence = _check_duration(args, emu, HOSTED_MEMORY_MB if emu.hosted else memory, err)
     if not may_start:

@@ -77,6 +77,7 @@ class RunSpec:
     binary: str | None = None  # replaces the emulator program (tests use a fake)
     hosted: Path = Path("build/hosted/cleanroom-hosted")  # the Linux build (`make hosted`)
     host_cpu: int | None = None  # hosted: the CPU to pin it to (None: the last one allowed)
+    cpus: int | None = None  # --cpus N: N CPUs (QEMU -smp N, hosted taskset over N) and cpus=N; None: one
     serial: str = "com1"  # QEMU: the machine's only UART, which carries the log (SERIAL_PORTS)
     screendump: Path | None = None  # QEMU: save the final screen here (PPM) through QMP
     qr_pages: Path | None = None  # QEMU: save every results QR page here (qr-000.ppm, ...) through QMP
@@ -244,6 +245,8 @@ def _qemu_common(emu: Emulator, spec: RunSpec, qmp: Path | None = None) -> list[
         argv += ["-qmp", f"unix:{qmp},server=on,wait=off"]
     if spec.cpu:
         argv += ["-cpu", spec.cpu]
+    if spec.cpus:
+        argv += ["-smp", str(spec.cpus)]
     # QEMU's TSC counts instructions only under -icount (shift=0: one tick per instruction)
     icount = ["-icount", "shift=0"] if emu.tsc == INSTRUCTIONS else []
     return argv + list(spec.qemu_args) + icount
@@ -270,13 +273,27 @@ def last_cpu() -> int:
 
 
 def prepare_hosted(spec: RunSpec) -> Launch:
-    """The Linux build, pinned to one CPU with taskset; tokens become argv."""
+    """The Linux build, pinned with taskset to one CPU (--cpus N: to N of them, the last N
+    this process may use, the first of them the benchmark's own); tokens become argv."""
     if spec.cpu is not None:
         raise SetupError("--cpu does not apply to hosted (it runs on the host's CPU)")
     allowed = sorted(os.sched_getaffinity(0))
+    if spec.cpus:
+        if spec.host_cpu is not None:
+            raise SetupError("--host-cpu and --cpus: choose one (--cpus N takes the last N CPUs allowed)")
+        if spec.cpus > len(allowed):
+            raise SetupError(f"--cpus {spec.cpus}: this process may use {len(allowed)} CPU(s) "
+                             f"({', '.join(map(str, allowed))})")
+        cpus = allowed[-spec.cpus:]
+        cpu_list = ",".join(map(str, cpus))
+        return _hosted_launch(spec, cpu_list, {"host_cpus": cpus})
     cpu = spec.host_cpu if spec.host_cpu is not None else allowed[-1]
     if cpu not in allowed:
         raise SetupError(f"--host-cpu {cpu}: not a CPU this process may use ({', '.join(map(str, allowed))})")
+    return _hosted_launch(spec, str(cpu), {"host_cpu": cpu})
+
+
+def _hosted_launch(spec: RunSpec, cpu_list: str, info: dict[str, object]) -> Launch:
     taskset = _need_program("taskset")
     if spec.binary:
         prog = _program(spec, spec.binary)
@@ -284,7 +301,7 @@ def prepare_hosted(spec: RunSpec) -> Launch:
         _need_file(spec.hosted, "hosted build", "make hosted")
         prog = str(spec.hosted)
     tokens = (spec.cmdline or "").split()
-    return Launch([taskset, "-c", str(cpu), prog, *tokens], " ".join(tokens), info={"host_cpu": cpu})
+    return Launch([taskset, "-c", cpu_list, prog, *tokens], " ".join(tokens), info=info)
 
 
 # --- the builders: RunSpec -> Launch ------------------------------------------------
@@ -440,6 +457,7 @@ class Emulator:
     refuses_long: bool = True  # a run estimated over estimate.LIMIT_S needs --yes
     needs_iso: bool = False  # boots the ISO: the built one, or a temporary one carrying --cmdline
     qemu: bool = False  # QEMU: --qemu-arg, --serial, --screendump and --qr-pages apply
+    smp: bool = False  # --cpus N applies (the machine gets N CPUs, the kernel cpus=N)
 
     @property
     def model_plugin(self) -> bool:
@@ -457,6 +475,11 @@ class Emulator:
         return f"TSC unit: {self.tsc.name}; {seen}"
 
     def launch(self, spec: RunSpec, workdir: Path) -> Launch:
+        if spec.cpus is not None:
+            if not self.smp:
+                raise SetupError(f"--cpus does not apply to {self.name} (it applies to: "
+                                 f"{', '.join(e.name for e in EMULATORS if e.smp)})")
+            spec = replace(spec, cmdline=with_default(spec.cmdline, "cpus", str(spec.cpus)))
         return self.build(self, spec, workdir)
 
 
@@ -482,13 +505,15 @@ MODEL_SLOWDOWN = 4.9
 # In the order `run --help` lists them.
 EMULATORS: tuple[Emulator, ...] = (
     Emulator("qemu", "qemu-system-i386 -kernel KERNEL -append CMDLINE (TCG)", boot_kernel,
-             Speed(3.7e9, 22e-9, 22e-9, 0.3, 17e-6, 190e-6, 4e-6), QEMU_TCG, HOST_TICKS, qemu=True),
+             Speed(3.7e9, 22e-9, 22e-9, 0.3, 17e-6, 190e-6, 4e-6), QEMU_TCG, HOST_TICKS, qemu=True, smp=True),
     Emulator("qemu-icount", "the same with -icount shift=0 (TSC counts instructions; runs repeat exactly)",
-             boot_kernel, ICOUNT_SPEED, QEMU_ICOUNT, INSTRUCTIONS, qemu=True),
+             boot_kernel, ICOUNT_SPEED, QEMU_ICOUNT, INSTRUCTIONS, qemu=True, smp=True),
     Emulator("iso", "qemu-system-i386 -cdrom ISO: GRUB under SeaBIOS", boot_iso_bios,
-             Speed(3.7e9, 21e-9, 22e-9, 0.6, 16e-6, 190e-6, 4e-6), QEMU_TCG, HOST_TICKS, needs_iso=True, qemu=True),
+             Speed(3.7e9, 21e-9, 22e-9, 0.6, 16e-6, 190e-6, 4e-6), QEMU_TCG, HOST_TICKS, needs_iso=True, qemu=True,
+             smp=True),
     Emulator("uefi", f"qemu-system-x86_64 -bios {OVMF} -cdrom ISO: GRUB under OVMF", boot_iso_uefi,
-             Speed(3.6e9, 19e-9, 19e-9, 3.6, 20e-6, 190e-6, 4e-6), QEMU_TCG, HOST_TICKS, needs_iso=True, qemu=True),
+             Speed(3.6e9, 19e-9, 19e-9, 3.6, 20e-6, 190e-6, 4e-6), QEMU_TCG, HOST_TICKS, needs_iso=True, qemu=True,
+             smp=True),
     Emulator("bochs", "Bochs booting the ISO (term display under a pseudo-terminal)", boot_bochs,
              Speed(2.1e8, 455e-9, 94e-9, 1.4, 96e-6, 3.2e-3, 4e-6), BOCHS, BOCHS_INSTRUCTIONS, needs_iso=True),
     # The hosted build's speed, from its own records (cycles / tsc.hz) of sizes=0,1M,24M
@@ -496,7 +521,8 @@ EMULATORS: tuple[Emulator, ...] = (
     # between hosts. Used only to raise the silence limit, never to refuse.
     Emulator("hosted", "build/hosted/cleanroom-hosted (`make hosted`), a Linux build of the benchmarks, pinned "
                        "with taskset -c to one CPU; CMDLINE tokens become its argv", run_hosted,
-             Speed(1.1e11, 11e-9, 3.7e-9, 0.2, 3.2e-6), HOSTED, TICKS, caches=REAL, tlb=REAL, refuses_long=False),
+             Speed(1.1e11, 11e-9, 3.7e-9, 0.2, 3.2e-6), HOSTED, TICKS, caches=REAL, tlb=REAL, refuses_long=False,
+             smp=True),
     Emulator("qemu-model", "qemu-icount plus the cache/TLB model plugin (build/cachemodel/libcachemodel.so, "
                            "`make`): --model picks the preset; each result gets `model` figures (modelled cycles, "
                            "misses; docs/MODEL.md), model.jsonl is kept", boot_kernel,
