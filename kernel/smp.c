@@ -311,6 +311,8 @@ void smp_wait(uint32_t cpu)
     }
 }
 
+uint64_t smp_switched_out(void) { return 0; }
+
 void smp_ipi_handler(void (*fn)(void)) { ipi_fn = fn; }
 
 bool smp_ipi_send(uint32_t cpu)
