@@ -123,12 +123,6 @@ static void late_params(struct bench_case *c, void *arg)
     parallel_tally_params(c, &p->tally);
 }
 
-static const char *unavailable(const struct config *cfg)
-{
-    (void)cfg;
-    return parallel_unavailable(2);
-}
-
 static void run(struct bench_ctx *ctx)
 {
     static struct pair pairs[MAX_PAIRS];
@@ -161,6 +155,6 @@ const struct bench bench_coherence = {
     .name = "coherence",
     .what = "one cache line bounced between two CPUs by compare-and-swap: round trip, every pair",
     .in_smp = true,
-    .unavailable = unavailable,
+    .unavailable = parallel_needs_two,
     .run = run,
 };

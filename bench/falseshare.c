@@ -150,12 +150,6 @@ static void late_params(struct bench_case *c, void *arg)
     parallel_tally_params(c, &s->tally);
 }
 
-static const char *unavailable(const struct config *cfg)
-{
-    (void)cfg;
-    return parallel_unavailable(2);
-}
-
 static struct layout layout_of(uint32_t c)
 {
     if (c == CASE_PACKED)
@@ -204,6 +198,6 @@ const struct bench bench_falseshare = {
     .name = "falseshare",
     .what = "k CPUs updating their own words: one line, padded, Predator's object offsets (Liu 2014)",
     .in_smp = true,
-    .unavailable = unavailable,
+    .unavailable = parallel_needs_two,
     .run = run,
 };

@@ -218,12 +218,6 @@ static void late_params(struct bench_case *c, void *arg)
     parallel_tally_params(c, &s->tally);
 }
 
-static const char *unavailable(const struct config *cfg)
-{
-    (void)cfg;
-    return parallel_unavailable(2);
-}
-
 static void *page(void) { return memory_alloc(PAGE, PAGE); }
 
 /* The shared frame, a page address for the views (never touched through
@@ -304,6 +298,6 @@ const struct bench bench_isolation = {
 #ifndef CLEANROOM_HOSTED
     .needs_paging = true, /* a page directory per CPU; hosted, the host's paging */
 #endif
-    .unavailable = unavailable,
+    .unavailable = parallel_needs_two,
     .run = run,
 };

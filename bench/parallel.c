@@ -48,6 +48,12 @@ const char *parallel_unavailable(uint32_t k)
     return 0;
 }
 
+const char *parallel_needs_two(const struct config *cfg)
+{
+    (void)cfg;
+    return parallel_unavailable(2);
+}
+
 uint64_t parallel_deadline(void)
 {
     uint64_t hz = tsc_info()->hz ? tsc_info()->hz : START_LINE_HZ;

@@ -35,6 +35,9 @@ int64_t parallel_undisturbed(bench_run_fn once, void *arg, struct parallel_tally
 void parallel_tally_params(struct bench_case *c, const struct parallel_tally *tally);
 /* Why k workers cannot run here (NULL: they can), for a skip record. */
 const char *parallel_unavailable(uint32_t k);
+/* A multi-CPU benchmark's `unavailable` hook (bench/registry.h): NULL from
+ * two CPUs up, else parallel_unavailable(2)'s reason. */
+const char *parallel_needs_two(const struct config *cfg);
 /* The TSC reading after which a worker waiting for another CPU (a
  * ping-pong, a barrier) gives up: a CPU that faulted must not keep the boot
  * CPU spinning before smp_wait can name it. About PARALLEL_PATIENCE_S
