@@ -28,7 +28,7 @@
 #ifdef CLEANROOM_HOSTED
 #define REPS_QUICK 5000u /* ~100-300 ns a round trip: about a ms a sample */
 #else
-#define REPS_QUICK 100u /* an emulator: host threads taking turns, not a line; keep it short */
+#define REPS_QUICK 32u /* an emulator: every round trip may wait for the host to run a vCPU thread */
 #endif
 #define REPS_PAPER 100000u
 #define SPINS_PER_PAUSE 256u
