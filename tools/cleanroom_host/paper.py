@@ -335,5 +335,5 @@ PREDATOR_OFFSET = ("Predator (Liu 2014 Fig. 5.2): linear_regression ~15x slower 
                    "of a line, no slowdown at byte 0 or 56 (8 cores); the fix gave >12x")
 ISOLATION_SPEEDUPS = ("Dthreads >8x and Sheriff-Protect ~10x faster than pthreads on linear_regression "
                       "(8 cores); PATHREADS lr 8.15x on 16 cores (7.45x on Linux 4.10)")
-COHERENCE_PAPERS = "no paper states it: the line transfer that every false-sharing number above repeats"
+COHERENCE_PAPERS = "no paper states it: the line transfer that false sharing repeats at every write"
 PARALLEL_WORKSET = "Klimiankou ran one CPU; two CPUs, each with its own caches, can take half the time or less"
