@@ -152,7 +152,7 @@ class ShareRow:
         """packed / padded: what sharing one line costs at this k (1: nothing)."""
         return ratio_of(self.packed, self.padded)
 
-    def offsetratio_of(self, offset: int) -> Interval:
+    def offset_ratio(self, offset: int) -> Interval:
         """The object array at `offset` / at byte 0 (Predator's comparison)."""
         return ratio_of(self.objects.get(offset), self.objects.get(0))
 
@@ -188,7 +188,7 @@ def falseshare_summary(rows: list[ShareRow], units: str) -> list[str]:
         top = top_row(rows, op)
         if top is None or top.k < 2:
             continue
-        pred = ", ".join(f"byte {o} {short(top.offsetratio_of(o), 2, null=1.0)}" for o in (FALSE_AT, CLEAN_AT[1])
+        pred = ", ".join(f"byte {o} {short(top.offset_ratio(o), 2, null=1.0)}" for o in (FALSE_AT, CLEAN_AT[1])
                          if o in top.objects)
         out.append(f"false sharing, {op} increments, k={top.k}: one line / padded {short(top.slowdown, 2, null=1.0)}"
                    f" (per increment: {short(top.packed)} vs {short(top.padded)} {units})  "
@@ -227,7 +227,7 @@ def section_falseshare(run: Run) -> list[str]:
         return ([("packed", lambda r: r.packed, None), ("padded", lambda r: r.padded, None)]
                 + [(f"object@{o}", lambda r, o=o: r.objects.get(o), None) for o in OFFSETS]
                 + [("packed/padded", lambda r: r.slowdown, 1.0)]
-                + [(f"object@{o}/object@0", lambda r, o=o: r.offsetratio_of(o), 1.0) for o in OFFSETS[1:]])
+                + [(f"object@{o}/object@0", lambda r, o=o: r.offset_ratio(o), 1.0) for o in OFFSETS[1:]])
     return per_k_tables(rows, f"falseshare: {run.units.name} per update (median (min..max)) vs CPUs k; packed: "
                               f"ints 4 bytes apart (one line), padded: 64 apart, object@N: Predator's 64-byte "
                               f"objects from byte N of a line (an update = five sums)", specs)
@@ -459,7 +459,7 @@ def cells(run: Run) -> list[Cell]:
         out.append(make_cell("falseshare", r.mode, f"{r.op} packed/padded", col, "ratio", r.slowdown, 1.0, True))
         for o in OFFSETS[1:]:
             out.append(make_cell("falseshare", r.mode, f"{r.op} object@{o}/object@0", col, "ratio",
-                                 r.offsetratio_of(o), 1.0, True))
+                                 r.offset_ratio(o), 1.0, True))
     for i in iso_rows(run.records):
         col = f"k={i.k}"
         out.append(make_cell("isolation", i.mode, f"{i.op} padded", col, f"{u}/increment", i.padded))
