@@ -34,7 +34,7 @@ class Shot:
     tilt: float = 4.0  # degrees the camera is turned about its own axis
     pitch: float = 3.0  # degrees it looks down (or up) at the screen too
     width: int = 3000  # photo pixels across (4:3)
-    fill: float = 0.8  # how much of the photo's width the screen takes (straight on)
+    fill: float = 0.85  # the whole screen in the picture, framed to take this much of its width or height
     blur: float = 1.5  # Gaussian radius, photo pixels
     noise: float = 6.0  # standard deviation of the sensor noise, grey levels
     light: float = 0.45  # the darkest corner gets this much less light than the brightest
@@ -54,7 +54,9 @@ def _rotation(yaw: float, pitch: float, roll: float) -> np.ndarray:
 
 
 def screen_corners_in_photo(screen: tuple[int, int], shot: Shot) -> np.ndarray:
-    """Where the screen's corners (top left, top right, bottom right, bottom left) land in the photo."""
+    """Where the screen's corners (top left, top right, bottom right, bottom left) land in the photo:
+    seen from where a phone would be, then framed as a person frames it (zoomed and aimed so the
+    whole screen fills `fill` of the picture's width or height, whichever it reaches first)."""
     w, h = screen
     pw, ph = shot.width, shot.width * 3 // 4
     focal = pw / 2 / math.tan(math.radians(PHONE_FOV_DEG) / 2)
@@ -63,7 +65,10 @@ def screen_corners_in_photo(screen: tuple[int, int], shot: Shot) -> np.ndarray:
     corners = np.array([[-w / 2, -h / 2, 0], [w / 2, -h / 2, 0], [w / 2, h / 2, 0], [-w / 2, h / 2, 0]])
     # the camera sits on a line through the screen's centre, `distance` away, and looks at the centre
     cam = (rot @ corners.T).T + np.array([0, 0, distance])
-    return np.stack([focal * cam[:, 0] / cam[:, 2] + pw / 2, focal * cam[:, 1] / cam[:, 2] + ph / 2], axis=1)
+    seen = np.stack([focal * cam[:, 0] / cam[:, 2], focal * cam[:, 1] / cam[:, 2]], axis=1)
+    low, high = seen.min(axis=0), seen.max(axis=0)
+    zoom = min(shot.fill * pw / (high[0] - low[0]), shot.fill * ph / (high[1] - low[1]))
+    return (seen - (low + high) / 2) * zoom + np.array([pw / 2, ph / 2])
 
 
 def _homography(src: np.ndarray, dst: np.ndarray) -> np.ndarray:

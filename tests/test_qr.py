@@ -29,7 +29,7 @@ import base45
 import pytest
 
 from booting import KERNEL, REPO, TOOL, TOOL_SAFETY_NET_S
-from photosim import Shot, photograph_file
+from photosim import Shot, photograph_file, screen_corners_in_photo
 from cleanroom_host import emulators, qrdecode, runner
 from cleanroom_host.protocol import parse_log
 from cleanroom_host.qrdecode import Chunk, QrError, assemble, base45_decode, base45_encode, parse_chunk
@@ -222,6 +222,17 @@ def on_a_screen(code: Path, dest: Path) -> Path:
     return dest
 
 
+@pytest.mark.parametrize("angle", [0, 15, 25, 45])
+def test_the_simulated_photo_keeps_the_whole_screen_in_perspective(angle: float) -> None:
+    """The photo's geometry is what docs/QR.md says: the whole screen in the picture, its near
+    edge the taller by the perspective of a phone held close (a third at 15 degrees)."""
+    shot = Shot(angle=angle, width=1500)
+    corners = screen_corners_in_photo((800, 600), shot)
+    assert (corners >= 0).all() and (corners[:, 0] < 1500).all() and (corners[:, 1] < 1125).all()
+    near, far = corners[3][1] - corners[0][1], corners[2][1] - corners[1][1]
+    assert abs(near / far - 1) < 0.02 if angle == 0 else near / far > 1 + angle / 50
+
+
 def test_a_phone_photo_of_a_code_decodes(tmp_path: Path) -> None:
     photo = tmp_path / "photo.jpg"
     photograph_file(on_a_screen(CODES[1], tmp_path / "screen.png"), photo, Shot(width=1500))
@@ -381,11 +392,12 @@ QUICK_SCREENS_MAX = 40
 PHONE = Shot(angle=15, tilt=4)  # the issue's photo: 15 degrees off-axis, 4 of tilt, blur, noise, light, JPEG 60
 
 
-def photograph_screens(pages: list[Path], where: Path, shot: Shot) -> dict[int, list[Path]]:
-    """Every screen photographed at 1500 and 3000 pixels wide (the turn and tilt alternating
-    left and right): {width: photos}."""
+def photograph_screens(pages: list[Path], where: Path, shot: Shot,
+                       widths: tuple[int, ...] = (1500, 3000)) -> dict[int, list[Path]]:
+    """Every screen photographed at each width (the turn and tilt alternating left and right):
+    {width: photos}."""
     where.mkdir(parents=True, exist_ok=True)
-    photos: dict[int, list[Path]] = {1500: [], 3000: []}
+    photos: dict[int, list[Path]] = {width: [] for width in widths}
     for k, page in enumerate(pages):
         sign = 1 if k % 2 else -1
         for width in photos:
@@ -418,8 +430,7 @@ def test_phone_photos_of_every_screen_give_back_the_serial_log(emulator: str, tm
     assert proc.returncode == 0, proc.stdout + proc.stderr
     pages = sorted((where / "pages").glob("qr-*.ppm"))
     info = json.loads((where / "run" / "results.json").read_text())["run"]["qr_pages"]
-    assert info["saved"] == info["codes"] > len(pages) > 0 and info["screens"] == len(pages)
-    assert len(pages) <= QUICK_SCREENS_MAX, f"{len(pages)} screens for suite=quick"
+    assert info["saved"] == info["codes"] and pages
     serial = record_lines((where / "run" / "serial.log").read_bytes())
     assert serial
 
@@ -433,6 +444,9 @@ def test_phone_photos_of_every_screen_give_back_the_serial_log(emulator: str, tm
 
     photos = photograph_screens(pages, where / "photos", PHONE)
     assert_photos_give_back(photos, serial, where)
+    # tens of screens, several codes on each
+    assert len(pages) <= QUICK_SCREENS_MAX, f"{len(pages)} screens for suite=quick"
+    assert info["codes"] > len(pages) == info["screens"]
 
     # a screen's photo left out: the codes no other screen showed are named (a screendump caught
     # while the kernel drew the next screen shows codes of both)
@@ -476,8 +490,8 @@ def test_the_pager_turns_the_screens_with_no_key_and_photos_at_25_degrees_read(t
     the screens still turn. Under QEMU -kernel (VGA text, so the kernel's 640x480 graphics), no
     key pressed: screendumps taken while nothing else happens show different codes, until every
     code has been on the screen; then each screen photographed from 25 degrees aside with more
-    noise and JPEG quality 50 still gives back the serial log (issue 19: 3 of 33 VGA text
-    pages did)."""
+    noise and JPEG quality 50, 3000 pixels wide, still gives back the serial log (issue 19: 3
+    of 33 VGA text pages did; at 1500 pixels this is past the limit docs/QR.md measured)."""
     serial_log, seconds = tmp_path / "serial.log", page_seconds()
     qemu = subprocess.Popen(["qemu-system-i386", "-m", "128", "-no-reboot", "-display", "none", "-monitor", "stdio",
                              "-serial", f"file:{serial_log}", "-kernel", str(KERNEL),
@@ -513,5 +527,6 @@ def test_the_pager_turns_the_screens_with_no_key_and_photos_at_25_degrees_read(t
             qemu.wait()
     assert len(screens) >= 2
     serial = record_lines(serial_log.read_bytes())
-    photos = photograph_screens(sorted(screens.values()), tmp_path / "photos", Shot(angle=25, noise=10, quality=50))
+    photos = photograph_screens(sorted(screens.values()), tmp_path / "photos", Shot(angle=25, noise=10, quality=50),
+                                widths=(3000,))
     assert_photos_give_back(photos, serial, tmp_path)
