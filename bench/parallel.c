@@ -64,3 +64,18 @@ int64_t parallel_run(uint32_t k, parallel_fn fn, void *arg)
         smp_wait(w);
     return (int64_t)(tsc_end() - t0);
 }
+
+void parallel_budget_start(struct parallel_budget *b, uint32_t ms)
+{
+    uint64_t hz = tsc_info()->hz ? tsc_info()->hz : START_LINE_HZ;
+    b->ticks = hz / 1000 * ms;
+    b->t0 = rdtsc();
+}
+
+int64_t parallel_scaled(int64_t ticks, uint64_t planned, uint64_t done)
+{
+    if (done == planned || !done || ticks < 0)
+        return ticks;
+    uint64_t t = (uint64_t)ticks, q = t / done, r = t % done; /* no overflow of t * planned */
+    return (int64_t)(q * planned + r * planned / done);
+}

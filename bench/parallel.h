@@ -6,7 +6,10 @@
 #ifndef BENCH_PARALLEL_H
 #define BENCH_PARALLEL_H
 
+#include <stdbool.h>
 #include <stdint.h>
+
+#include "arch/x86.h"
 
 typedef void (*parallel_fn)(uint32_t worker, void *arg);
 
@@ -14,5 +17,22 @@ typedef void (*parallel_fn)(uint32_t worker, void *arg);
 int64_t parallel_run(uint32_t k, parallel_fn fn, void *arg);
 /* Why k workers cannot run here (NULL: they can), for a skip record. */
 const char *parallel_unavailable(uint32_t k);
+
+/* A sample's time limit, on each worker's own TSC. Where CPUs are host
+ * threads (QEMU's vCPUs on fewer host cores) a FIFO lock hands over once per
+ * host time slice and a fixed count of operations could take minutes: each
+ * worker stops at its count or at the limit, whichever comes first, and the
+ * sample is scaled to the planned count (parallel_scaled). */
+struct parallel_budget {
+    uint64_t t0, ticks;
+};
+void parallel_budget_start(struct parallel_budget *b, uint32_t ms);
+/* Checked every 16th operation i, so the clock costs little. */
+static inline bool parallel_budget_left(const struct parallel_budget *b, uint32_t i)
+{
+    return (i & 15) || rdtsc() - b->t0 < b->ticks;
+}
+/* ticks for `done` operations, as ticks for `planned` (done == planned: as is). */
+int64_t parallel_scaled(int64_t ticks, uint64_t planned, uint64_t done);
 
 #endif
