@@ -42,7 +42,6 @@
 #define FAULT_PAGES 256      /* demand_fault: pages each CPU touches per sample */
 #define MAP_PAGES 64         /* map_unmap: pages each CPU maps and unmaps per round */
 #define MAP_REPS_DEFAULT 50  /* map_unmap rounds per sample (reps=) */
-#define SAMPLE_LIMIT_MS 200  /* bench/parallel.h's budget per worker and sample */
 
 enum space { SHARED, ISOLATED, SPACES };
 static const char *const space_names[SPACES] = { "shared", "isolated" };
@@ -121,7 +120,7 @@ static void map_unmap(struct as_case *c, uint32_t w)
     struct smprw *l = lock_of(c, w);
     uint32_t *pt = c->table[w], r = 0;
     struct parallel_budget b;
-    parallel_budget_start(&b, SAMPLE_LIMIT_MS);
+    parallel_budget_start(&b, PARALLEL_SAMPLE_MS);
     for (; r < c->reps && parallel_budget_left(&b, r); r++) {
         for (uint32_t i = 0; i < c->pages; i++) {
             smprw_write_lock(l);

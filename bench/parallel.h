@@ -23,6 +23,7 @@ const char *parallel_unavailable(uint32_t k);
  * host time slice and a fixed count of operations could take minutes: each
  * worker stops at its count or at the limit, whichever comes first, and the
  * sample is scaled to the planned count (parallel_scaled). */
+#define PARALLEL_SAMPLE_MS 50 /* the usual limit: ample for real CPUs, short where vCPUs crawl */
 struct parallel_budget {
     uint64_t t0, ticks;
 };

@@ -38,7 +38,6 @@
 #include "runtime/pagewin.h"
 
 #define ROUNDS_DEFAULT 2000  /* changes per sample (reps=) */
-#define SAMPLE_LIMIT_MS 200  /* bench/parallel.h's budget per sample */
 #define ACK_WAIT_MS 1000     /* a CPU silent this long after a change: unacked */
 #define VALUE_A 0xaaaa0001u  /* what frame A holds */
 #define VALUE_B 0xbbbb0002u
@@ -123,7 +122,7 @@ static void changer(struct shoot *s)
     while (s->ready != s->k - 1)
         cpu_pause();
     struct parallel_budget b;
-    parallel_budget_start(&b, SAMPLE_LIMIT_MS);
+    parallel_budget_start(&b, PARALLEL_SAMPLE_MS);
     uint64_t t0 = tsc_begin();
     uint32_t r = 0;
     for (; r < s->rounds && parallel_budget_left(&b, r); r++) {

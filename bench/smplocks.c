@@ -37,7 +37,6 @@
 
 #define REPS_DEFAULT 10000   /* lock+unlock per worker per sample (reps=) */
 #define REPS_PAPER 100000
-#define SAMPLE_LIMIT_MS 200  /* bench/parallel.h's budget per worker and sample */
 #define SPIN_LOOPS 100       /* spinblock_spin's lock_loops (LiteThreads' setting) */
 #define VALCHANOV_THREADS 5
 #define ITEMS_PER_REPS 10    /* litethreads: reps / this items (each is two handshakes) */
@@ -88,7 +87,7 @@ static void contend(uint32_t w, void *arg)
 {
     struct crowd *c = arg;
     struct parallel_budget b;
-    parallel_budget_start(&b, SAMPLE_LIMIT_MS);
+    parallel_budget_start(&b, PARALLEL_SAMPLE_MS);
     uint32_t i = 0;
     for (; i < c->reps && parallel_budget_left(&b, i); i++) {
         smplock_acquire(&c->lock, w);
@@ -103,7 +102,7 @@ static void take_turns(uint32_t w, void *arg)
 {
     struct crowd *c = arg;
     struct parallel_budget b;
-    parallel_budget_start(&b, SAMPLE_LIMIT_MS);
+    parallel_budget_start(&b, PARALLEL_SAMPLE_MS);
     uint32_t mine = 0;
     for (uint32_t i = 0; mine < c->reps && parallel_budget_left(&b, i); i++) {
         smplock_acquire(&c->lock, w);
@@ -209,7 +208,7 @@ static struct handshake hs;
 static void producer(struct handshake *h)
 {
     struct parallel_budget b;
-    parallel_budget_start(&b, SAMPLE_LIMIT_MS);
+    parallel_budget_start(&b, PARALLEL_SAMPLE_MS);
     for (uint32_t i = 0;; i++) {
         bool final = i + 1 >= h->items || !parallel_budget_left(&b, i);
         smplock_acquire(&h->m, 0);
