@@ -301,7 +301,7 @@ static void measure(struct bench_ctx *ctx, const struct plan *p, uint32_t k, uin
             add(&bcs[i], (struct bench_param)PARAM_STR("op", p->op_name));
         add(&bcs[i], (struct bench_param)PARAM_STR(shoot ? "siblings" : "workers", who_names[who]));
         add(&bcs[i], (struct bench_param)PARAM_NUM("cpus", k));
-        add(&bcs[i], (struct bench_param)PARAM_NUM(p->op == OP_FAULT ? "pages" : "reps", p->op == OP_FAULT ? FAULT_PAGES : reps));
+        add(&bcs[i], (struct bench_param)PARAM_NUM(p->op == OP_FAULT ? "fault_pages" : "reps", p->op == OP_FAULT ? FAULT_PAGES : reps));
         add(&bcs[i], (struct bench_param)PARAM_STR("kernel", kernel_release));
         add(&bcs[i], (struct bench_param)PARAM_STR("fault_lock", fault_lock()));
         items[i] = (struct bench_item){ .c = &bcs[i], .fn = run_case, .arg = &cases[i], .late_params = late,

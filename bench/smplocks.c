@@ -14,10 +14,11 @@
  *                on separate CPUs (min(5, CPUs) of them), beside 5 fibers on
  *                one CPU with the fiber mutex (their user-space library)
  *
- * spinblock blocks at once (lock_loops 0: NPTL's mutex does not spin);
- * spinblock_spin tries lock_loops times first (Valchanov's kernel library
- * and LiteThreads spin before they block). In the kernel blocking is parking
- * on the waiter's own line, hosted a futex (params.park, kernel/park.h).
+ * spinblock blocks at once (lock_loops 0) and hands the lock to the first
+ * blocked waiter; spinblock_spin tries lock_loops times first (Valchanov's
+ * kernel library and LiteThreads spin before they block); mutex is NPTL's
+ * algorithm (block at once, wake one, no handoff). In the kernel blocking
+ * is polling a word of one's own, hosted a futex (params.park, kernel/park.h).
  *
  * Every record says params.cpus (the CPUs working), params.lost (increments
  * or items the lock lost: 0, else an error record names the lock) and
@@ -59,11 +60,13 @@ static const struct lock_spec specs[] = {
     { "mcs_pause", SMPLOCK_MCS, true, 0, 0 },
     { "spinblock", SMPLOCK_SPINBLOCK, true, 0, 0 },
     { "spinblock_spin", SMPLOCK_SPINBLOCK, true, SPIN_LOOPS, 0 },
+    { "mutex", SMPLOCK_MUTEX, true, 0, 0 },
 };
 #define NSPECS (sizeof specs / sizeof specs[0])
-/* valchanov's locks (indices into specs): spinblock, blocking at once (the
- * paper's NPTL), spinblock_spin (its kernel library), tas, ticket, mcs */
-static const uint32_t valchanov_specs[] = { 8, 9, 0, 4, 6 };
+/* valchanov's locks (indices into specs): mutex (NPTL's algorithm: the
+ * paper's NPTL), spinblock_spin (its kernel library, spinning first),
+ * spinblock, tas, ticket, mcs */
+static const uint32_t valchanov_specs[] = { 10, 9, 8, 0, 4, 6 };
 #define NVALCHANOV (sizeof valchanov_specs / sizeof valchanov_specs[0])
 static const uint32_t lite[][2] = { { 0, 0 }, { 100, 0 }, { 0, 200 }, { 100, 200 } };
 #define NLITE (sizeof lite / sizeof lite[0])
@@ -160,8 +163,9 @@ static void spec_params(struct bench_case *c, const struct lock_spec *s)
     if (s->kind == SMPLOCK_SPINBLOCK) {
         add(c, (struct bench_param)PARAM_NUM("lock_loops", s->lock_loops));
         add(c, (struct bench_param)PARAM_NUM("unlock_loops", s->unlock_loops));
-        add(c, (struct bench_param)PARAM_STR("park", park_kind()));
     }
+    if (s->kind >= SMPLOCK_SPINBLOCK)
+        add(c, (struct bench_param)PARAM_STR("park", park_kind()));
 }
 
 /* The locks `which` (indices into specs) with k workers, measured in turn. */

@@ -5,7 +5,7 @@
 
 static const char *const names[SMPLOCK_KINDS][2] = {
     { "tas", "tas_pause" }, { "ttas", "ttas_pause" }, { "ticket", "ticket_pause" }, { "mcs", "mcs_pause" },
-    { "spinblock", "spinblock" },
+    { "spinblock", "spinblock" }, { "mutex", "mutex" },
 };
 
 const char *smplock_name(enum smplock_kind kind, bool use_pause) { return names[kind][use_pause ? 1 : 0]; }
@@ -15,7 +15,7 @@ void smplock_init(struct smplock *l, enum smplock_kind kind, bool use_pause)
     l->word = l->next = l->owner = 0;
     l->tail = 0;
     l->kind = kind;
-    l->use_pause = use_pause || kind == SMPLOCK_SPINBLOCK;
+    l->use_pause = use_pause || kind >= SMPLOCK_SPINBLOCK;
     l->lock_loops = l->unlock_loops = 0;
     l->waiters = (struct smp_waitq){ 0, 0, 0 };
     l->handoffs = l->parks = 0;
@@ -125,6 +125,28 @@ static void spinblock_release(struct smplock *l)
     unpark(n);
 }
 
+/* --- mutex (NPTL's) ---------------------------------------------------------------- */
+
+static void mutex_acquire(struct smplock *l)
+{
+    uint32_t c = cmpxchg32(&l->word, 0, 1);
+    if (c == 0)
+        return;
+    if (c != 2)
+        c = xchg32(&l->word, 2);
+    while (c != 0) { /* held, and we say there are waiters */
+        __atomic_add_fetch(&l->parks, 1, __ATOMIC_RELAXED);
+        park_wait(&l->word, 2);
+        c = xchg32(&l->word, 2);
+    }
+}
+
+static void mutex_release(struct smplock *l)
+{
+    if (xchg32(&l->word, 0) == 2)
+        park_wake(&l->word);
+}
+
 /* --- the lock ---------------------------------------------------------------------- */
 
 void smplock_acquire(struct smplock *l, uint32_t cpu)
@@ -160,6 +182,9 @@ void smplock_acquire(struct smplock *l, uint32_t cpu)
         }
         break;
     }
+    case SMPLOCK_MUTEX:
+        mutex_acquire(l);
+        break;
     default:
         spinblock_acquire(l, me);
         break;
@@ -190,6 +215,9 @@ void smplock_release(struct smplock *l, uint32_t cpu)
         __atomic_store_n(&me->next->wait, 0, __ATOMIC_RELEASE);
         break;
     }
+    case SMPLOCK_MUTEX:
+        mutex_release(l);
+        break;
     default:
         spinblock_release(l);
         break;

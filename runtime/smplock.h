@@ -15,9 +15,13 @@
  *             to the first blocked waiter. Blocking is kernel/park.h:
  *             parking on the waiter's own word in the kernel (nothing else
  *             could run on that CPU), a futex in the hosted build.
+ *   mutex     NPTL's algorithm (Drepper's "mutex2"): one word, 0 free, 1
+ *             held, 2 held with waiters; a waiter blocks on the word itself
+ *             and unlock wakes one, who must then take it like anyone else
+ *             (no handoff: a running CPU may take it first)
  *
  * tas, ttas, ticket and mcs wait with or without `pause`; spinblock always
- * pauses. smpcond is a condition variable on top of any of them (its
+ * pauses; mutex blocks as spinblock does (kernel/park.h). smpcond is a condition variable on top of any of them (its
  * waiters block as spinblock's do); smprw a reader-writer spinlock (the
  * model of Linux's mmap_sem: faults read, mmap/munmap write). */
 #ifndef RUNTIME_SMPLOCK_H
@@ -28,7 +32,9 @@
 
 #include "kernel/smp.h"
 
-enum smplock_kind { SMPLOCK_TAS, SMPLOCK_TTAS, SMPLOCK_TICKET, SMPLOCK_MCS, SMPLOCK_SPINBLOCK, SMPLOCK_KINDS };
+enum smplock_kind {
+    SMPLOCK_TAS, SMPLOCK_TTAS, SMPLOCK_TICKET, SMPLOCK_MCS, SMPLOCK_SPINBLOCK, SMPLOCK_MUTEX, SMPLOCK_KINDS
+};
 
 /* One CPU's place in a lock's queue. */
 struct smplock_node {
@@ -43,7 +49,7 @@ struct smp_waitq {
 };
 
 struct smplock {
-    volatile uint32_t word;        /* tas, ttas, spinblock: 1 = held */
+    volatile uint32_t word;        /* tas, ttas, spinblock: 1 = held; mutex: 0, 1, 2 */
     volatile uint32_t next, owner; /* ticket */
     struct smplock_node *volatile tail; /* mcs */
     enum smplock_kind kind;
@@ -60,7 +66,7 @@ void smplock_init(struct smplock *l, enum smplock_kind kind, bool use_pause);
 void smplock_set_loops(struct smplock *l, uint32_t lock_loops, uint32_t unlock_loops);
 void smplock_acquire(struct smplock *l, uint32_t cpu);
 void smplock_release(struct smplock *l, uint32_t cpu);
-/* "tas", "tas_pause", ..., "mcs_pause", "spinblock": bench smplocks' names. */
+/* "tas", "tas_pause", ..., "mcs_pause", "spinblock", "mutex": bench smplocks' names. */
 const char *smplock_name(enum smplock_kind kind, bool use_pause);
 
 struct smpcond {

@@ -32,7 +32,7 @@ static const struct lock_case cases[] = {
     { SMPLOCK_TAS, false, 0, 0 }, { SMPLOCK_TAS, true, 0, 0 },         { SMPLOCK_TTAS, false, 0, 0 },
     { SMPLOCK_TTAS, true, 0, 0 }, { SMPLOCK_TICKET, false, 0, 0 },     { SMPLOCK_TICKET, true, 0, 0 },
     { SMPLOCK_MCS, false, 0, 0 }, { SMPLOCK_MCS, true, 0, 0 },         { SMPLOCK_SPINBLOCK, true, 0, 0 },
-    { SMPLOCK_SPINBLOCK, true, 100, 200 },
+    { SMPLOCK_SPINBLOCK, true, 100, 200 }, { SMPLOCK_MUTEX, true, 0, 0 },
 };
 
 static struct smplock lock;
@@ -89,7 +89,7 @@ bool smplock_test_no_lost_increment(char *d)
             return false;
         }
     }
-    fmt(d, D, "%u locks, %u CPUs, %u ms each: %u increments, none lost (spinblock parked %u times)", ncases, n,
+    fmt(d, D, "%u locks, %u CPUs, %u ms each: %u increments, none lost (spinblock and mutex blocked %u times)", ncases, n,
         BUDGET_MS, total, parks);
     return true;
 }

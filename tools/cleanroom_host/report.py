@@ -19,7 +19,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any, Callable
 
-from . import aspacereport, benchreport, lockreport, model
+from . import aspacereport, benchreport, lockreport, model, smplockreport
 from .context import Run
 from .interval import Interval, short
 from .machine import BOCHS, QEMU_ICOUNT, counters_text
@@ -36,6 +36,7 @@ REPORTS: tuple[ModuleType, ...] = (
     benchreport,   # ctxsw, workset: Klimiankou 2018, Figures 3-8
     lockreport,    # locks, create, peers: LiteThreads, Valchanov-Andreev
     aspacereport,  # aspace: PATHREADS, Sheriff, Dthreads
+    smplockreport,  # smplocks, shootdown, aslock, linuxvm: locks and address spaces across CPUs
 )
 HOOKS = ("BENCHES", "summary", "sections", "derived", "files")
 
