@@ -151,9 +151,8 @@ def section_smplocks(run: Run) -> list[str]:
     con = grid(pts, "contended", "lock", LOCKS)
     kk = ks([p for p in pts if p.case == "contended"])
     if con:
-        out.append(f"smplocks, contended: {u} per lock+unlock over all CPUs, median (min..max), by CPUs contending")
-        out += table(["lock"] + [f"{k} CPU{'s' if k > 1 else ''}" for k in kk],
-                     [[lock] + [cell(v.get(k)) for k in kk] for lock, v in con.items()], numeric=set(range(1, 1 + len(kk))))
+        out += section_grid(f"smplocks, contended: {u} per lock+unlock over all CPUs, median (min..max), by CPUs "
+                            "contending", con, kk, "lock")
     hand = grid(pts, "handoff", "lock", LOCKS)
     if hand:
         out.append(f"smplocks, handoff: {u} per handoff of the lock between CPU 0 and CPU 1 (taking turns)")
@@ -204,8 +203,12 @@ def summary_aslock(run: Run, u: str) -> list[str]:
 
 
 def section_grid(title: str, g: dict[str, dict[int, Interval]], kk: list[int], first: str) -> list[str]:
+    """Rows by k; a row named "a / b" is a ratio (two decimals, "~1" inside the noise)."""
+    def fmt(row: str, v: Interval | None) -> str:
+        return ratio_cell(v) if " / " in row else cell(v)
     return [title] + table([first] + [f"{k} CPU{'s' if k > 1 else ''}" for k in kk],
-                           [[r] + [cell(v.get(k)) for k in kk] for r, v in g.items()], numeric=set(range(1, 1 + len(kk))))
+                           [[r] + [fmt(r, v.get(k)) for k in kk] for r, v in g.items()],
+                           numeric=set(range(1, 1 + len(kk))))
 
 
 def section_shootdown(run: Run) -> list[str]:
