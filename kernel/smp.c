@@ -50,7 +50,7 @@ static struct slot slots[SMP_MAX_CPUS];
 static struct smp_summary summary = { .wanted = 1, .found = 0, .used = 1 };
 static void (*ipi_fn)(void);
 
-/* Read by boot/ap.asm (exchanged with 0 by the CPU that takes it). */
+/* Read by the start-up code in boot/ap.asm, which exchanges it with 0 when it takes it. */
 volatile uint32_t ap_boot_stack;
 extern const uint8_t ap_trampoline[], ap_trampoline_end[], ap_gdtr[];
 

@@ -76,7 +76,7 @@ int main(void)
 
     CHECK(parse("x suite=fast", &c) == 1);
     CHECK_STR(last_msg, "bad value");
-    CHECK_STR(last_accepted, "selftest|quick|paper|all");
+    CHECK_STR(last_accepted, "selftest|quick|paper|all|smp");
 
     CHECK(parse("x runs=12x", &c) == 1);
     CHECK_STR(last_msg, "bad number");
