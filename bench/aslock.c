@@ -33,9 +33,7 @@
 #include "kernel/memory.h"
 #include "kernel/smp.h"
 #include "lib/fmt.h"
-#include "lib/record.h"
 #include "lib/string.h"
-#include "lib/wire.h"
 #include "runtime/pagewin.h"
 #include "runtime/smplock.h"
 
@@ -181,10 +179,7 @@ static void late(struct bench_case *bc, void *hook_arg)
         char msg[160];
         fmt(msg, sizeof msg, "aslock %s, %s space, %u CPUs: %u faults did not arrive as planned", op_names[c->op],
             space_names[c->space], c->k, c->missing);
-        rec_begin(REC_ERROR);
-        rec_str("code", "aslock_faults");
-        rec_str("msg", msg);
-        rec_end();
+        bench_error("aslock_faults", msg);
     }
 }
 
@@ -207,18 +202,9 @@ static bool build(struct as_case *c, enum space space, enum op op, uint32_t k, u
     return true;
 }
 
-static void no_op(uint32_t w, void *arg)
-{
-    (void)w;
-    (void)arg;
-}
-
 static void run(struct bench_ctx *ctx)
 {
-    uint32_t n = smp_cpus(), ks[8], nk = 0;
-    for (uint32_t k = 1; k < n; k *= 2)
-        ks[nk++] = k;
-    ks[nk++] = n;
+    uint32_t ks[PARALLEL_COUNTS_MAX], nk = parallel_counts(ks);
     uint32_t reps = bench_reps(ctx, MAP_REPS_DEFAULT);
     bench_plan(ctx, nk * OPS * SPACES);
     pagewin_on_fault(demand_fault);
@@ -249,7 +235,7 @@ static void run(struct bench_ctx *ctx)
                 for (uint32_t s = 0; s < SPACES; s++)
                     bench_skip(ctx, op_names[op], "no memory for the page tables and frames");
             }
-            parallel_run(n, no_op, 0); /* every CPU back on the kernel's directory before its memory goes */
+            parallel_settle(); /* every CPU back on the kernel's directory before its memory goes */
             memory_release(&mark);
         }
     }

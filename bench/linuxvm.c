@@ -44,7 +44,7 @@
 #include "kernel/smp.h"
 
 #define FAULT_PAGES 1024     /* fault: pages each worker writes per sample */
-#define REPS_DEFAULT 2000    /* mmap, mprotect, tlb_shootdown: loop count per worker (reps=) */
+#define REPS_DEFAULT 300     /* mmap, mprotect, tlb_shootdown: loop count per worker (reps=) */
 #define START_WAIT_S 10      /* forked workers reaching the start line */
 #define PAGE 4096u
 #define PER_VMA_SINCE_MAJOR 6
@@ -312,10 +312,7 @@ static void measure(struct bench_ctx *ctx, const struct plan *p, uint32_t k, uin
 
 static void run(struct bench_ctx *ctx)
 {
-    uint32_t n = smp_cpus(), ks[8], nk = 0;
-    for (uint32_t k = 1; k < n; k *= 2)
-        ks[nk++] = k;
-    ks[nk++] = n;
+    uint32_t ks[PARALLEL_COUNTS_MAX], nk = parallel_counts(ks);
     uint32_t reps = bench_reps(ctx, REPS_DEFAULT);
     struct utsname u;
     snprintf(kernel_release, sizeof kernel_release, "%s", uname(&u) == 0 ? u.release : "unknown");

@@ -40,6 +40,23 @@ const char *parallel_unavailable(uint32_t k)
     return 0;
 }
 
+uint32_t parallel_counts(uint32_t ks[PARALLEL_COUNTS_MAX])
+{
+    uint32_t n = smp_cpus(), m = 0;
+    for (uint32_t k = 1; k < n && m < PARALLEL_COUNTS_MAX - 1; k *= 2)
+        ks[m++] = k;
+    ks[m++] = n;
+    return m;
+}
+
+static void nothing(uint32_t worker, void *arg)
+{
+    (void)worker;
+    (void)arg;
+}
+
+void parallel_settle(void) { parallel_run(smp_cpus(), nothing, 0); }
+
 int64_t parallel_run(uint32_t k, parallel_fn fn, void *arg)
 {
     static struct start_line line;

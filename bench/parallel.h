@@ -17,6 +17,14 @@ typedef void (*parallel_fn)(uint32_t worker, void *arg);
 int64_t parallel_run(uint32_t k, parallel_fn fn, void *arg);
 /* Why k workers cannot run here (NULL: they can), for a skip record. */
 const char *parallel_unavailable(uint32_t k);
+/* The worker counts a benchmark sweeps: k = 1, 2, 4, ... below the run's
+ * CPUs, and all of them. Returns how many (at most PARALLEL_COUNTS_MAX). */
+#define PARALLEL_COUNTS_MAX 8
+uint32_t parallel_counts(uint32_t ks[PARALLEL_COUNTS_MAX]);
+/* Every other CPU runs nothing once, and so takes on the caller's paging
+ * state (kernel/smp.h): a benchmark that gave the CPUs directories of its
+ * own calls it before that memory goes back. */
+void parallel_settle(void);
 
 /* A sample's time limit, on each worker's own TSC. Where CPUs are host
  * threads (QEMU's vCPUs on fewer host cores) a FIFO lock hands over once per

@@ -33,8 +33,6 @@
 #include "kernel/memory.h"
 #include "kernel/smp.h"
 #include "lib/fmt.h"
-#include "lib/record.h"
-#include "lib/wire.h"
 #include "runtime/pagewin.h"
 
 #define ROUNDS_DEFAULT 2000  /* changes per sample (reps=) */
@@ -188,14 +186,6 @@ static int64_t run_mode(void *arg)
 
 static void add(struct bench_case *c, struct bench_param p) { c->params[c->nparams++] = p; }
 
-static void error_record(const char *code, const char *msg)
-{
-    rec_begin(REC_ERROR);
-    rec_str("code", code);
-    rec_str("msg", msg);
-    rec_end();
-}
-
 static void late(struct bench_case *c, void *hook_arg)
 {
     struct shoot *s = hook_arg;
@@ -206,12 +196,12 @@ static void late(struct bench_case *c, void *hook_arg)
     if (s->stale_total) {
         fmt(msg, sizeof msg, "shootdown %s, %u CPUs: %u reads after an invalidation saw the old frame", mode_names[s->mode],
             s->k, s->stale_total);
-        error_record("stale_translation", msg);
+        bench_error("stale_translation", msg);
     }
     if (s->unacked) {
         fmt(msg, sizeof msg, "shootdown %s, %u CPUs: %u changes not acknowledged within %u ms", mode_names[s->mode],
             s->k, s->unacked, ACK_WAIT_MS);
-        error_record("shootdown_unacked", msg);
+        bench_error("shootdown_unacked", msg);
     }
 }
 
@@ -238,18 +228,9 @@ static bool build(struct shoot *s, uint32_t k, uint32_t va, uint32_t frame_a, ui
     return true;
 }
 
-static void no_op(uint32_t w, void *arg)
-{
-    (void)w;
-    (void)arg;
-}
-
 static void run(struct bench_ctx *ctx)
 {
-    uint32_t n = smp_cpus(), ks[8], nk = 0;
-    for (uint32_t k = 1; k < n; k *= 2)
-        ks[nk++] = k;
-    ks[nk++] = n;
+    uint32_t ks[PARALLEL_COUNTS_MAX], nk = parallel_counts(ks);
     uint32_t rounds = bench_reps(ctx, ROUNDS_DEFAULT);
     bench_plan(ctx, nk * MODES);
     uint32_t va = pagewin_slot(0);
@@ -281,8 +262,7 @@ static void run(struct bench_ctx *ctx)
             for (uint32_t m = 0; m < MODES; m++)
                 bench_skip(ctx, "shootdown", "no memory for the page tables");
         }
-        /* every CPU back on the kernel's directory before its memory goes */
-        parallel_run(n, no_op, 0);
+        parallel_settle(); /* every CPU back on the kernel's directory before its memory goes */
         memory_release(&mark);
     }
 }

@@ -30,8 +30,6 @@
 #include "kernel/smp.h"
 #include "lib/fmt.h"
 #include "lib/string.h"
-#include "lib/record.h"
-#include "lib/wire.h"
 #include "runtime/fiber.h"
 #include "runtime/smplock.h"
 #include "runtime/sync.h"
@@ -142,10 +140,7 @@ static void lost_error(const char *what, const char *lock, uint32_t k, uint32_t 
     char msg[160];
     fmt(msg, sizeof msg, "smplocks %s: %s with %u CPUs lost %u of its updates: the lock let two CPUs in at once", what,
         lock, k, lost);
-    rec_begin(REC_ERROR);
-    rec_str("code", "smplock_lost");
-    rec_str("msg", msg);
-    rec_end();
+    bench_error("smplock_lost", msg);
 }
 
 static void crowd_params(struct bench_case *c, void *hook_arg)
@@ -326,19 +321,9 @@ static void fiber_params(struct bench_case *c, void *hook_arg)
 
 /* --- the benchmark ------------------------------------------------------------------------------ */
 
-/* k = 1, 2, 4, ... below n, and n. */
-static uint32_t worker_counts(uint32_t n, uint32_t ks[])
-{
-    uint32_t m = 0;
-    for (uint32_t k = 1; k < n; k *= 2)
-        ks[m++] = k;
-    ks[m++] = n;
-    return m;
-}
-
 static void run(struct bench_ctx *ctx)
 {
-    uint32_t n = smp_cpus(), ks[8], nk = worker_counts(n, ks);
+    uint32_t n = smp_cpus(), ks[PARALLEL_COUNTS_MAX], nk = parallel_counts(ks);
     uint32_t reps = bench_reps(ctx, ctx->cfg->suite == SUITE_PAPER ? REPS_PAPER : REPS_DEFAULT);
     uint32_t all[NSPECS];
     for (uint32_t j = 0; j < NSPECS; j++)

@@ -43,7 +43,7 @@ def _lines(ax: "Axes", g: dict[str, dict[int, Interval]], label: Callable[[str],
         (line,) = ax.plot(kk, [v.mid for v in vs], "-o", markersize=4, label=label(row))
         if any(v.bounded and v.lo != v.hi for v in vs):
             ax.fill_between(kk, [v.lo if v.bounded else v.mid for v in vs], [v.hi if v.bounded else v.mid for v in vs],
-                            color=line.get_color(), alpha=0.15, linewidth=0)
+                            color=line.get_color(), alpha=0.1, linewidth=0)
         drawn.update(kk)
     return sorted(drawn)
 
@@ -57,61 +57,63 @@ def _axes_k(ax: "Axes", kk: list[int], ylabel: str) -> None:
     ax.legend(fontsize=8)
 
 
-def contended(ctx: Context, out: Path) -> Path | None:
-    pts = sr.points_of(ctx.run, sr.SMPLOCKS)
-    g = sr.grid(pts, "contended", "lock", sr.LOCKS)
+def _figure(ctx: Context, out: Path, name: str, title: str, mode: str, g: dict[str, dict[int, Interval]],
+            ylabel: str, label: Callable[[str], str] = str, note: str = "") -> Path | None:
+    """One quantity against k, a line per row of g (`note` in a corner); None when g is empty."""
     if not g:
         return None
-    fig, ax = _new(ctx, "smplocks: a lock+unlock with k CPUs contending", pts[0].mode)
-    kk = _lines(ax, g)
-    _axes_k(ax, kk, f"{ctx.units.short} per lock+unlock over all CPUs (median), log scale")
-    return _save(fig, ctx, out / "smplocks-contended.png")
+    fig, ax = _new(ctx, title, mode)
+    _axes_k(ax, _lines(ax, g, label), f"{ctx.units.short} {ylabel} (median), log scale")
+    if note:
+        ax.text(0.99, 0.01, note, transform=ax.transAxes, fontsize=8, color="dimgray", ha="right", va="bottom")
+    return _save(fig, ctx, out / f"{name}.png")
+
+
+def _mode(pts: list[sr.Point]) -> str:
+    return pts[0].mode if pts else ""
+
+
+def contended(ctx: Context, out: Path) -> Path | None:
+    pts = sr.points_of(ctx.run, sr.SMPLOCKS)
+    return _figure(ctx, out, "smplocks-contended", "smplocks: a lock+unlock with k CPUs contending", _mode(pts),
+                   sr.grid(pts, "contended", "lock", sr.LOCKS), "per lock+unlock over all CPUs")
+
+
+SHOOT_LABELS = {"ipi": "IPI, receivers invlpg and acknowledge", "mailbox": "polled mailbox",
+                "isolated": "isolated address spaces (nothing remote)"}
 
 
 def shootdown(ctx: Context, out: Path) -> Path | None:
     pts = sr.points_of(ctx.run, sr.SHOOTDOWN)
-    g = sr.grid(pts, "shootdown", "mode", sr.SHOOT_MODES)
-    if not g:
-        return None
-    fig, ax = _new(ctx, "shootdown: changing a page's entry that k CPUs use", pts[0].mode)
-    kk = _lines(ax, g, {"ipi": "IPI, receivers invlpg and acknowledge", "mailbox": "polled mailbox",
-                        "isolated": "isolated address spaces (nothing remote)"}.get)
-    _axes_k(ax, kk, f"{ctx.units.short} per change (median), log scale")
-    return _save(fig, ctx, out / "shootdown.png")
+    return _figure(ctx, out, "shootdown", "shootdown: changing a page's entry that k CPUs use", _mode(pts),
+                   sr.grid(pts, "shootdown", "mode", sr.SHOOT_MODES), "per change",
+                   lambda m: SHOOT_LABELS.get(m, m))
 
 
 def aslock(ctx: Context, out: Path) -> Path | None:
     pts = sr.points_of(ctx.run, sr.ASLOCK)
-    if not pts:
-        return None
-    fig, ax = _new(ctx, "aslock: one address-space lock for k CPUs vs one each", pts[0].mode)
     g = {f"{op}, {space}": vals for op in sr.AS_OPS for space, vals in sr.grid(pts, op, "space", sr.SPACES).items()}
-    kk = _lines(ax, g)
-    _axes_k(ax, kk, f"{ctx.units.short} per operation over all CPUs (median), log scale")
-    return _save(fig, ctx, out / "aslock.png")
+    return _figure(ctx, out, "aslock", "aslock: one address-space lock for k CPUs vs one each", _mode(pts), g,
+                   "per operation over all CPUs")
 
 
 def linuxvm(ctx: Context, out: Path) -> Path | None:
     pts = sr.points_of(ctx.run, sr.LINUXVM)
     g = {f"{op}, {who}": vals for op in sr.VM_OPS for who, vals in sr.grid(pts, op, "workers", sr.WORKERS).items()}
-    if not g:
-        return None
-    fig, ax = _new(ctx, f"linuxvm: threads of one process vs processes ({sr.kernel_text(pts)})", pts[0].mode)
-    kk = _lines(ax, g)
-    _axes_k(ax, kk, f"{ctx.units.short} per operation over all workers (median), log scale")
-    return _save(fig, ctx, out / "linuxvm.png")
+    path = _figure(ctx, out, "linuxvm", "linuxvm: k threads of one process vs k processes", _mode(pts), g,
+                   "per operation over all workers", note=sr.kernel_text(pts))
+    return path
 
 
 def tlb_shootdown(ctx: Context, out: Path) -> Path | None:
     pts = sr.points_of(ctx.run, sr.LINUXVM)
-    g = {f"{op}, siblings {who}": vals for op in ("munmap", "mprotect")
-         for who, vals in sr.shoot_grid(pts, op).items()}
-    if not g:
-        return None
-    fig, ax = _new(ctx, "linuxvm: munmap/mprotect while the other CPUs spin", pts[0].mode)
-    kk = _lines(ax, g)
-    _axes_k(ax, kk, f"{ctx.units.short} per operation of CPU 0 (median), log scale")
-    return _save(fig, ctx, out / "linuxvm-shootdown.png")
+    g: dict[str, dict[int, Interval]] = {}
+    for op in ("munmap", "mprotect"):
+        rows = sr.shoot_grid(pts, op)
+        alone = rows.pop("none", {})  # k = 1: where both kinds of sibling start from
+        g.update({f"{op}, sibling {who}": {**alone, **vals} for who, vals in rows.items()})
+    return _figure(ctx, out, "linuxvm-shootdown", "linuxvm: munmap/mprotect while the other CPUs spin", _mode(pts), g,
+                   "per operation of CPU 0 (k = 1: alone)")
 
 
 FigureFn = Callable[[Context, Path], "Path | None"]

@@ -16,7 +16,7 @@ from typing import Any, Callable
 
 from . import paper, text
 from .context import CELL_HEADER, Cell, Derived, Run, csv_and_plots
-from .interval import Interval, cell, short
+from .interval import NOISE, Interval, band_text, cell, number, short, verdict
 from .lockreport import Point, collect, make_cell, modes, ratio_cell
 from .machine import QEMU_ICOUNT
 from .text import table
@@ -82,7 +82,11 @@ def ratio(a: Interval | None, b: Interval | None) -> Interval:
 
 
 def x(v: Interval) -> str:
-    """A ratio for a sentence: '3.1x', '~1x' inside the noise, '-' when missing."""
+    """A ratio for a sentence: '3.1x', '-' when missing; inside the noise '~1x' with the medians' ratio and the
+    band beside it: across CPUs on a shared machine some runs are preempted, the band (min..max) then spans 1
+    while most runs agree, and the median is worth reading."""
+    if v.ok and verdict(v, 1.0) == NOISE:
+        return f"~1x (median {number(v.mid, 2)}x, {band_text(v, 2)[1:-1]})"
     return short(v, 2, null=1.0, unit="x")
 
 
