@@ -7,6 +7,7 @@
 #include "arch/machine.h"
 #include "arch/madt.h"
 #include "arch/mmu.h"
+#include "arch/modelmark.h"
 #include "arch/paging.h"
 #include "arch/tsc.h"
 #include "arch/x86.h"
@@ -103,7 +104,7 @@ static void adopt_paging(struct slot *s)
     if (cr0 & CR0_PG)
         write_cr0(cr0 & ~CR0_PG);
     write_cr4(s->cr4);
-    write_cr3(s->cr3);
+    cr3_load(s->cr3);
     gdt_set_double_fault_cr3(s->cr3);
     write_cr0(read_cr0() | CR0_PG | CR0_WP);
 }
