@@ -59,7 +59,7 @@ struct as_case {
     enum space space;
     enum op op;
     uint32_t k, pages, reps;
-    uint32_t *dir[SMP_MAX_CPUS];   /* CPU w's directory */
+    uint32_t *pd[SMP_MAX_CPUS];   /* CPU w's directory */
     uint32_t *table[SMP_MAX_CPUS]; /* CPU w's region's page table */
     uint32_t va[SMP_MAX_CPUS];     /* CPU w's region */
     uint32_t frames[SMP_MAX_CPUS]; /* CPU w's pool: `pages` frames from here */
@@ -80,7 +80,7 @@ static int owner_of(struct as_case *c, uint32_t va)
 {
     uint32_t cr3 = read_cr3();
     for (uint32_t w = 0; w < c->k; w++)
-        if (va - c->va[w] < PAGEWIN_BYTES && (c->space == SHARED || (uint32_t)c->dir[w] == cr3))
+        if (va - c->va[w] < PAGEWIN_BYTES && (c->space == SHARED || (uint32_t)c->pd[w] == cr3))
             return (int)w;
     return -1;
 }
@@ -128,7 +128,7 @@ static void map_unmap(struct as_case *c, uint32_t w)
         for (uint32_t i = 0; i < c->pages; i++) {
             smprw_write_lock(l);
             pt[i] = 0;
-            invlpg(c->va[w] + i * PAGE_SIZE);
+            tlb_invalidate(c->va[w] + i * PAGE_SIZE);
             smprw_write_unlock(l);
         }
     }
@@ -138,7 +138,7 @@ static void map_unmap(struct as_case *c, uint32_t w)
 static void worker(uint32_t w, void *arg)
 {
     struct as_case *c = arg;
-    cr3_load((uint32_t)c->dir[w]); /* also drops the last sample's translations */
+    cr3_load((uint32_t)c->pd[w]); /* also drops the last sample's translations */
     if (c->op == OP_FAULT)
         touch(c, w);
     else
@@ -192,9 +192,9 @@ static bool build(struct as_case *c, enum space space, enum op op, uint32_t k, u
     if (space == SHARED && !shared)
         return false;
     for (uint32_t w = 0; w < k; w++) {
-        c->dir[w] = space == SHARED ? shared : pagewin_dir_new();
+        c->pd[w] = space == SHARED ? shared : pagewin_dir_new();
         c->va[w] = pagewin_slot(space == SHARED ? w : 0);
-        c->table[w] = c->dir[w] ? pagewin_table(c->dir[w], c->va[w]) : 0;
+        c->table[w] = c->pd[w] ? pagewin_table(c->pd[w], c->va[w]) : 0;
         c->frames[w] = (uint32_t)memory_alloc(c->pages * PAGE_SIZE, PAGE_SIZE);
         if (!c->table[w] || !c->frames[w])
             return false;

@@ -52,7 +52,7 @@ struct shoot {
     enum mode mode;
     uint32_t k, rounds;
     uint32_t va;                      /* the page, in the window */
-    uint32_t *dir[SMP_MAX_CPUS];      /* CPU w's directory: one for all, or one each (isolated) */
+    uint32_t *pd[SMP_MAX_CPUS];      /* CPU w's directory: one for all, or one each (isolated) */
     uint32_t *pte[SMP_MAX_CPUS];      /* the page's entry in CPU w's directory */
     uint32_t frame_a, frame_b;
     volatile uint32_t expected;       /* what the page reads after the current change */
@@ -73,7 +73,7 @@ static inline uint32_t read_page(uint32_t va) { return *(volatile uint32_t *)va;
  * the new one, acknowledge. */
 static void take_change(struct shoot *s)
 {
-    invlpg(s->va);
+    tlb_invalidate(s->va);
     if (read_page(s->va) != s->expected)
         xadd32(&s->stale, 1);
     xadd32(&s->acks, 1);
@@ -153,7 +153,7 @@ static void changer(struct shoot *s)
 static void worker(uint32_t w, void *arg)
 {
     struct shoot *s = arg;
-    cr3_load((uint32_t)s->dir[w]);
+    cr3_load((uint32_t)s->pd[w]);
     if (w == 0)
         changer(s);
     else
@@ -173,7 +173,7 @@ static int64_t run_mode(void *arg)
         s->box[w].gen = 0;
     current = s;
     smp_ipi_handler(s->mode == MODE_IPI ? on_ipi : 0);
-    cr3_load((uint32_t)s->dir[0]); /* the other CPUs adopt it at the post, then load their own */
+    cr3_load((uint32_t)s->pd[0]); /* the other CPUs adopt it at the post, then load their own */
     parallel_run(s->k, worker, s);
     cr3_load(kernel_cr3);
     smp_ipi_handler(0);
@@ -213,11 +213,11 @@ static bool build(struct shoot *s, uint32_t k, uint32_t va, uint32_t frame_a, ui
         uint32_t *dir = pagewin_dir_new(), *table = dir ? pagewin_table(dir, va) : 0;
         if (!table)
             return false;
-        s->dir[w] = dir;
+        s->pd[w] = dir;
         s->pte[w] = &table[(va >> 12) & (PAGEWIN_PAGES - 1)];
     }
     for (uint32_t w = dirs; w < k; w++) {
-        s->dir[w] = s->dir[0];
+        s->pd[w] = s->pd[0];
         s->pte[w] = s->pte[0];
     }
     s->k = k;

@@ -47,11 +47,10 @@ uint32_t *pagewin_dir_new(void)
     if (!kernel || !dir)
         return 0;
     bool global = paging_global_pages();
-    for (uint32_t pde = 0; pde < ENTRIES; pde++) {
-        dir[pde] = 0;
+    memset(dir, 0, PAGE_SIZE); /* only the kernel's present entries need writing (and announcing) */
+    for (uint32_t pde = 0; pde < ENTRIES; pde++)
         if (kernel[pde])
             pde_write(&dir[pde], kernel[pde], global);
-    }
     return dir;
 }
 
