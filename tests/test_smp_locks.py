@@ -35,6 +35,7 @@ BOOTS: dict[str, tuple[int, tuple[str, ...], bool]] = {
     "mttcg-2": (2, (), False),
     "single-thread-2": (2, SINGLE, False),
 }
+SELFTEST_BOOT = "mttcg-4"
 LOCKS = ("tas", "tas_pause", "ttas", "ttas_pause", "ticket", "ticket_pause", "mcs", "mcs_pause", "spinblock",
          "spinblock_spin", "mutex")
 CHECKS = ("lost", "stale", "unacked", "missing", "failed")
@@ -62,14 +63,18 @@ def cmdline(n: int, selftests: bool) -> str:
     return ("suite=selftest " if selftests else "") + f"{CMDLINE} cpus={n}"
 
 
-@pytest.fixture(scope="module", params=list(BOOTS))
-def smp_boot(request: pytest.FixtureRequest, boots_root: Path) -> tuple[str, int, int, dict[str, Any]]:
-    """(name, vCPUs, exit status, results.json) of one SMP boot, booted once per session."""
+def boot_named(name: str, boots_root: Path) -> tuple[str, int, int, dict[str, Any]]:
+    """(name, vCPUs, exit status, results.json) of one SMP boot of BOOTS, booted once per session."""
     if not KERNEL.exists():
         pytest.skip("build/cleanroom.elf missing: run `make`")
-    n, extra, selftests = BOOTS[request.param]
+    n, extra, selftests = BOOTS[name]
     rc, res = shared_boot(boots_root, "qemu", cmdline(n, selftests), "--qemu-arg=-smp", f"--qemu-arg={n}", *extra)
-    return request.param, n, rc, res
+    return name, n, rc, res
+
+
+@pytest.fixture(scope="module", params=list(BOOTS))
+def smp_boot(request: pytest.FixtureRequest, boots_root: Path) -> tuple[str, int, int, dict[str, Any]]:
+    return boot_named(request.param, boots_root)
 
 
 def test_every_smp_benchmark_runs_and_ends(smp_boot: tuple[str, int, int, dict[str, Any]]) -> None:
@@ -123,10 +128,8 @@ def test_every_case_is_measured(smp_boot: tuple[str, int, int, dict[str, Any]]) 
         (op, s, k) for op in ("demand_fault", "map_unmap") for s in ("shared", "isolated") for k in ks}
 
 
-def test_cross_cpu_lock_selftests_pass(smp_boot: tuple[str, int, int, dict[str, Any]]) -> None:
-    name, n, _rc, res = smp_boot
-    if not BOOTS[name][2]:
-        pytest.skip("this boot runs the benchmarks only")
+def test_cross_cpu_lock_selftests_pass(boots_root: Path) -> None:
+    _name, n, _rc, res = boot_named(SELFTEST_BOOT, boots_root)
     tests = {t["name"]: t for t in of_type(res, "test")}
     for check in ("smplock_no_lost_increment", "smplock_condvar_handoff", "smplock_rw_exclusion"):
         assert tests[check]["ok"], tests[check]
