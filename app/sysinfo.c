@@ -13,6 +13,7 @@
 #include "kernel/serial.h"
 #include "kernel/smp.h"
 #include "lib/clockpick.h"
+#include "lib/fmt.h"
 #include "lib/record.h"
 #include "lib/wire.h"
 
@@ -275,12 +276,23 @@ void sysinfo_config(const struct config *cfg)
             else
                 rec_u64(spec->name, *config_field_u32((struct config *)cfg, (enum config_key)k));
             break;
-        case KIND_COUNT_OR_ALL:
+        case KIND_COUNT_OR_WORD:
             if (*config_field_u32((struct config *)cfg, (enum config_key)k) == 0)
-                rec_str(spec->name, "all");
+                rec_str(spec->name, spec->values[0]);
             else
                 rec_u64(spec->name, *config_field_u32((struct config *)cfg, (enum config_key)k));
             break;
+        case KIND_COUNT_OR_SECONDS: {
+            uint32_t v = *config_field_u32((struct config *)cfg, (enum config_key)k);
+            if (v & CFG_SECONDS) {
+                char text[16];
+                fmt(text, sizeof text, "%us", v & ~CFG_SECONDS);
+                rec_str(spec->name, text);
+            } else {
+                rec_u64(spec->name, v);
+            }
+            break;
+        }
         case KIND_SIZE:
             rec_u64(spec->name, *(const uint64_t *)((const char *)cfg + spec->offset));
             break;

@@ -105,9 +105,14 @@ void cmdline_accepted(enum config_key key, const struct name_list *bench_names, 
         fmt(buf, size, "0|1");
         break;
     case KIND_COUNT:
-    case KIND_COUNT_OR_ALL:
-        fmt(buf, size, "a whole number from %llu to %llu%s", (unsigned long long)k->min,
-            (unsigned long long)k->max, k->kind == KIND_COUNT_OR_ALL ? ", or all" : "");
+    case KIND_COUNT_OR_WORD:
+        fmt(buf, size, "a whole number from %llu to %llu%s%s", (unsigned long long)k->min,
+            (unsigned long long)k->max, k->kind == KIND_COUNT_OR_WORD ? ", or " : "",
+            k->kind == KIND_COUNT_OR_WORD ? k->values[0] : "");
+        break;
+    case KIND_COUNT_OR_SECONDS:
+        fmt(buf, size, "a whole number from %llu to %llu, or Ns (seconds, N from 1 to %llu)",
+            (unsigned long long)k->min, (unsigned long long)k->max, (unsigned long long)CFG_SECONDS_MAX);
         break;
     case KIND_SIZE:
     case KIND_SIZE_LIST:
@@ -266,23 +271,25 @@ static void parse_token(struct parser *p, const char *tok, size_t n)
         }
         *config_field_u32(cfg, (enum config_key)key) = (uint32_t)(v[0] - '0');
         break;
-    case KIND_COUNT_OR_ALL:
-        if (span_eq(v, vn, "all")) {
+    case KIND_COUNT_OR_WORD:
+    case KIND_COUNT_OR_SECONDS:
+    case KIND_COUNT: {
+        if (k->kind == KIND_COUNT_OR_WORD && span_eq(v, vn, k->values[0])) {
             *config_field_u32(cfg, (enum config_key)key) = 0;
             break;
         }
-        /* fall through */
-    case KIND_COUNT:
-        if (!parse_count(v, vn, &num)) {
+        bool seconds = k->kind == KIND_COUNT_OR_SECONDS && vn > 1 && v[vn - 1] == 's';
+        if (!parse_count(v, seconds ? vn - 1 : vn, &num)) {
             reject(p, key, "bad number");
             return;
         }
-        if (num < k->min || num > k->max) {
-            reject(p, key, "number out of range");
+        if (num < (seconds ? 1 : k->min) || num > (seconds ? CFG_SECONDS_MAX : k->max)) {
+            reject(p, key, seconds ? "seconds out of range" : "number out of range");
             return;
         }
-        *config_field_u32(cfg, (enum config_key)key) = (uint32_t)num;
+        *config_field_u32(cfg, (enum config_key)key) = (uint32_t)num | (seconds ? CFG_SECONDS : 0);
         break;
+    }
     case KIND_SIZE:
         if (!cmdline_parse_size(v, vn, &num)) {
             reject(p, key, "bad number or suffix");

@@ -19,6 +19,9 @@ static const char *const tsc_values[] = { "auto", "hpet", "pmtimer", "pit", "cpu
 static const char *const qr_values[] = { "auto", "on", "off", 0 };
 /* in the order of enum switch_kind (runtime/switch.h) */
 static const char *const switch_values[] = { "pushad", "callee", "fxsave", "jump", 0 };
+/* the word a KIND_COUNT_OR_WORD key takes besides its numbers */
+static const char *const all_word[] = { "all", 0 };
+static const char *const auto_word[] = { "auto", 0 };
 
 #define GIB ((uint64_t)1 << 30)
 
@@ -35,8 +38,8 @@ const struct key_spec config_keys[KEY_COUNT] = {
                      "run benchmarks with paging off, on, or both in one boot" },
     [KEY_PAGESIZE] = { "pagesize", KIND_ENUM, pagesize_values, 0, 0, offsetof(struct config, pagesize),
                        "page size of the identity map when paging is on" },
-    [KEY_RUNS] = { "runs", KIND_COUNT, 0, 1, 100000, offsetof(struct config, runs),
-                   "recorded runs per case" },
+    [KEY_RUNS] = { "runs", KIND_COUNT_OR_WORD, auto_word, 1, 100000, offsetof(struct config, runs),
+                   "recorded runs per case, or auto: rounds added until each set's key quantity is known to precision=" },
     [KEY_WARMUP] = { "warmup", KIND_COUNT, 0, 0, 1000, offsetof(struct config, warmup),
                      "unrecorded warm-up runs before the recorded ones" },
     [KEY_REPS] = { "reps", KIND_COUNT, 0, 1, 1000000000, offsetof(struct config, reps),
@@ -66,8 +69,12 @@ const struct key_spec config_keys[KEY_COUNT] = {
                  "after done, show the records as QR codes on screen: when no serial port carried them (auto), always, never" },
     [KEY_SERIAL_CLOCK] = { "serial_clock", KIND_COUNT, 0, 1843200, 1000000000, offsetof(struct config, serial_clock),
                            "the clock (Hz) of the PCI UARTs, from the card's manual: sets their divisor for 115200 baud" },
-    [KEY_CPUS] = { "cpus", KIND_COUNT_OR_ALL, 0, 1, SMP_CPUS_MAX, offsetof(struct config, cpus),
+    [KEY_CPUS] = { "cpus", KIND_COUNT_OR_WORD, all_word, 1, SMP_CPUS_MAX, offsetof(struct config, cpus),
                    "CPUs to use (the boot CPU included): 1 (the clean room of one CPU), N, or all" },
+    [KEY_PRECISION] = { "precision", KIND_COUNT, 0, 1, 10000, offsetof(struct config, precision),
+                        "runs=auto: the width of each set's key interval to reach, in basis points of its value" },
+    [KEY_BUDGET] = { "budget", KIND_COUNT_OR_SECONDS, 0, 1, CR_DEF_AUTO_MAX_RUNS, offsetof(struct config, budget),
+                     "runs=auto: recorded rounds per set at most, or Ns: seconds per set" },
 };
 
 void config_defaults(struct config *cfg)
@@ -85,6 +92,8 @@ void config_defaults(struct config *cfg)
         .reps = 0, /* 0: each benchmark's own default */
         .maxsize = CR_DEF_MAXSIZE,
         .cpus = 1,
+        .precision = CR_DEF_AUTO_PRECISION_BP,
+        .budget = CR_DEF_AUTO_BUDGET,
     };
 }
 

@@ -48,6 +48,8 @@ enum config_key {
     KEY_QR,
     KEY_SERIAL_CLOCK,
     KEY_CPUS,
+    KEY_PRECISION,
+    KEY_BUDGET,
     KEY_COUNT
 };
 
@@ -59,8 +61,14 @@ enum key_kind {
     KIND_NAME_LIST, /* comma-separated names from a list given at parse time */
     KIND_FLAG,      /* 0 or 1 */
     KIND_ENUM_OR_PORT, /* one of values[], or 0x<hex> an I/O port in [SERIAL_PORT_MIN, SERIAL_PORT_MAX] */
-    KIND_COUNT_OR_ALL, /* a whole number in [min, max], or "all" (stored as 0) */
+    KIND_COUNT_OR_WORD, /* a whole number in [min, max], or the word values[0] ("all", "auto"; stored as 0) */
+    KIND_COUNT_OR_SECONDS, /* a whole number in [min, max], or N seconds "Ns" (1 to max; stored as N | CFG_SECONDS) */
 };
+
+/* runs=auto is stored as runs 0; a budget= in seconds carries this bit */
+#define CFG_RUNS_AUTO 0u
+#define CFG_SECONDS 0x80000000u
+#define CFG_SECONDS_MAX 86400u
 
 #define CFG_MAX_SIZES 64
 #define SMP_CPUS_MAX 32 /* cpus= at most (kernel/smp.h's SMP_MAX_CPUS) */
@@ -70,7 +78,9 @@ struct config {
     uint32_t suite, exit, console, paging, pagesize, fill, raw, provoke, switch_kind, pages, counters;
     uint32_t tsc;
     uint32_t qr; /* enum qr_mode */
-    uint32_t runs, warmup, reps;
+    uint32_t runs, warmup, reps; /* runs CFG_RUNS_AUTO: runs=auto */
+    uint32_t precision; /* runs=auto: basis points of the key quantity's interval width */
+    uint32_t budget;    /* runs=auto: rounds per set at most, or seconds | CFG_SECONDS */
     uint32_t cpus; /* CPUs to use, the boot CPU included; 0: all there are */
     uint32_t serial; /* enum serial_choice, or an I/O port (>= SERIAL_PORT_MIN) */
     uint32_t serial_clock; /* Hz of the PCI UARTs' clock; 0: lib/uartclock.c's table, else unverified */
@@ -85,8 +95,8 @@ struct config {
 struct key_spec {
     const char *name;
     enum key_kind kind;
-    const char *const *values; /* KIND_ENUM: NULL-terminated accepted values */
-    uint64_t min, max;         /* KIND_COUNT, KIND_SIZE, KIND_SIZE_LIST */
+    const char *const *values; /* KIND_ENUM: NULL-terminated accepted values; KIND_COUNT_OR_WORD: the word */
+    uint64_t min, max;         /* KIND_COUNT(_OR_*), KIND_SIZE, KIND_SIZE_LIST */
     size_t offset;             /* field in struct config */
     const char *help;          /* one line for docs and error messages */
 };

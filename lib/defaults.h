@@ -42,6 +42,21 @@
 #define CR_DEF_PAPER_WARMUP 1
 #define CR_DEF_PAPER_MAXSIZE (24u << 20)
 
+/* --- runs=auto (bench/harness.c): rounds are added to a set until the
+ * interval of its key quantity (docs/PROTOCOL.md) is narrower than
+ * precision= basis points of its value, or budget= runs out. The first
+ * decision comes after MIN_RUNS rounds (5: the fewest whose whole range
+ * covers the median with more than 90 %); a budget in seconds still stops
+ * at MAX_RUNS rounds, so that every record carries its samples. --- */
+#define CR_DEF_AUTO_MIN_RUNS 5
+#define CR_DEF_AUTO_MAX_RUNS 64
+#define CR_DEF_AUTO_PRECISION_BP 200
+#define CR_DEF_AUTO_BUDGET 20
+
+/* A result record carries its samples, in run order, whenever it has at
+ * most this many (raw=1: always), so the host can compute any interval. */
+#define CR_DEF_SAMPLES_MAX 64
+
 /* --- the working-set sweep's refills per series (bench/sweep.c: workset
  * and aspace's workset_threads) --- */
 

@@ -72,3 +72,33 @@ void stats_compute(int64_t *samples, uint32_t n, struct stats *out)
     out->med = samples[(n - 1) / 2];
     out->mean = mean_of(samples, n);
 }
+
+/* k for n = 1..STATS_RANKS: the largest k with 1 - 2 P(Bin(n, 1/2) < k) >= 0.95,
+ * else 1. tests/test_units.py checks it against ranks.sign_rank. */
+static const uint8_t rank95[STATS_RANKS] = {
+    1, 1, 1, 1, 1, 1, 1, 1, 2, 2, 2, 3, 3, 3, 4, 4, 5, 5, 5, 6, 6, 6, 7, 7, 8, 8, 8, 9, 9, 10, 10, 10,
+    11, 11, 12, 12, 13, 13, 13, 14, 14, 15, 15, 16, 16, 16, 17, 17, 18, 18, 19, 19, 19, 20, 20, 21, 21,
+    22, 22, 22, 23, 23, 24, 24,
+};
+
+uint32_t stats_rank95(uint32_t n)
+{
+    if (n == 0)
+        return 1;
+    return rank95[(n <= STATS_RANKS ? n : STATS_RANKS) - 1];
+}
+
+void stats_median_interval(int64_t *values, uint32_t n, struct stats_interval *out)
+{
+    sort_i64(values, n);
+    uint32_t k = stats_rank95(n);
+    *out = (struct stats_interval){ values[k - 1], values[(n - 1) / 2], values[n - k] };
+}
+
+bool stats_within(const struct stats_interval *iv, uint64_t ref, uint32_t precision_bp)
+{
+    uint64_t width = (uint64_t)iv->hi - (uint64_t)iv->lo; /* hi >= lo: exact in unsigned */
+    /* ref * p / 10000 without the product: p <= 10000 keeps both terms in range */
+    uint64_t limit = ref / 10000 * precision_bp + ref % 10000 * precision_bp / 10000;
+    return width <= 1 || width <= limit;
+}

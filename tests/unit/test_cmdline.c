@@ -1,4 +1,5 @@
 #include "lib/cmdline.h"
+#include "lib/defaults.h"
 #include "unit.h"
 
 static const char *const names[] = { "tsc", "ctxsw", "workset" };
@@ -86,6 +87,23 @@ int main(void)
     CHECK(parse("x runs=100001", &c) == 1);
     CHECK(parse("x runs=99999999999999999999", &c) == 1);
     CHECK(parse("x runs=-1", &c) == 1);
+    CHECK_STR(last_accepted, "a whole number from 1 to 100000, or auto");
+
+    /* runs=auto, its precision and its budget in rounds or seconds */
+    CHECK(parse("x runs=auto precision=50 budget=30", &c) == 0 && c.runs == CFG_RUNS_AUTO && c.precision == 50 &&
+          c.budget == 30);
+    CHECK(parse("x", &c) == 0 && c.runs == 11 && c.precision == CR_DEF_AUTO_PRECISION_BP &&
+          c.budget == CR_DEF_AUTO_BUDGET);
+    CHECK(parse("x budget=90s", &c) == 0 && c.budget == (90 | CFG_SECONDS));
+    CHECK(parse("x runs=automatic", &c) == 1);
+    CHECK_STR(last_msg, "bad number");
+    CHECK(parse("x budget=65", &c) == 1);
+    CHECK_STR(last_msg, "number out of range");
+    CHECK_STR(last_accepted, "a whole number from 1 to 64, or Ns (seconds, N from 1 to 86400)");
+    CHECK(parse("x budget=0s", &c) == 1);
+    CHECK_STR(last_msg, "seconds out of range");
+    CHECK(parse("x budget=s", &c) == 1 && parse("x budget=5m", &c) == 1 && parse("x runs=5s", &c) == 1);
+    CHECK(parse("x precision=0", &c) == 1 && parse("x precision=10001", &c) == 1);
 
     CHECK(parse("x maxsize=4T", &c) == 1);
     CHECK_STR(last_msg, "bad number or suffix");

@@ -70,5 +70,30 @@ int main(void)
         sorted &= many[i - 1] <= many[i];
     CHECK(sorted);
     CHECK(s.min == -25000 && s.max == 25000 && s.med == 0);
+
+    /* the median's interval: whole range up to 8 values (n = 5: 93.8 %; 6-8: >= 96.9 %), then inward */
+    CHECK(stats_rank95(1) == 1 && stats_rank95(5) == 1 && stats_rank95(8) == 1);
+    CHECK(stats_rank95(9) == 2 && stats_rank95(11) == 2 && stats_rank95(12) == 3 && stats_rank95(64) == 24);
+    CHECK(stats_rank95(1000) == stats_rank95(64) && stats_rank95(0) == 1);
+    struct stats_interval iv;
+    int64_t five[] = { 30, -2, 7, 1000, 9 };
+    stats_median_interval(five, 5, &iv);
+    CHECK(iv.lo == -2 && iv.med == 9 && iv.hi == 1000);
+    int64_t nine[] = { 9, 1, 8, 2, 7, 3, 6, 4, 5 }; /* k = 2: x(2)..x(8) */
+    stats_median_interval(nine, 9, &iv);
+    CHECK(iv.lo == 2 && iv.med == 5 && iv.hi == 8);
+    int64_t twelve[] = { -100, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 1000 }; /* k = 3: outliers and more left out */
+    stats_median_interval(twelve, 12, &iv);
+    CHECK(iv.lo == 2 && iv.med == 5 && iv.hi == 9);
+
+    /* narrow enough: width <= precision of ref, or one tick */
+    struct stats_interval w = { 1000, 1010, 1020 };
+    CHECK(stats_within(&w, 1000, 200) && !stats_within(&w, 1000, 199) && !stats_within(&w, 999, 200));
+    struct stats_interval tick = { 8, 9, 9 };
+    CHECK(stats_within(&tick, 9, 1) && !stats_within(&(struct stats_interval){ 7, 8, 9 }, 9, 1));
+    struct stats_interval wide = { INT64_MIN, 0, INT64_MAX }; /* width 2^64 - 1: no overflow */
+    CHECK(!stats_within(&wide, UINT64_MAX, 9999) && stats_within(&wide, UINT64_MAX, 10000));
+    struct stats_interval none = { 5, 5, 5 };
+    CHECK(stats_within(&none, 0, 1));
     return unit_finish();
 }
