@@ -75,9 +75,10 @@ static void one_routine(struct bench_ctx *ctx, enum switch_kind k, uint32_t reps
         sym.params[sym.nparams++] = (struct bench_param)PARAM_STR("save", switch_fpu_method());
         asym.params[asym.nparams++] = (struct bench_param)PARAM_STR("save", switch_fpu_method());
     }
+    /* runs=auto: each switch alone, the shape minus its loop */
     const struct bench_item items[] = {
-        { .c = &sym, .fn = pair_timed_symmetric, .arg = &pair },
-        { .c = &asym, .fn = pair_timed_asymmetric, .arg = &pair },
+        { .c = &sym, .fn = pair_timed_symmetric, .arg = &pair, .against = &items[2] },
+        { .c = &asym, .fn = pair_timed_asymmetric, .arg = &pair, .against = &items[3] },
         { .c = &sym_loop, .fn = pair_timed_serial, .arg = &pair },
         { .c = &asym_loop, .fn = pair_timed_driver_serial, .arg = &pair },
     };
@@ -165,6 +166,8 @@ static void round_robin(struct bench_ctx *ctx, uint32_t reps)
     c->params[c->nparams++] = (struct bench_param)PARAM_NUM("reps", reps);
     c->params[c->nparams++] = (struct bench_param)PARAM_NUM("switches", reps);
     items[n] = (struct bench_item){ .c = c, .fn = run_rr_loop, .arg = &loop_iterations };
+    for (uint32_t i = 0; i < n; i++) /* runs=auto: each round robin minus the loop */
+        items[i].against = &items[n];
     n++;
     bench_measure_set(ctx, items, n);
 }

@@ -12,6 +12,7 @@
 #include "kernel/counters_record.h"
 #include "kernel/fault.h"
 #include "kernel/memory.h"
+#include "lib/defaults.h"
 #include "lib/fmt.h"
 #include "lib/record.h"
 #include "lib/stats.h"
@@ -171,10 +172,19 @@ static void evidence_fields(const struct set_evidence *e)
         rec_u64("smi", (uint32_t)(e->after.smi - e->before.smi)); /* the MSR counts in 32 bits */
 }
 
-/* The record of one item: samples[runs] in run order (sorted here), its
- * counters ctr[nev][runs] (sorted here too). */
+/* How a set's rounds went: how many were recorded (each item's count of
+ * samples), the length of its counter rows, and under runs=auto whether
+ * its key quantities reached precision= before budget= ran out. */
+struct set_rounds {
+    uint32_t n, row;
+    bool autorun, converged;
+};
+
+/* The record of one item: samples[n] in run order (sorted here), its
+ * counters ctr[nev][row] (the first n of each row sorted here too). */
 static void emit(struct bench_ctx *ctx, const struct bench_item *it, uint32_t case_no, int64_t *samples,
-                 int64_t *ctr, const enum counter_event *ev, uint32_t nev, const struct set_evidence *evid)
+                 int64_t *ctr, const enum counter_event *ev, uint32_t nev, const struct set_evidence *evid,
+                 const struct set_rounds *r)
 {
     struct bench_case c = *it->c;
     if (it->late_params)
@@ -185,15 +195,19 @@ static void emit(struct bench_ctx *ctx, const struct bench_item *it, uint32_t ca
     rec_u64("case_no", case_no);
     params(ctx, &c);
     rec_str("unit", "cycles");
-    if (ctx->cfg->raw) { /* in run order, before stats sorts them */
+    /* in run order, before stats sorts them: round i of every item of the
+     * set is samples[i], so the host can pair them */
+    if (ctx->cfg->raw || r->n <= CR_DEF_SAMPLES_MAX) {
         rec_arr_begin("samples");
-        for (uint32_t i = 0; i < ctx->runs; i++)
+        for (uint32_t i = 0; i < r->n; i++)
             rec_i64(0, samples[i]);
         rec_arr_end();
     }
     struct stats st;
-    stats_compute(samples, ctx->runs, &st);
+    stats_compute(samples, r->n, &st);
     rec_u64("n", st.n);
+    if (r->autorun)
+        rec_bool("converged", r->converged);
     rec_i64("min", st.min);
     rec_i64("med", st.med);
     rec_i64("max", st.max);
@@ -206,7 +220,7 @@ static void emit(struct bench_ctx *ctx, const struct bench_item *it, uint32_t ca
         rec_obj_begin("counters");
         for (uint32_t j = 0; j < nev; j++) {
             struct stats cs;
-            stats_compute(ctr + j * ctx->runs, ctx->runs, &cs);
+            stats_compute(ctr + j * r->row, r->n, &cs);
             rec_obj_begin(counters_name(ev[j]));
             rec_i64("min", cs.min);
             rec_i64("med", cs.med);
@@ -216,8 +230,9 @@ static void emit(struct bench_ctx *ctx, const struct bench_item *it, uint32_t ca
         rec_obj_end();
     }
     rec_end();
-    console_say(VGA_GREY, "  %s/%-14s med %8lld  min %8lld  max %8lld cycles", ctx->bench->name, c.name,
-                (long long)st.med, (long long)st.min, (long long)st.max);
+    console_say(VGA_GREY, "  %s/%-14s med %8lld  min %8lld  max %8lld cycles, %u runs%s", ctx->bench->name,
+                c.name, (long long)st.med, (long long)st.min, (long long)st.max, st.n,
+                r->autorun && !r->converged ? " (budget spent)" : "");
     case_done(ctx);
 }
 
@@ -256,15 +271,113 @@ static bool refuse_memory(struct bench_ctx *ctx, const struct bench_item items[]
     return true;
 }
 
+/* --- runs=auto ---------------------------------------------------------------------------- */
+
+/* The most rounds a set may take: runs=, or under runs=auto its budget in
+ * rounds (a budget in seconds: CR_DEF_AUTO_MAX_RUNS, at which it stops
+ * anyway). */
+static uint32_t max_rounds(const struct bench_ctx *ctx)
+{
+    if (ctx->runs != CFG_RUNS_AUTO)
+        return ctx->runs;
+    uint32_t b = ctx->cfg->budget;
+    return b & CFG_SECONDS ? CR_DEF_AUTO_MAX_RUNS : b;
+}
+
+/* Whether an item's median is one of the set's key quantities: it is
+ * measured against nothing and nothing is measured against it. */
+static bool own_key(const struct bench_item items[], uint32_t n, uint32_t k)
+{
+    if (items[k].against)
+        return false;
+    for (uint32_t j = 0; j < n; j++)
+        if (items[j].against == &items[k])
+            return false;
+    return true;
+}
+
+/* A set's samples: item k's in run order at mem + k * stride. */
+struct set_samples {
+    int64_t *mem;
+    uint64_t stride;
+    int64_t *scratch; /* a row for runs=auto's intervals */
+};
+
+static int64_t *samples_of(const struct set_samples *ss, uint32_t k)
+{
+    return ss->mem + k * ss->stride;
+}
+
+/* Whether every key quantity of the set is known to precision= after
+ * `done` rounds: the 95 % interval of its per-round values (a difference
+ * this - that, or the item's own samples; stats_median_interval) at most
+ * precision= basis points of the larger of its median and, for a
+ * difference, the median of what it is measured against (so a difference
+ * near 0 is known to that share of its baseline). */
+static bool set_converged(const struct bench_ctx *ctx, const struct bench_item items[], uint32_t n,
+                          const struct set_samples *ss, uint32_t done)
+{
+    int64_t *scratch = ss->scratch;
+    for (uint32_t k = 0; k < n; k++) {
+        const struct bench_item *base = items[k].against;
+        if (!base && !own_key(items, n, k))
+            continue;
+        uint64_t ref = 0;
+        struct stats_interval iv;
+        if (base) {
+            const int64_t *b = samples_of(ss, (uint32_t)(base - items));
+            for (uint32_t i = 0; i < done; i++)
+                scratch[i] = b[i];
+            stats_median_interval(scratch, done, &iv);
+            ref = iv.med < 0 ? -(uint64_t)iv.med : (uint64_t)iv.med;
+            for (uint32_t i = 0; i < done; i++)
+                scratch[i] = samples_of(ss, k)[i] - b[i];
+        } else {
+            for (uint32_t i = 0; i < done; i++)
+                scratch[i] = samples_of(ss, k)[i];
+        }
+        stats_median_interval(scratch, done, &iv);
+        uint64_t mag = iv.med < 0 ? -(uint64_t)iv.med : (uint64_t)iv.med;
+        if (!stats_within(&iv, mag > ref ? mag : ref, ctx->cfg->precision))
+            return false;
+    }
+    return true;
+}
+
+/* Under runs=auto with a budget in seconds: TSC ticks of it (at 1 GHz
+ * when the TSC's rate is unknown, as the heartbeat assumes). */
+static uint64_t budget_ticks(const struct bench_ctx *ctx)
+{
+    uint64_t hz = tsc_info()->hz ? tsc_info()->hz : 1000000000u;
+    return (uint64_t)(ctx->cfg->budget & ~CFG_SECONDS) * hz;
+}
+
+/* Whether a set stops after `done` recorded rounds (that began at TSC
+ * `start`); sets r->converged under runs=auto. */
+static bool set_done(const struct bench_ctx *ctx, const struct bench_item items[], uint32_t n,
+                     const struct set_samples *ss, uint64_t start, struct set_rounds *r)
+{
+    bool decide = r->autorun && (r->n >= CR_DEF_AUTO_MIN_RUNS || r->n == r->row);
+    if (decide && set_converged(ctx, items, n, ss, r->n)) {
+        r->converged = true;
+        return true;
+    }
+    if (r->n >= r->row)
+        return true;
+    return decide && (ctx->cfg->budget & CFG_SECONDS) && rdtsc() - start >= budget_ticks(ctx);
+}
+
 void bench_measure_set(struct bench_ctx *ctx, const struct bench_item items[], uint32_t n)
 {
     struct region_mark mark;
     memory_mark(&mark);
     enum counter_event ev[CTR_COUNT];
     uint32_t nev = open_events(ev);
-    /* per item: runs samples, then nev x runs counter differences */
-    uint64_t stride = (uint64_t)ctx->runs * (1 + nev);
-    uint64_t bytes = stride * n * sizeof(int64_t);
+    struct set_rounds r = { .row = max_rounds(ctx), .autorun = ctx->runs == CFG_RUNS_AUTO };
+    /* per item: row samples, then nev x row counter differences; then a
+     * scratch row for runs=auto's intervals */
+    uint64_t stride = (uint64_t)r.row * (1 + nev);
+    uint64_t bytes = (stride * n + r.row) * sizeof(int64_t);
     int64_t *mem = bytes < (1ull << 32) ? memory_alloc((uint32_t)bytes, 8) : 0;
     if (!mem) {
         for (uint32_t k = 0; k < n; k++)
@@ -272,6 +385,7 @@ void bench_measure_set(struct bench_ctx *ctx, const struct bench_item items[], u
         memory_release(&mark);
         return;
     }
+    const struct set_samples ss = { mem, stride, mem + n * stride };
     struct set_evidence evid = { .memtype = MEMTYPE_UNKNOWN };
     if (refuse_memory(ctx, items, n, &evid.memtype)) {
         memory_release(&mark);
@@ -288,22 +402,24 @@ void bench_measure_set(struct bench_ctx *ctx, const struct bench_item items[], u
     }
     int64_t ctr_now[CTR_COUNT];
     perfstate_read(&evid.before); /* outside every timed region, as the heartbeat is */
-    for (uint32_t i = 0; i < ctx->runs; i++) {
+    uint64_t start = rdtsc();
+    while (!set_done(ctx, items, n, &ss, start, &r)) {
+        uint32_t i = r.n;
         for (uint32_t k = 0; k < n; k++) {
-            int64_t *own = mem + k * stride;
+            int64_t *own = samples_of(&ss, k);
             const struct sample_id id = { first_case_no + k, i };
             int64_t s = call_item(ctx, &items[k], &id, nev ? ctr_now : 0, ev, nev);
             own[i] = stats_per(s - overhead_of(items[k].c), per_of(items[k].c));
             for (uint32_t j = 0; j < nev; j++)
-                own[ctx->runs * (1 + j) + i] = ctr_now[j];
+                own[r.row * (1 + j) + i] = ctr_now[j];
         }
+        r.n++;
         heartbeat(ctx, &last);
     }
     perfstate_read(&evid.after);
-    for (uint32_t k = 0; k < n; k++) {
-        int64_t *own = mem + k * stride;
-        emit(ctx, &items[k], first_case_no + k, own, own + ctx->runs, ev, nev, &evid);
-    }
+    for (uint32_t k = 0; k < n; k++)
+        emit(ctx, &items[k], first_case_no + k, samples_of(&ss, k), samples_of(&ss, k) + r.row, ev, nev, &evid,
+             &r);
     memory_release(&mark);
 }
 

@@ -65,6 +65,13 @@ struct bench_item {
      * gave, read after the buffers were used). */
     void (*late_params)(struct bench_case *c, void *hook_arg);
     void *hook_arg; /* for both hooks */
+    /* Optional: an item of the same set this one is measured against; its
+     * key quantity is then the difference this - that, round by round
+     * (workset multi - single, a switch minus its loop). runs=auto adds
+     * rounds until every key quantity of the set is known to precision=:
+     * these differences, and the median of each item no other item is
+     * measured against and that has no `against` itself. */
+    const struct bench_item *against;
 };
 
 struct fiber;
@@ -83,9 +90,10 @@ int64_t bench_time_fibers(const struct fiber_spec *specs, uint32_t n, uint64_t *
 
 /* Announce how many cases this benchmark will report (for the progress bar). */
 void bench_plan(struct bench_ctx *ctx, uint32_t cases);
-/* `warmup` rounds, then `runs` rounds; a round runs every item once, in
- * order. Then one result record per item, in order, each followed by a
- * progress record. Where hardware counters are open (kernel/counters.h)
+/* `warmup` rounds, then `runs` rounds (runs=auto: CR_DEF_AUTO_MIN_RUNS,
+ * then one more at a time until the set's key quantities are narrow enough
+ * or budget= is spent); a round runs every item once, in order. Then one
+ * result record per item, in order, each followed by a progress record. Where hardware counters are open (kernel/counters.h)
  * every recorded call of fn is bracketed by them as well as timed. */
 void bench_measure_set(struct bench_ctx *ctx, const struct bench_item items[], uint32_t n);
 /* One case on its own: bench_measure_set of one item. */

@@ -182,12 +182,15 @@ static void one_size(struct bench_ctx *ctx, struct workset *w, uint32_t modes, u
             md[m] = (struct mode){ .w = w, .cfg = cfg, .vb = &vb, .m = m };
             items[n++] = (struct bench_item){ .c = &single, .fn = run_single, .arg = w, .before = enter_mode,
                                               .late_params = mode_params, .hook_arg = &md[m] };
+            /* runs=auto: multi - single (and parallel - single) are the set's key quantities */
+            const struct bench_item *single_item = &items[n - 1];
             items[n++] = (struct bench_item){ .c = &multi, .fn = run_multi, .arg = w, .before = select_mode,
-                                              .late_params = mode_params, .hook_arg = &md[m] };
+                                              .late_params = mode_params, .hook_arg = &md[m],
+                                              .against = single_item };
             if (scenarios == SCENARIOS_MAX)
                 items[n++] = (struct bench_item){ .c = &parallel, .fn = run_parallel, .arg = &md[m],
                                                   .before = select_mode, .late_params = parallel_params,
-                                                  .hook_arg = &md[m] };
+                                                  .hook_arg = &md[m], .against = single_item };
         }
         if (n)
             bench_measure_set(ctx, items, n);
