@@ -2,10 +2,11 @@
 
 Every input is a result record of bench `workset`: TSC ticks of one whole
 series (both buffers refilled `reps` times each), case `single` or `multi`.
-A value is carried as an Interval (interval.py): the median (`med`) and a
-band from the runs' min and max, combined by interval arithmetic, so a band
-holds every value the recorded extremes allow. docs/REPORT.md gives each
-formula.
+A value is carried as an Interval (interval.py) with a stated coverage: the
+cases of one size were measured in turn, one sample of each per round, so
+a quantity of them is computed round by round and its interval is the
+order-statistic interval of the per-round values (records without samples:
+interval arithmetic of min..max). docs/REPORT.md gives each formula.
 
 The virtual-memory quantities (Figures 5-8) compare a mode against its
 baseline: paging on (4 KiB or 4 MiB pages) against paging off in the kernel;
@@ -145,8 +146,10 @@ def _counters(rec: Record) -> dict[str, Interval]:
 
 
 def collect_workset(records: Iterable[Record]) -> list[Series]:
-    """Group workset results into series; a repeated point keeps the first."""
+    """Group workset results into series; a repeated point keeps the first. The cases of one size
+    (every mode, single and multi) were measured in one set: their samples pair up round by round."""
     found: dict[str, Series] = {}
+    token = object()  # one per collection: sets of two different runs never pair
     for r in records:
         if r.get("t") != "result" or r.get("bench") != WORKSET:
             continue
@@ -166,7 +169,7 @@ def collect_workset(records: Iterable[Record]) -> list[Series]:
         cases = s.points.setdefault(mode, {}).setdefault(size, {})
         if str(case) in cases:
             continue
-        cases[str(case)] = Interval.of(r)
+        cases[str(case)] = Interval.of(r, pair=(token, name, size))
         ctrs = _counters(r)
         if ctrs:
             s.counters.setdefault(mode, {}).setdefault(size, {})[str(case)] = ctrs
@@ -345,7 +348,10 @@ class SwitchPoint:
 
 
 def collect_ctxsw(records: Iterable[Record]) -> list[SwitchPoint]:
+    """The ctxsw results; a routine's shapes and loops were measured in one set, the round robins and
+    their loop in another (per paging mode): their samples pair up round by round."""
     points: list[SwitchPoint] = []
+    token = object()
     for r in records:
         if r.get("t") != "result" or r.get("bench") != CTXSW:
             continue
@@ -356,9 +362,11 @@ def collect_ctxsw(records: Iterable[Record]) -> list[SwitchPoint]:
             case = f"fxsave/{params.get('save')}"
         n = params.get("n")
         runs = r.get("n")
+        shape = str(params.get("shape", ""))
+        pair = (token, str(params.get("switch", "")), shape == RR, mode_of(params))
         points.append(SwitchPoint(case, mode_of(params), n if isinstance(n, int) else 2,
-                                  Interval.of(r), runs if isinstance(runs, int) else 1,
-                                  str(params.get("shape", "")), str(params.get("switch", ""))))
+                                  Interval.of(r, pair), runs if isinstance(runs, int) else 1,
+                                  shape, str(params.get("switch", ""))))
     return points
 
 
@@ -366,8 +374,8 @@ def collect_ctxsw(records: Iterable[Record]) -> list[SwitchPoint]:
 class SwitchCost:
     """One switch routine (or the round robin over n fibers) in one shape and memory mode: the run's
     total per switch, the loop measured beside it (the same loop with an empty call for the switch),
-    and the switch alone, total - loop, with the band interval arithmetic gives it. A log from before
-    the shapes recorded only the difference: total and loop are unknown there."""
+    and the switch alone, total - loop, round by round (interval arithmetic without samples). A log
+    from before the shapes recorded only the difference: total and loop are unknown there."""
 
     variant: str  # pushad, callee, fxsave, fxsave/fnsave, jump, rr
     shape: str  # symmetric, asymmetric, rr, or ""

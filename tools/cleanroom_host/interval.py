@@ -1,35 +1,51 @@
-"""A measured value with the band it may lie in, and what that band allows one to say.
+"""A measured value with the interval it lies in at a stated coverage, and what that interval allows one
+to say.
 
-Every number the report derives (a difference, a per-quantum figure, a
-percentage, a ratio) is carried as an Interval: the value computed from the
-records' medians, and [lo, hi] computed from their minima and maxima by
-interval arithmetic. With the default runs=3 the band is the whole range of
-the three samples of each input, combined so that every value the recorded
-extremes allow lies inside it: wide, never optimistic. docs/REPORT.md states
-the method.
+Every number the report derives (a difference, a per-quantum figure, a percentage, a ratio) is carried as
+an Interval: a value, [lo, hi], and the probability (`coverage`) that [lo, hi] covers the quantity's true
+value, by the first method the inputs allow (docs/REPORT.md states each, its assumptions and its coverage):
 
-A value is a finding only when its band excludes the quantity's null (0 for a
-difference or a percentage, 1 for a ratio) and is narrower than the value's
-distance from that null; otherwise it is inside the run-to-run noise ("~0",
-"~1") or not resolved ("?").
+- `median`: one result's median, between the order statistics [x(k), x(n+1-k)] of its samples (the
+  record's raw `samples`, else min..max, k = 1), k chosen for 95 % where n allows (ranks.py);
+- `paired`: a quantity of cases measured in turn in one set (multi - single, a VM mode against its
+  baseline, a switch minus its loop): computed round by round from the samples, then the median and
+  order-statistic interval of the per-round values (for a difference the sign-test interval; a ratio or
+  percentage likewise of the per-round ratios, which is the interval on logs, taken back);
+- `shift`: two unpaired series with samples (two runs in `compare`, cases of different sets): the
+  Hodges-Lehmann estimate and the Mann-Whitney interval of the shift, of the logs for a ratio;
+- `arith`: where a record has no samples, the inputs' intervals combined by interval arithmetic; its
+  coverage is then at least 1 - the sum of what the inputs miss (Bonferroni).
+
+A value is a finding only when its interval excludes the quantity's null (0 for a difference or a
+percentage, 1 for a ratio) and is narrower than the value's distance from the null, or, lopsided, reaches
+toward the null less than half that distance; otherwise it is inside the run-to-run noise ("~0", "~1")
+or not resolved ("?").
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, replace
+from typing import Any, Callable, Hashable, Iterable, Sequence
+
+from . import ranks
 
 NAN = math.nan
 INF = math.inf
 
 # Verdicts, as derived.csv and the other CSVs write them.
 EXACT = "exact"  # zero width: every sample of every input was identical (icount, Bochs)
-RESOLVED = "resolved"  # the band excludes the null and is narrower than the effect
-NOISE = "inside noise"  # the band holds the null: no effect can be claimed
-UNRESOLVED = "not resolved"  # the band excludes the null but is wider than the effect
+RESOLVED = "resolved"  # the interval excludes the null, and its value is well away from it
+NOISE = "inside noise"  # the interval holds the null: no effect can be claimed
+UNRESOLVED = "not resolved"  # the interval excludes the null but is too wide toward it
 NO_SPREAD = "no spread"  # one run (or no min/max): the spread is unknown
 FINDINGS = (EXACT, RESOLVED)
+
+# How an interval was obtained (module docstring).
+MEDIAN, PAIRED, SHIFT, ARITH = "median", "paired", "shift", "arith"
+RANKED = (MEDIAN, PAIRED, SHIFT)  # exact coverage from ranks: noise alone excludes the null 1 - coverage of the time
+METHOD_TEXT = {MEDIAN: "order statistics of the runs", PAIRED: "paired by round (sign test)",
+               SHIFT: "Hodges-Lehmann / Mann-Whitney", ARITH: "interval arithmetic of min..max"}
 
 
 def _num(v: Any) -> float:
@@ -46,28 +62,56 @@ def _bounds(values: list[float]) -> tuple[float, float]:
     return min(values), max(values)
 
 
+def bonferroni(*coverages: float) -> float:
+    """The coverage of an interval built from several (each covering with its own probability): every
+    one of them covers at least 1 - sum(1 - c) of the time, whatever their dependence."""
+    if not coverages or any(math.isnan(c) for c in coverages):
+        return NAN
+    return max(0.0, 1.0 - sum(1.0 - c for c in coverages))
+
+
+def _samples(rec: dict[str, Any]) -> tuple[float, ...] | None:
+    """A record's raw samples in run order, when it has them all and they are numbers."""
+    raw = rec.get("samples")
+    n = rec.get("n")
+    if not isinstance(raw, list) or not raw or (isinstance(n, int) and len(raw) != n):
+        return None
+    values = tuple(_num(s) for s in raw)
+    return None if any(math.isnan(v) for v in values) else values
+
+
 @dataclass(frozen=True)
 class Interval:
-    """A median with the band [lo, hi] it may lie in (NaN: unknown; +-inf: unbounded)."""
+    """A value with the interval [lo, hi] that covers its true value with probability `coverage` (NaN:
+    unknown; lo and hi NaN: no interval; +-inf: unbounded). `rounds` are its values round by round
+    (a record's samples in run order, or a paired quantity's per-round values); `pair` names the set
+    they were measured in: two Intervals with the same `pair` combine round by round."""
 
     mid: float
     lo: float
     hi: float
+    coverage: float = NAN
+    method: str = ""
+    rounds: tuple[float, ...] | None = None
+    pair: Hashable | None = None
 
     @classmethod
-    def of(cls, rec: dict[str, Any]) -> "Interval":
-        """A result record's median and the range of its samples (the raw samples when the record
-        has them, else min and max). One run has no spread: the band is unknown, not zero."""
+    def of(cls, rec: dict[str, Any], pair: Hashable | None = None) -> "Interval":
+        """A result record's median and its interval: order statistics of its raw samples, or min..max
+        (the k = 1 interval) when it has none. One run has no spread: the interval is unknown, not zero.
+        `pair`: the set the record was measured in, for quantities paired round by round."""
         med = _num(rec.get("med"))
-        samples = rec.get("samples")
-        if isinstance(samples, list) and samples and all(not math.isnan(_num(s)) for s in samples):
-            lo, hi = min(_num(s) for s in samples), max(_num(s) for s in samples)
-        else:
-            lo, hi = _num(rec.get("min")), _num(rec.get("max"))
         n = rec.get("n")
         if isinstance(n, int) and not isinstance(n, bool) and n < 2:
             return cls(med, NAN, NAN)
-        return cls(med, lo if not math.isnan(lo) else med, hi if not math.isnan(hi) else med)
+        samples = _samples(rec)
+        if samples is not None and len(samples) >= 2:
+            r = ranks.median_interval(samples)
+            mid = med if not math.isnan(med) else r.est
+            return cls(mid, min(r.lo, mid), max(r.hi, mid), r.coverage, MEDIAN, samples, pair)
+        lo, hi = _num(rec.get("min")), _num(rec.get("max"))
+        coverage = ranks.sign_coverage(n, 1) if isinstance(n, int) and not isinstance(n, bool) else NAN
+        return cls(med, lo if not math.isnan(lo) else med, hi if not math.isnan(hi) else med, coverage, MEDIAN)
 
     @classmethod
     def of_stats(cls, stats: Any, n: Any = None) -> "Interval":
@@ -77,12 +121,31 @@ class Interval:
         return cls.of({"med": stats.get("med"), "min": stats.get("min"), "max": stats.get("max"), "n": n})
 
     @classmethod
+    def of_rounds(cls, values: Sequence[float], pair: Hashable | None = None,
+                  method: str = PAIRED) -> "Interval":
+        """The median of per-round values and its order-statistic interval."""
+        if any(math.isnan(v) for v in values):
+            return cls(NAN, NAN, NAN)
+        r = ranks.median_interval(values)
+        return cls(r.est, r.lo, r.hi, r.coverage, method, tuple(values), pair)
+
+    @classmethod
     def exact(cls, v: float) -> "Interval":
         return cls(v, v, v)
 
     @classmethod
     def none(cls) -> "Interval":
         return cls(NAN, NAN, NAN)
+
+    @classmethod
+    def bound(cls, values: Iterable["Interval"], pick: Callable[[Iterable[float]], float] = max) -> "Interval":
+        """The largest (pick=max) or smallest of several values: covered by the same pick of their
+        intervals' ends whenever every interval covers its own value."""
+        good = [v for v in values if v.ok]
+        if not good:
+            return cls.none()
+        return cls(pick(v.mid for v in good), pick(v.lo for v in good), pick(v.hi for v in good),
+                   bonferroni(*(v.coverage for v in good)), ARITH)
 
     @property
     def ok(self) -> bool:
@@ -101,38 +164,89 @@ class Interval:
     def width(self) -> float:
         return self.hi - self.lo if self.known else NAN
 
+    @property
+    def runs(self) -> int:
+        """The rounds (or samples) it comes from; 0 when unknown."""
+        return len(self.rounds) if self.rounds else 0
+
     def holds(self, x: float) -> bool:
         return self.known and self.lo <= x <= self.hi
 
+    def paired_with(self, other: "Interval") -> bool:
+        """Both measured round by round in one set: their rounds pair up."""
+        return (self.pair is not None and self.pair == other.pair and self.rounds is not None
+                and other.rounds is not None and len(self.rounds) == len(other.rounds) >= 2)
+
+    def unpaired_with(self, other: "Interval") -> bool:
+        """Both have samples, not from one set: the Hodges-Lehmann / Mann-Whitney methods apply."""
+        return (self.rounds is not None and other.rounds is not None and len(self.rounds) >= 2
+                and len(other.rounds) >= 2 and not self.paired_with(other))
+
+    def _arith(self, mid: float, lo: float, hi: float, *others: "Interval") -> "Interval":
+        """A value combined by interval arithmetic from this one and others (no rounds to pair)."""
+        return Interval(mid, lo, hi, bonferroni(self.coverage, *(o.coverage for o in others)), ARITH)
+
+    def _each(self, other: "Interval", f: Callable[[float, float], float]) -> "Interval":
+        assert self.rounds is not None and other.rounds is not None
+        return Interval.of_rounds([f(a, b) for a, b in zip(self.rounds, other.rounds)], self.pair)
+
     def __sub__(self, other: "Interval") -> "Interval":
-        return Interval(self.mid - other.mid, self.lo - other.hi, self.hi - other.lo)
+        if self.paired_with(other):
+            return self._each(other, lambda a, b: a - b)
+        if self.unpaired_with(other):
+            assert self.rounds is not None and other.rounds is not None
+            r = ranks.shift_interval(self.rounds, other.rounds)
+            return Interval(r.est, r.lo, r.hi, r.coverage, SHIFT)
+        return self._arith(self.mid - other.mid, self.lo - other.hi, self.hi - other.lo, other)
+
+    def _map(self, f: Callable[[float], float]) -> "Interval":
+        """This value through an increasing f: the same coverage."""
+        lo, hi = (f(self.lo), f(self.hi)) if self.known else (NAN, NAN)
+        rounds = tuple(f(v) for v in self.rounds) if self.rounds is not None else None
+        return replace(self, mid=f(self.mid), lo=lo, hi=hi, rounds=rounds)
 
     def shift(self, k: float) -> "Interval":
-        return Interval(self.mid + k, self.lo + k, self.hi + k)
+        return self._map(lambda v: v + k)
 
     def scale(self, k: float) -> "Interval":
-        lo, hi = _bounds([self.lo * k, self.hi * k]) if self.known else (NAN, NAN)
-        return Interval(self.mid * k, lo, hi)
+        if k >= 0:
+            return self._map(lambda v: v * k)
+        flipped = self._map(lambda v: v * k)
+        return replace(flipped, lo=flipped.hi, hi=flipped.lo)
 
     def ratio(self, den: "Interval") -> "Interval":
         """self / den. NaN when den's median is 0; unbounded when den's band holds 0 (the ratio can
-        then be anything); unknown when either band is."""
+        then be anything); unknown when either band is. Paired: the per-round ratios; unpaired with
+        samples, all positive: the shift of the logs; else interval arithmetic."""
         if not self.ok or not den.ok or den.mid == 0:
             return Interval.none()
         mid = self.mid / den.mid
         if not self.known or not den.known:
             return Interval(mid, NAN, NAN)
         if den.lo <= 0 <= den.hi:
-            return Interval(mid, -INF, INF)
+            return Interval(mid, -INF, INF, bonferroni(self.coverage, den.coverage), ARITH)
+        if self.paired_with(den) and den.rounds is not None and all(b != 0 for b in den.rounds):
+            return self._each(den, lambda a, b: a / b)
+        if self.unpaired_with(den):
+            assert self.rounds is not None and den.rounds is not None
+            r = ranks.ratio_interval(self.rounds, den.rounds)
+            if r is not None:
+                return Interval(r.est, r.lo, r.hi, r.coverage, SHIFT)
         lo, hi = _bounds([a / b for a in (self.lo, self.hi) for b in (den.lo, den.hi)])
-        return Interval(mid, lo, hi)
+        return self._arith(mid, lo, hi, den)
 
     def rel(self, base: "Interval") -> "Interval":
-        """100 * (self - base) / base. The band is 100 * (self / base - 1), so that base enters once:
-        interval arithmetic widens an expression in which an input appears twice. The value is
-        100 * (self - base) / base, exactly 0 when the medians are equal (self / base - 1 is not
-        always, in floating point), and two exact inputs give an exact result."""
-        band = self.ratio(base).shift(-1.0).scale(100.0)
+        """100 * (self - base) / base. Paired: round by round, exactly 0 in a round whose two values
+        are equal. Otherwise the band is 100 * (self / base - 1), so that base enters once (interval
+        arithmetic widens an expression in which an input appears twice); the value is
+        100 * (self - base) / base, exactly 0 when the medians are equal (self / base - 1 is not always,
+        in floating point), and two exact inputs give an exact result."""
+        band = self.ratio(base)
+        if band.method in (PAIRED, SHIFT) and band.bounded:
+            if self.paired_with(base):
+                return self._each(base, lambda a, b: 100.0 * (a - b) / b)
+            return band.shift(-1.0).scale(100.0)
+        band = band.shift(-1.0).scale(100.0)
         if not band.ok:
             return band
         mid = 100.0 * (self.mid - base.mid) / base.mid
@@ -140,11 +254,14 @@ class Interval:
             return Interval.exact(mid)
         if not band.known:
             return Interval(mid, NAN, NAN)
-        return Interval(mid, min(band.lo, mid), max(band.hi, mid))
+        return replace(band, mid=mid, lo=min(band.lo, mid), hi=max(band.hi, mid))
 
 
 def verdict(v: Interval, null: float = 0.0) -> str:
-    """What the band allows one to say about v against the null (0: no difference; 1: equal)."""
+    """What the interval allows one to say about v against the null (0: no difference; 1: equal):
+    resolved when it excludes the null and is narrower than the value's distance from it, or, lopsided,
+    reaches from the value toward the null less than half that distance: a run far out on the other
+    side (an outlier the machine caused) widens the interval without hiding the effect."""
     if not v.ok:
         return ""
     if not v.known:
@@ -153,9 +270,24 @@ def verdict(v: Interval, null: float = 0.0) -> str:
         return EXACT
     if v.lo <= null <= v.hi:
         return NOISE
-    if v.width > abs(v.mid - null):
+    distance = abs(v.mid - null)
+    if v.width > distance and _toward_null(v, null) > distance / 2:
         return UNRESOLVED
     return RESOLVED
+
+
+def _toward_null(v: Interval, null: float) -> float:
+    """How far v's interval reaches from its value toward the null."""
+    return abs(v.mid - (v.lo if v.mid > null else v.hi))
+
+
+def runs_to_resolve(v: Interval, null: float = 0.0) -> int | None:
+    """For a value not resolved: the runs after which its interval, narrowing as 1/sqrt(runs), would
+    reach the verdict's limit (what the data suggest); None when unknown or not applicable."""
+    if verdict(v, null) != UNRESOLVED or not v.runs:
+        return None
+    distance = abs(v.mid - null)
+    return min(ranks.runs_for(v.width, distance, v.runs), ranks.runs_for(2 * _toward_null(v, null), distance, v.runs))
 
 
 def is_finding(v: Interval, null: float = 0.0) -> bool:
@@ -245,14 +377,64 @@ def chance_limit(points: int, p: float) -> int:
 
 def chance(runs: int) -> float:
     """The probability that a difference of two inputs with no true effect still comes out
-    "resolved": every one of the `runs` samples of one input above every one of the other's,
-    2 / C(2 runs, runs) for exchangeable samples (0.1 with runs=3, 0.008 with runs=5). An
-    upper bound for the quantities built from four inputs, whose bands are wider."""
+    "resolved" under interval arithmetic of min..max (records without samples): every one of the
+    `runs` samples of one input above every one of the other's, 2 / C(2 runs, runs) for exchangeable
+    samples (0.1 with runs=3, 0.008 with runs=5). An upper bound for the quantities built from four
+    inputs, whose bands are wider."""
     if runs < 2:
         return 0.0  # no band at all (NO_SPREAD), or an unknown count: nothing to correct
     return 2.0 / math.comb(2 * runs, runs)
 
 
-LEGEND = ("value (min..max): the band from the runs' minima and maxima (interval arithmetic); "
-          "~0 (~1 for a ratio): the band holds it, inside the run-to-run noise; ?: not resolved, the band is "
-          "wider than the value; unbounded: a denominator's band holds 0; no band: every sample identical")
+def false_rate(v: Interval, runs: int) -> float:
+    """How often noise alone (no true effect) makes v's interval exclude the null: 1 - its coverage
+    for the rank methods (exactly so for continuous data); chance(runs) for interval arithmetic."""
+    if v.method in RANKED and not math.isnan(v.coverage):
+        return 1.0 - v.coverage
+    return chance(runs)
+
+
+def percent(p: float) -> str:
+    """A coverage as the report prints it: '93.8 %', '95 %'."""
+    return f"{100 * p:.1f}".rstrip("0").rstrip(".") + " %"
+
+
+def _span(coverages: list[float]) -> str:
+    """'93.8 %', or '75-93.8 %' for several."""
+    lo, hi = percent(min(coverages)), percent(max(coverages))
+    return lo if lo == hi else f"{lo[:-2]}-{hi}"
+
+
+def coverage_range(values: Iterable[Interval]) -> str:
+    """The coverage of some values' intervals, '93.8 %' or '87.5-98.4 %'; empty when none is known."""
+    known = [v.coverage for v in values if v.bounded and v.width > 0 and not math.isnan(v.coverage)]
+    return _span(known) if known else ""
+
+
+def coverage_text(values: Iterable[Interval]) -> str:
+    """The coverage of some values' intervals and how they were obtained: '93.8 % (paired by round
+    (sign test), 5 runs)'; several methods joined by '; '. Empty when none has a known coverage."""
+    by: dict[str, list[Interval]] = {}
+    for v in values:
+        if v.bounded and v.width > 0 and not math.isnan(v.coverage):
+            by.setdefault(v.method or MEDIAN, []).append(v)
+    parts = []
+    for method in (PAIRED, SHIFT, MEDIAN, ARITH):
+        got = by.get(method)
+        if not got:
+            continue
+        cov = _span([v.coverage for v in got])
+        runs = sorted({v.runs for v in got if v.runs})
+        n = "" if not runs else f", {runs[0]} runs" if len(runs) == 1 else f", {runs[0]}-{runs[-1]} runs"
+        parts.append(f"{cov} ({METHOD_TEXT[method]}{n})")
+    return "; ".join(parts)
+
+
+def legend(values: Iterable[Interval] = ()) -> str:
+    """The legend line of a table: what its intervals are, at which coverage, and what the marks mean."""
+    cov = coverage_text(values)
+    head = (f"value (lo..hi): an interval covering the true value with the stated probability, {cov}"
+            if cov else "value (lo..hi): the interval of the value over the runs")
+    return (head + "; ~0 (~1 for a ratio): it holds the null, inside the run-to-run noise; ?: not resolved, "
+            "wider than the value and reaching more than half of it toward the null; unbounded: a denominator's "
+            "interval holds 0; no band: every sample identical; methods and coverage: docs/REPORT.md")

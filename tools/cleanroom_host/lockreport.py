@@ -84,9 +84,7 @@ def spread(values: list[Interval]) -> Interval:
     good = [v for v in values if v.ok]
     if len(good) < 2:
         return Interval.none()
-    top = Interval(max(v.mid for v in good), max(v.lo for v in good), max(v.hi for v in good))
-    bottom = Interval(min(v.mid for v in good), min(v.lo for v in good), min(v.hi for v in good))
-    return top.ratio(bottom)
+    return Interval.bound(good, max).ratio(Interval.bound(good, min))
 
 
 # --- locks -----------------------------------------------------------------
