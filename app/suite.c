@@ -124,9 +124,11 @@ static void run_benches(const struct config *cfg, bool paging_on)
 #ifdef CLEANROOM_HOSTED
 #define QUICK_MAXSIZE CR_DEF_QUICK_MAXSIZE_HOSTED
 #define QUICK_RUNS CR_DEF_QUICK_RUNS_HOSTED
+#define QUICK_BUDGET CR_DEF_QUICK_BUDGET_HOSTED
 #else
 #define QUICK_MAXSIZE CR_DEF_QUICK_MAXSIZE_KERNEL
 #define QUICK_RUNS CR_DEF_QUICK_RUNS_KERNEL
+#define QUICK_BUDGET CR_DEF_QUICK_BUDGET_KERNEL
 #endif
 
 void suite_defaults(struct config *cfg)
@@ -142,6 +144,8 @@ void suite_defaults(struct config *cfg)
         cfg->maxsize = quick ? QUICK_MAXSIZE : CR_DEF_PAPER_MAXSIZE;
     if (!cfg->given[KEY_RUNS])
         cfg->runs = quick ? QUICK_RUNS : CR_DEF_PAPER_RUNS;
+    if (!cfg->given[KEY_BUDGET] && quick)
+        cfg->budget = QUICK_BUDGET;
     if (!cfg->given[KEY_WARMUP])
         cfg->warmup = quick ? CR_DEF_QUICK_WARMUP : CR_DEF_PAPER_WARMUP;
 }

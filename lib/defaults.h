@@ -32,7 +32,11 @@
  * which models no cache, the kernel's small sweep shows the same shapes in a
  * fraction of the time. */
 #define CR_DEF_QUICK_RUNS_KERNEL 3
-#define CR_DEF_QUICK_RUNS_HOSTED 5
+/* 0: runs=auto (bench/harness.c) with the quick budget below: on a real
+ * machine's noise, each set takes the rounds its key quantity needs. */
+#define CR_DEF_QUICK_RUNS_HOSTED 0
+#define CR_DEF_QUICK_BUDGET_KERNEL 20
+#define CR_DEF_QUICK_BUDGET_HOSTED 10
 #define CR_DEF_QUICK_WARMUP 1
 #define CR_DEF_QUICK_MAXSIZE_KERNEL (4u << 20)
 #define CR_DEF_QUICK_MAXSIZE_HOSTED (32u << 20)
@@ -72,9 +76,9 @@
  * that each buffer is reused from the cache many times over. The cap keeps
  * the smallest sizes, where a refill costs ~10 ns, near 4 ms a series; with
  * pages=both the quick sweep takes ~15 s there. */
-#define CR_DEF_SWEEP_QUICK_BYTES_HOSTED (512u << 20)
+#define CR_DEF_SWEEP_QUICK_BYTES_HOSTED (256u << 20)
 #define CR_DEF_SWEEP_QUICK_MIN_REPS_HOSTED 16
-#define CR_DEF_SWEEP_QUICK_MAX_REPS_HOSTED 200000
+#define CR_DEF_SWEEP_QUICK_MAX_REPS_HOSTED 100000
 
 /* --- per benchmark: repetitions inside one run when reps= is not given --- */
 

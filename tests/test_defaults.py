@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from booting import KERNEL, of_type, shared_boot
+from booting import KERNEL, boot, of_type, shared_boot
 from cleanroom_host import defaults, estimate
 
 REPO = Path(__file__).resolve().parent.parent
@@ -24,7 +24,9 @@ HOSTED = REPO / "build" / "hosted" / "cleanroom-hosted"
 # reaches both clamps of the quick reps formula (its minimum binds at 1M
 # under the kernel, at 32M hosted). Keys not given are the defaults.
 KERNEL_BOOTS = (
-    "suite=quick bench=tsc",  # the quick suite's runs, warmup, maxsize
+    "suite=quick bench=tsc",  # the quick suite's runs, warmup, maxsize, budget
+    "bench=tsc runs=auto",  # runs=auto's first decision (icount: every set converges there)
+    "suite=selftest bench=tsc runs=65",  # more runs than a record carries samples of
     "suite=paper bench=tsc",
     "suite=selftest bench=tsc",  # outside the quick and paper suites
     "suite=quick bench=workset,ctxsw,locks,aspace maxsize=1M runs=1 warmup=0 paging=on",
@@ -36,7 +38,8 @@ HOSTED_BOOTS = (
 )
 # One round of suite=paper's locks or aspace takes 10-30 s under qemu-icount:
 # these two are checked only in the sources (test_no_c_file_keeps_its_own_default).
-NOT_BOOTED = {"CR_DEF_LOCKS_PAPER_REPS", "CR_DEF_ASPACE_PAPER_REPS"}
+# runs=auto's most rounds shows as budget='s accepted range (test_the_budget_limit_is_the_headers).
+NOT_BOOTED = {"CR_DEF_LOCKS_PAPER_REPS", "CR_DEF_ASPACE_PAPER_REPS", "CR_DEF_AUTO_MAX_RUNS"}
 
 
 def boots(root: Path) -> list[tuple[bool, str, dict[str, Any]]]:
@@ -66,12 +69,24 @@ def mismatches(header: defaults.Defaults, hosted: bool, cmdline: str, res: dict[
     (config,) = of_type(res, "config")
     cfg, given = config["cfg"], set(config["given"])
     suite_field = f"{p.suite}_{{}}" if p.suite in estimate.SWEEP_SUITES else "{}"
-    for key, value in (("runs", p.runs), ("warmup", p.warmup), ("maxsize", p.maxsize)):
+    runs: object = "auto" if p.auto else p.runs
+    for key, value in (("runs", runs), ("warmup", p.warmup), ("maxsize", p.maxsize)):
         if key not in given:
             check(f"config {key}", cfg[key], value, suite_field.format(key))
+    if "budget" not in given:
+        check("config budget", cfg["budget"], estimate.budget_rounds(None, p.fig, p.suite),
+              "quick_budget" if p.suite == "quick" else "auto_budget")
+    if "precision" not in given:
+        check("config precision", cfg["precision"], p.fig.auto_precision_bp, "auto_precision_bp")
     paper = p.suite == "paper"
     sweep = ("sweep_paper_reps",) if paper else ("sweep_quick_bytes", "sweep_quick_min_reps", "sweep_quick_max_reps")
     results = of_type(res, "result")
+    for r in results:  # samples in every record of at most CR_DEF_SAMPLES_MAX runs (without raw=1)
+        if cfg.get("raw") is False:
+            check(f"{r['bench']} {r['case']}: samples with n={r['n']}", "samples" in r,
+                  r["n"] <= header.number("CR_DEF_SAMPLES_MAX"), "CR_DEF_SAMPLES_MAX")
+        if r.get("converged") is True and not hosted:  # icount: every set converges at the first decision
+            check(f"{r['bench']} {r['case']}: runs=auto rounds", r["n"], p.runs, "auto_min_runs")
     for bench in p.benches:
         assert any(r["bench"] == bench for r in results), f"{cmdline!r}: no {bench} result"
     ws = {(r["params"]["size"], r["params"]["reps"]) for r in results if r["bench"] == "workset"}
@@ -231,17 +246,28 @@ def test_the_builds_use_the_estimates_figures(boots_root: Path, hosted: bool, cm
 
 
 def _doubled(value: int | tuple[int, ...]) -> str:
-    return f"{{ {', '.join(str(2 * v) for v in value)} }}" if isinstance(value, tuple) else str(2 * value)
+    """Twice the value (0, which doubles to itself: 1)."""
+    return f"{{ {', '.join(str(2 * v) for v in value)} }}" if isinstance(value, tuple) else str(2 * value or 1)
 
 
 @NEEDS_KERNEL
 @NEEDS_HOSTED
 @pytest.mark.parametrize("name", sorted(set(defaults.parse(HEADER.read_text())) - NOT_BOOTED))
 def test_a_default_changed_on_one_side_only_is_named(boots_root: Path, tmp_path: Path, name: str) -> None:
-    """The header's value doubled, the builds not rebuilt: the check above names that default."""
+    """The header's value doubled (0: made 1), the builds not rebuilt: the check above names that default."""
     changed = defaults.load(copy_with(tmp_path, name, _doubled(defaults.load().values[name])))
     found = [m for hosted, cmdline, res in boots(boots_root) for m in mismatches(changed, hosted, cmdline, res)]
     assert found and all(name in m for m in found), found
+
+
+@NEEDS_KERNEL
+def test_the_budget_limit_is_the_headers(tmp_path: Path) -> None:
+    """runs=auto's most rounds (a budget in seconds stops there too) is budget='s upper limit."""
+    most = defaults.load().number("CR_DEF_AUTO_MAX_RUNS")
+    rc, res = boot(tmp_path, "qemu-icount", f"bench=tsc runs=auto budget={most + 1}")
+    assert rc == 2
+    err = next(r for r in of_type(res, "error") if r["code"] == "cmdline")
+    assert err["token"] == f"budget={most + 1}" and f"from 1 to {most}, or Ns" in err["accepted"]
 
 
 # --- no C file keeps a default of its own -------------------------------------------------------

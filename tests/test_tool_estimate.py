@@ -110,11 +110,30 @@ def test_hosted_quick_defaults_are_the_hosted_builds() -> None:
     """The hosted variants of lib/defaults.h, where it has them (tests/test_defaults.py: the build's)."""
     d = defaults.load()
     p = estimate.plan("bench=workset", hosted=True)
-    assert p.runs == d.number("CR_DEF_QUICK_RUNS_HOSTED") and p.maxsize == d.number("CR_DEF_QUICK_MAXSIZE_HOSTED")
+    assert d.number("CR_DEF_QUICK_RUNS_HOSTED") == 0  # runs=auto: from its first decision to the quick budget
+    assert (p.auto and p.runs == d.number("CR_DEF_AUTO_MIN_RUNS") and p.runs_max == d.number("CR_DEF_QUICK_BUDGET_HOSTED")
+            and p.maxsize == d.number("CR_DEF_QUICK_MAXSIZE_HOSTED"))
     assert p.warmup == d.number("CR_DEF_QUICK_WARMUP")
     most, least, series = (d.number(f"CR_DEF_SWEEP_QUICK_{k}_HOSTED") for k in ("MAX_REPS", "MIN_REPS", "BYTES"))
     assert p.workset_reps(0) == most and p.workset_reps(2 * series) == least
     assert p.workset_reps(series // 1000) == 1000  # the series' bytes over the size, between the two
+
+
+def test_runs_auto_is_estimated_from_its_first_decision_to_its_budget() -> None:
+    """runs=auto: the estimate gives both ends; the --yes and silence limits take the budget."""
+    fixed = estimate.plan("bench=workset runs=20")
+    auto = estimate.plan("bench=workset runs=auto budget=20")
+    assert auto.auto and auto.runs == 5 and auto.runs_max == 20 and not fixed.auto
+    low = estimate.estimate(estimate.plan("bench=workset runs=5"), "qemu-icount", 128)
+    high = estimate.estimate(fixed, "qemu-icount", 128)
+    est = estimate.estimate(auto, "qemu-icount", 128)
+    assert low is not None and high is not None and est is not None
+    assert est.seconds == high.seconds and est.seconds_min == low.seconds
+    assert "runs=auto, 5 to 20 rounds per set" in est.text("qemu-icount")
+    assert estimate.case_seconds(auto, "qemu-icount", 128) == estimate.case_seconds(fixed, "qemu-icount", 128)
+    # a budget in seconds stops at the harness's most rounds; a budget below the first decision ends there
+    assert estimate.plan("bench=workset runs=auto budget=30s").runs_max == 64
+    assert (estimate.plan("bench=workset runs=auto budget=3").runs, estimate.plan("runs=auto budget=3").runs_max) == (3, 3)
 
 
 def test_paper_suite_takes_hours_in_every_emulator() -> None:

@@ -10,7 +10,7 @@ from . import model, paper, text
 from .context import Derived, Run, csv_and_plots
 from .derive import (EVENT_SHORT, MISS_EVENTS, QUANTITIES, RR, SHAPES, Row, Series, SwitchCost, collect_ctxsw,
                      conc_counter, derive, effect_name, pick, switch_costs, vm_counter, vm_label, vm_pairs)
-from .interval import LEGEND, Interval, cell, short, verdict
+from .interval import Interval, cell, legend, short, verdict
 from .kinds import Units
 from .plots import write_all as write_plots
 from .text import exact, table
@@ -158,7 +158,7 @@ def section_workset(run: Run) -> list[str]:
             out += ([""] if out else []) + _concurrency_table(s, mode, values, run.units)
         for mode, base in vm_pairs(s.modes()):
             out += [""] + _vm_table(s, mode, base, values, run.units)
-    out += [LEGEND]
+    out += [legend(r.value for r in rows)]
     out += [""] + paper.comparison(rows, run.machine, run.units)
     return out
 

@@ -202,8 +202,9 @@ def build_parser() -> Parser:
         "report", help="print a summary (machine, timing, the papers' answers); write report.txt, CSVs and plots",
         epilog=("Prints at most about 40 lines: the machine and how far its timing can be trusted, then\n"
                 "each benchmark's answers to the papers' questions with the papers' numbers beside them.\n"
-                "Every derived value carries its band (min..max of the runs, by interval arithmetic);\n"
-                "~0 marks a value inside the run-to-run noise, ? one the band does not resolve.\n"
+                "Every derived value carries an interval with its coverage (95 % where the runs allow;\n"
+                "cases measured in turn paired round by round); ~0 marks a value inside the run-to-run\n"
+                "noise, ? one the interval does not resolve.\n"
                 "The full tables go to OUT/report.txt (--full prints them too); with workset results\n"
                 "the quantities of Klimiankou 2018, Figures 3-8, go to OUT/derived.csv, the figures to\n"
                 "OUT/plots/*.png (docs/REPORT.md):\n"

@@ -26,6 +26,10 @@ suite=paper):
     bytes += 2 buffers x R x S x rounds, refills += 2 R x rounds,
     thread_switches += 2 R x rounds; the other cases with A reps:
     aspace_reps = A x rounds, aspace_rep_s being one rep of them all together.
+With runs=auto a set takes from CR_DEF_AUTO_MIN_RUNS rounds (every set converged
+at the first decision) to its budget (budget= rounds; a budget in seconds:
+CR_DEF_AUTO_MAX_RUNS): the estimate gives both, the --yes limit and the
+silence limit take the budget.
 Sizes whose two buffers do not fit in guest memory are skipped, as the kernel
 skips them. case_seconds gives the longest single case of each benchmark (a
 run is silent for that long between two records): (runs + warmup) rounds, +1
@@ -38,7 +42,7 @@ about 2 on another host.
 from __future__ import annotations
 
 import itertools
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field, fields, replace
 from typing import get_type_hints
 
 from . import defaults
@@ -101,6 +105,11 @@ class Figures:
     aspace_reps: int
     aspace_paper_reps: int
     aspace_quick_sizes: tuple[int, ...]
+    auto_min_runs: int  # runs=auto: the rounds before its first decision
+    auto_max_runs: int  # and the most it takes (a budget in seconds stops there too)
+    auto_budget: int  # budget='s default, in rounds
+    quick_budget: int  # and the quick suite's
+    auto_precision_bp: int  # precision='s default
     names: dict[str, str] = field(compare=False, repr=False)
 
 
@@ -164,6 +173,15 @@ class Plan:
     sizes_given: bool = False  # sizes= was on the command line
     hosted: bool = False  # the hosted build's figures and passes
     vm_passes: int = 1  # the workset's VM modes: paging off/on (kernel), pages 4k/2m (hosted)
+    runs_max: int = 0  # runs=auto: the most rounds a set takes (budget=); 0: exactly `runs`
+
+    @property
+    def auto(self) -> bool:
+        return self.runs_max > 0
+
+    def at_most(self) -> "Plan":
+        """The plan with every set taking its most rounds (runs=auto's budget)."""
+        return replace(self, runs=self.runs_max, runs_max=0) if self.auto else self
 
     def workset_reps(self, size: int) -> int:
         """bench/sweep.c's sweep_reps."""
@@ -216,7 +234,10 @@ def plan(cmdline: str | None, hosted: bool = False, header: defaults.Defaults | 
     sweep = suite in SWEEP_SUITES
     benches = tuple(b for b in kv["bench"].split(",") if b) if kv.get("bench") else SUITE_BENCHES.get(suite, ())
     try:
-        runs = int(kv.get("runs", suite_figure(fig, suite, "runs")))
+        runs_text = kv.get("runs", str(suite_figure(fig, suite, "runs")))
+        auto = runs_text in ("auto", "0")  # a suite's default of 0 is runs=auto too
+        runs_max = budget_rounds(kv.get("budget"), fig, suite) if auto else 0
+        runs = min(fig.auto_min_runs, runs_max) if auto else int(runs_text)
         warmup = int(kv.get("warmup", suite_figure(fig, suite, "warmup")))
         reps = int(kv["reps"]) if "reps" in kv else None
     except ValueError as exc:
@@ -227,7 +248,16 @@ def plan(cmdline: str | None, hosted: bool = False, header: defaults.Defaults | 
     # hosted: paging cannot be switched (one pass); the workset compares pages= instead
     passes = 1 if hosted else 2 if paging == "both" else 1
     vm_passes = (2 if kv.get("pages") == "both" else 1) if hosted else passes
-    return Plan(suite, benches, runs, warmup, passes, sizes, reps, fig, maxsize, "sizes" in kv, hosted, vm_passes)
+    return Plan(suite, benches, runs, warmup, passes, sizes, reps, fig, maxsize, "sizes" in kv, hosted, vm_passes,
+                runs_max)
+
+
+def budget_rounds(text: str | None, fig: Figures, suite: str) -> int:
+    """budget= as the most rounds a set can take: N rounds (by default the quick suite's or the general
+    one); a budget in seconds (Ns) stops at the harness's most (CR_DEF_AUTO_MAX_RUNS) anyway."""
+    if text is None:
+        return fig.quick_budget if suite == "quick" else fig.auto_budget
+    return fig.auto_max_runs if text.endswith("s") else int(text)
 
 
 @dataclass
@@ -240,12 +270,18 @@ class Estimate:
     skipped_sizes: int
     thread_switches: int = 0
     aspace_reps: int = 0
+    seconds_min: float | None = None  # runs=auto: when every set converges at its first decision
+    rounds: tuple[int, int] | None = None  # runs=auto: the fewest and most recorded rounds per set
 
     def text(self, emulator: str) -> str:
         threads = (f", {self.thread_switches:,} thread switches, {self.aspace_reps:,} aspace reps"
                    if self.thread_switches or self.aspace_reps else "")
-        return (f"estimated duration under {emulator}: {duration_text(self.seconds)} "
-                f"({self.bytes / 1e9:,.1f} GB zeroed, {self.refills:,} buffer refills, "
+        took, most = duration_text(self.seconds), ""
+        if self.seconds_min is not None and self.rounds is not None:
+            took = f"{duration_text(self.seconds_min)} to {took}"
+            most = f"runs=auto, {self.rounds[0]} to {self.rounds[1]} rounds per set; at most "
+        return (f"estimated duration under {emulator}: {took} "
+                f"({most}{self.bytes / 1e9:,.1f} GB zeroed, {self.refills:,} buffer refills, "
                 f"{self.switches:,} fiber switches, {self.lock_reps:,} locks reps{threads}; "
                 f"a rough model, see docs/REPORT.md)")
 
@@ -261,7 +297,17 @@ def duration_text(s: float) -> str:
 
 
 def estimate(p: Plan, emulator: str, memory_mb: int) -> Estimate | None:
-    """None when the emulator has no measured speed or no benchmark the model counts runs."""
+    """None when the emulator has no measured speed or no benchmark the model counts runs. runs=auto:
+    every set at its budget, with the time if every set converged at its first decision beside it."""
+    if p.auto:
+        low, high = _estimate(p, emulator, memory_mb), _estimate(p.at_most(), emulator, memory_mb)
+        if low is None or high is None:
+            return None
+        return replace(high, seconds_min=low.seconds, rounds=(p.runs, p.runs_max))
+    return _estimate(p, emulator, memory_mb)
+
+
+def _estimate(p: Plan, emulator: str, memory_mb: int) -> Estimate | None:
     speed = speed_of(emulator)
     if speed is None or not (set(TIMED) & set(p.benches)):
         return None
@@ -313,12 +359,13 @@ def _workset_round_s(speed: Speed, reps: int, size: int, switch_s: float) -> flo
 def case_seconds(p: Plan, emulator: str, memory_mb: int) -> dict[str, float]:
     """The longest single case of each benchmark the model counts, in seconds.
 
-    A case runs all its rounds (runs + warmup) before its result and progress
-    records go out, so this bounds the longest silence a healthy run can have
-    (the workset measures a size's cases interleaved, with a progress record
-    between rounds once a second has passed: its silence is shorter still).
-    locks and ctxsw are bounded by one round of the whole benchmark.
+    A case runs all its rounds (runs + warmup; runs=auto: its budget) before its
+    result and progress records go out, so this bounds the longest silence a
+    healthy run can have (the workset measures a size's cases interleaved, with
+    a progress record between rounds once a second has passed: its silence is
+    shorter still). locks and ctxsw are bounded by one round of the whole benchmark.
     """
+    p = p.at_most()
     speed = speed_of(emulator)
     if speed is None:
         return {}

@@ -11,8 +11,8 @@ from dataclasses import dataclass
 from typing import Any, Iterable
 
 from .derive import MISS_EVENTS, EVENT_SHORT, OFF, Row, conc_counter, pick
-from .interval import (EXACT, FINDINGS, NO_SPREAD, NOISE, RESOLVED, UNRESOLVED, cell, chance, chance_limit, short,
-                       verdict)
+from .interval import (EXACT, FINDINGS, NO_SPREAD, NOISE, RANKED, RESOLVED, UNRESOLVED, cell, chance_limit,
+                       false_rate, percent, runs_to_resolve, short, verdict)
 from .kinds import BOCHS, HOSTED, Units
 from .machine import Cache, Machine, data_caches
 from .protocol import Record
@@ -123,11 +123,14 @@ class Tally:
     no_spread: int
     banded: int  # points with a band of non-zero width: the ones noise can make look resolved
     runs: int
+    rate: float = 0.0  # the most often noise alone makes one point's interval exclude the null
+    coverage: float = 0.0  # the least coverage among the banded points (rank methods; 0: none)
+    to_resolve: int = 0  # the runs after which the data suggest the unresolved points resolve (0: unknown)
 
     @property
     def chance_limit(self) -> int:
         """Resolved points below this many are what noise alone gives in 19 runs out of 20."""
-        return chance_limit(self.banded, chance(self.runs))
+        return chance_limit(self.banded, self.rate)
 
     @property
     def by_chance(self) -> bool:
@@ -136,22 +139,33 @@ class Tally:
         return self.exact == 0 and 0 < resolved < self.chance_limit
 
     def _chance_text(self) -> str:
+        """How many findings noise alone gives, from the intervals' coverage: each excludes the null, with
+        no effect, 1 - coverage of the time."""
         if self.findings > self.exact and self.chance_limit > 1:
+            if self.coverage:
+                return f"noise alone: up to {self.chance_limit - 1} at {percent(self.coverage)} coverage"
             return f"noise alone: up to {self.chance_limit - 1} with {self.runs} runs"
         return ""
+
+    def _unresolved_text(self) -> str:
+        """'4 not resolved (runs=12 would resolve them, the data suggest)': the runs after which every
+        unresolved point's interval, narrowing as 1/sqrt(runs), would be narrow enough."""
+        hint = f" (runs={self.to_resolve} would resolve them, the data suggest)" if self.to_resolve else ""
+        return f"{self.unresolved} not resolved{hint}"
 
     def brief(self) -> str:
         if self.exact and self.exact == self.findings:
             return f"{self.findings}/{self.total} sizes exact (identical samples)"
         extra = self._chance_text()
-        return f"{self.findings}/{self.total} sizes resolved" + (f"; {extra}" if extra else "")
+        unresolved = f", {self._unresolved_text()}" if self.unresolved and self.to_resolve else ""
+        return f"{self.findings}/{self.total} sizes resolved{unresolved}" + (f"; {extra}" if extra else "")
 
     def text(self) -> str:
         parts = [f"{self.findings} of {self.total} sizes resolved"]
         if self.noise:
             parts.append(f"{self.noise} ~0 (inside noise)")
         if self.unresolved:
-            parts.append(f"{self.unresolved} not resolved")
+            parts.append(self._unresolved_text())
         if self.no_spread:
             parts.append(f"{self.no_spread} without spread (1 run)")
         extra = self._chance_text()
@@ -162,9 +176,14 @@ def tally(rows: Iterable[Row]) -> Tally:
     good = [r for r in rows if r.value.ok]
     kinds = [verdict(r.value) for r in good]
     runs = min((r.runs for r in good), default=0)
-    banded = sum(k in (RESOLVED, NOISE, UNRESOLVED) for k in kinds)
+    banded = [r.value for r, k in zip(good, kinds) if k in (RESOLVED, NOISE, UNRESOLVED)]
+    rate = max((false_rate(v, runs) for v in banded), default=0.0)
+    ranked = [v.coverage for v in banded if v.method in RANKED]
+    coverage = min(ranked) if ranked and len(ranked) == len(banded) else 0.0
+    more = [runs_to_resolve(r.value) for r, k in zip(good, kinds) if k == UNRESOLVED]
+    to_resolve = max((m for m in more if m is not None), default=0)
     return Tally(len(kinds), sum(k in FINDINGS for k in kinds), kinds.count(EXACT), kinds.count(NOISE),
-                 kinds.count(UNRESOLVED), kinds.count(NO_SPREAD), banded, runs)
+                 kinds.count(UNRESOLVED), kinds.count(NO_SPREAD), len(banded), runs, rate, coverage, to_resolve)
 
 
 def findings(rows: Iterable[Row]) -> list[Row]:

@@ -21,13 +21,13 @@ from typing import Any, Callable
 
 from . import aspacereport, benchreport, lockreport, model, smplockreport, smpreport
 from .context import Run
-from .interval import Interval, short
+from .interval import Interval, coverage_range, short
 from .kinds import INSTRUCTIONS
 from .machine import counters_text
 from .paper import size_text
 from .protocol import format_ranges
 from .results import ResultSet
-from .text import bench_time_text, compact, format_params, human_bytes, human_hz, table
+from .text import auto_text, bench_time_text, compact, format_params, human_bytes, human_hz, table
 
 __all__ = ["compact", "format_params", "human_bytes", "human_hz", "table", "render", "write_outputs",
            "REPORTS", "HOOKS", "summary", "full_report", "run_of"]
@@ -277,7 +277,9 @@ def _summary_run(rs: ResultSet, run: Run) -> list[str]:
     cfg = config.get("cfg") if config and isinstance(config.get("cfg"), dict) else {}
     line = f"  cmdline: {compact(hello.get('cmdline'))}" if hello else ""
     runs = cfg.get("runs") if isinstance(cfg, dict) else None
-    if runs is not None:
+    if runs == "auto":
+        line += "; " + auto_text(rs.of_type("result"), cfg)
+    elif runs is not None:
         line += f"; {runs} recorded runs per case" + ("" if runs and int(runs) > 1 else ": no spread to judge by")
     if line:
         out.append(line.rstrip())
@@ -347,8 +349,10 @@ def _summary_answers(run: Run) -> list[str]:
                      + ", ".join(f"{b} ({n} case{'s' if n != 1 else ''})" for b, n in counts.items()))
     if not lines:
         return []
-    return (["answers (the papers' numbers in brackets; value (min..max) over the runs; ~0: inside the "
-             "run-to-run noise; ?: not resolved):"]
+    cov = coverage_range(d.value for module in REPORTS for d in module.derived(run))
+    band = f"value (lo..hi): an interval of {cov} coverage" if cov else "value (lo..hi) over the runs"
+    return ([f"answers (the papers' numbers in brackets; {band}; ~0: inside the run-to-run noise; ?: not "
+             "resolved):"]
             + [f"  {line}" for line in lines])
 
 

@@ -26,7 +26,7 @@ from . import emulators, model
 from .progress import Progress
 from .protocol import ParseResult, Record, StreamScanner, parse_boots
 from .results import SERIAL_LOG, boot_dirs, boots_summary, write_results
-from .text import bench_time_text, not_installed
+from .text import auto_case_lines, auto_text, bench_time_text, not_installed
 
 # After a good `done` record, give the emulator this long to exit by itself.
 DONE_GRACE_S = 1.0
@@ -756,3 +756,10 @@ def print_outcome(outcome: Outcome, out: TextIO, err: TextIO) -> None:
     per_bench = bench_time_text(run)
     if per_bench:  # where the time went: the longest benchmark is the one to shorten
         out.write(per_bench + "\n")
+    for res in outcome.boots:
+        results = [r for r in res.records if r.get("t") == "result"]
+        config = next((r for r in res.records if r.get("t") == "config"), {})
+        cfg = config.get("cfg") if isinstance(config.get("cfg"), dict) else {}
+        if any("converged" in r for r in results):  # runs=auto: the runs each case took
+            out.write("".join(f"  {line}\n" for line in auto_case_lines(results)))
+            out.write(auto_text(results, cfg) + "\n")

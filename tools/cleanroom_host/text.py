@@ -105,3 +105,36 @@ def bench_time_text(run: dict[str, Any]) -> str | None:
     if not isinstance(per_bench, dict) or not per_bench:
         return None
     return "time per benchmark: " + ", ".join(f"{name} {seconds_text(secs)}" for name, secs in per_bench.items())
+
+
+def auto_case_lines(results: list[dict[str, Any]]) -> list[str]:
+    """runs=auto's results as the run prints them, one a case: 'workset multi size=1024 pages=4k: 7 runs,
+    converged', naming only the parameters that tell a benchmark's cases apart."""
+    auto = [r for r in results if "converged" in r]
+    values: dict[tuple[Any, str], set[str]] = {}
+    for r in auto:
+        for k, v in (r.get("params") or {}).items():
+            values.setdefault((r.get("bench"), k), set()).add(compact(v))
+    out = []
+    for r in auto:
+        params = {k: v for k, v in (r.get("params") or {}).items() if len(values[(r.get("bench"), k)]) > 1}
+        word = "converged" if r.get("converged") is True else "budget spent"
+        named = f" {format_params(params)}" if params else ""
+        out.append(f"{r.get('bench')} {r.get('case')}{named}: {r.get('n')} runs, {word}")
+    return out
+
+
+def auto_text(results: list[dict[str, Any]], cfg: dict[str, Any]) -> str:
+    """runs=auto: how many runs the cases took and how many reached precision= within budget=."""
+    auto = [r for r in results if isinstance(r.get("n"), int) and "converged" in r]
+    if not auto:
+        return "runs=auto"
+    ns = sorted(r["n"] for r in auto)
+    budget = cfg.get("budget")
+    spent = f"{budget[:-1]} s" if isinstance(budget, str) else f"{budget} rounds"
+    took = f"{ns[0]}" if ns[0] == ns[-1] else f"{ns[0]}-{ns[-1]} (median {ns[(len(ns) - 1) // 2]})"
+    done = sum(1 for r in auto if r.get("converged") is True)
+    precision = cfg.get("precision")
+    to = f" to precision {precision / 100:g} %" if isinstance(precision, int) else ""
+    return (f"runs=auto: {took} recorded runs per case, {done} of {len(ns)} converged{to} within a budget of "
+            f"{spent} per set")
