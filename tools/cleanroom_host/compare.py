@@ -12,7 +12,7 @@ from typing import Any
 
 from . import report, text
 from .context import Derived, Run
-from .interval import EXACT, NO_SPREAD, NOISE, UNRESOLVED, Interval, cell, verdict
+from .interval import EXACT, NO_SPREAD, NOISE, UNRESOLVED, Interval, cell, coverage_range, verdict
 from .protocol import Record
 from .results import ResultSet
 from .text import exact, format_params, table
@@ -44,7 +44,8 @@ class Pair:
 
     @property
     def band(self) -> Interval:
-        """B / A with the band of both sides' runs; "~1" when it holds 1."""
+        """B / A: the Hodges-Lehmann ratio of the two runs' samples with its Mann-Whitney interval (interval
+        arithmetic without samples); "~1" when it holds 1."""
         if self.a is None or self.b is None:
             return Interval.none()
         return Interval.of(self.b).ratio(Interval.of(self.a))
@@ -110,7 +111,8 @@ class DerivedPair:
 
     @property
     def change(self) -> Interval:
-        """B - A with the band of both: it holds 0 when the runs do not differ beyond their noise."""
+        """B - A, unpaired (two runs never pair): Hodges-Lehmann / Mann-Whitney of the two runs' per-round
+        values where both have them, else interval arithmetic; it holds 0 when the runs do not differ beyond it."""
         if self.a is None or self.b is None or not self.same_unit:
             return Interval.none()
         return self.b - self.a
@@ -177,10 +179,11 @@ def render_derived(pairs: list[DerivedPair]) -> list[str]:
     if not pairs:
         return []
     differ = sum(p.verdict == "differs" for p in both)
-    out = [f"derived quantities: {len(both)} in both ({differ} differ beyond the noise: B - A's band excludes 0 and "
-           f"is narrower than the change), {sum(p.b is None for p in pairs)} only in A, "
-           f"{sum(p.a is None for p in pairs)} only in B; value (min..max) over each run's samples, ~0/~1: inside "
-           "the noise"]
+    cov = coverage_range(p.change for p in both)
+    out = [f"derived quantities: {len(both)} in both ({differ} differ beyond their intervals: B - A's interval"
+           f"{f' ({cov}, unpaired: two runs never pair)' if cov else ''} excludes 0 and resolves the change), "
+           f"{sum(p.b is None for p in pairs)} only in A, {sum(p.a is None for p in pairs)} only in B; "
+           "value (lo..hi): each run's interval, ~0/~1: inside the noise"]
     if any(not p.same_unit for p in both):
         out.append("  the runs count in different units (TSC ticks, host time, instructions): values in those units "
                    "get no B - A; percentages and ratios compare")
@@ -194,10 +197,11 @@ def render_derived(pairs: list[DerivedPair]) -> list[str]:
 def render(a: ResultSet, b: ResultSet, pairs: list[Pair], derived: list[DerivedPair] | None = None) -> list[str]:
     both = [p for p in pairs if p.where == "both"]
     ua, ub = unit_names(a, b)
+    cov = coverage_range(p.band for p in both)
     out = [f"compare: A = {a.path} ({ua})", f"         B = {b.path} ({ub})",
            f"{len(both)} cases in both, {sum(p.where == 'a' for p in pairs)} only in A, "
-           f"{sum(p.where == 'b' for p in pairs)} only in B; ratio = B med / A med, with the band of both "
-           "runs' samples (~1: inside the noise)"]
+           f"{sum(p.where == 'b' for p in pairs)} only in B; B/A: the ratio of the two runs' samples (Hodges-Lehmann "
+           f"on logs) with its interval{f' ({cov})' if cov else ''}, ~1: the runs do not differ beyond it"]
     if both:
         rows = [[p.key[0], p.key[1], _params_text(p), _stat(p.a, "med"), _stat(p.b, "med"),
                  cell(p.band, 3, null=1.0)] for p in both]
