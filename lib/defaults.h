@@ -33,10 +33,13 @@
  * fraction of the time. */
 #define CR_DEF_QUICK_RUNS_KERNEL 3
 /* 0: runs=auto (bench/harness.c) with the quick budget below: on a real
- * machine's noise, each set takes the rounds its key quantity needs. */
+ * machine's noise, each set takes the rounds its key quantity needs. With
+ * the hosted sweep's series half as long as they were at a fixed 5 runs
+ * (below), a set at its budget (8 + 1 warm-up rounds) costs no more than
+ * those 5 + 1 did, and one that converges at 5 about half. */
 #define CR_DEF_QUICK_RUNS_HOSTED 0
 #define CR_DEF_QUICK_BUDGET_KERNEL 20
-#define CR_DEF_QUICK_BUDGET_HOSTED 10
+#define CR_DEF_QUICK_BUDGET_HOSTED 8
 #define CR_DEF_QUICK_WARMUP 1
 #define CR_DEF_QUICK_MAXSIZE_KERNEL (4u << 20)
 #define CR_DEF_QUICK_MAXSIZE_HOSTED (32u << 20)
@@ -54,7 +57,7 @@
  * at MAX_RUNS rounds, so that every record carries its samples. --- */
 #define CR_DEF_AUTO_MIN_RUNS 5
 #define CR_DEF_AUTO_MAX_RUNS 64
-#define CR_DEF_AUTO_PRECISION_BP 200
+#define CR_DEF_AUTO_PRECISION_BP 100
 #define CR_DEF_AUTO_BUDGET 20
 
 /* A result record carries its samples, in run order, whenever it has at
@@ -70,12 +73,12 @@
 #define CR_DEF_SWEEP_QUICK_BYTES_KERNEL (4u << 20)
 #define CR_DEF_SWEEP_QUICK_MIN_REPS_KERNEL 4
 #define CR_DEF_SWEEP_QUICK_MAX_REPS_KERNEL 10000
-/* Real caches: a series long enough (5-20 ms: a cached buffer fills at
+/* Real caches: a series long enough (2-10 ms: a cached buffer fills at
  * 100-150 GB/s on the development machine, one from L3 or DRAM at 20-30)
- * that a timer tick is a small part of it, and enough refills (at least 16)
- * that each buffer is reused from the cache many times over. The cap keeps
- * the smallest sizes, where a refill costs ~10 ns, near 4 ms a series; with
- * pages=both the quick sweep takes ~15 s there. */
+ * that a timer tick is a small part of it, short enough that a disturbance
+ * (another process) hits few of them, and enough refills (at least 16) that
+ * each buffer is reused from the cache many times over. The cap keeps the
+ * smallest sizes, where a refill costs ~10 ns, near 2 ms a series. */
 #define CR_DEF_SWEEP_QUICK_BYTES_HOSTED (256u << 20)
 #define CR_DEF_SWEEP_QUICK_MIN_REPS_HOSTED 16
 #define CR_DEF_SWEEP_QUICK_MAX_REPS_HOSTED 100000

@@ -18,7 +18,7 @@ import pytest
 
 from booting import TOOL_SAFETY_NET_S, boot
 
-from cleanroom_host import compare, derive, ranks
+from cleanroom_host import compare, defaults, derive, ranks
 from cleanroom_host.interval import (ARITH, EXACT, MEDIAN, NOISE, PAIRED, RESOLVED, SHIFT, UNRESOLVED, Interval,
                                      legend, runs_to_resolve, verdict)
 from cleanroom_host.paper import tally
@@ -262,7 +262,9 @@ def test_runs_auto_under_icount_converges_at_the_first_decision(tmp_path: Path) 
     results = [r for r in res["records"] if r.get("t") == "result"]
     assert results and all(r["n"] == 5 and r["converged"] is True for r in results)
     cfg = next(r for r in res["records"] if r.get("t") == "config")["cfg"]
-    assert cfg["runs"] == "auto" and cfg["precision"] == 200 and cfg["budget"] == 20
+    header = defaults.load()
+    assert (cfg["runs"] == "auto" and cfg["precision"] == header.number("CR_DEF_AUTO_PRECISION_BP")
+            and cfg["budget"] == header.number("CR_DEF_QUICK_BUDGET_KERNEL"))
 
 
 def test_runs_auto_hosted_prints_the_runs_of_every_case(tmp_path: Path) -> None:

@@ -124,8 +124,10 @@ def auto_case_lines(results: list[dict[str, Any]]) -> list[str]:
     return out
 
 
-def auto_text(results: list[dict[str, Any]], cfg: dict[str, Any]) -> str:
-    """runs=auto: how many runs the cases took and how many reached precision= within budget=."""
+def auto_text(results: list[dict[str, Any]], config: Any) -> str:
+    """runs=auto: how many runs the cases took and how many reached precision= within budget= (config: the
+    config record's `cfg`)."""
+    cfg: dict[str, Any] = config if isinstance(config, dict) else {}
     auto = [r for r in results if isinstance(r.get("n"), int) and "converged" in r]
     if not auto:
         return "runs=auto"
