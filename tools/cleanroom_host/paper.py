@@ -11,8 +11,8 @@ from dataclasses import dataclass
 from typing import Any, Iterable
 
 from .derive import MISS_EVENTS, EVENT_SHORT, OFF, Row, conc_counter, pick
-from .interval import (EXACT, FINDINGS, NO_SPREAD, NOISE, RESOLVED, UNRESOLVED, cell, chance, chance_limit, short,
-                       verdict)
+from .interval import (EXACT, FINDINGS, NO_SPREAD, NOISE, NOISE_ALONE, RESOLVED, UNRESOLVED, cell, chance,
+                       chance_limit, short, verdict)
 from .kinds import BOCHS, HOSTED, Units
 from .machine import Cache, Machine, data_caches
 from .protocol import Record
@@ -21,6 +21,18 @@ __all__ = ["Cache", "data_caches", "cache_position", "comparison", "emulated", "
 
 KIB = 1024
 MIB = 1024 * 1024
+
+# Whose numbers the summary sets in square brackets beside this run's: the brackets hold the papers'
+# numbers and claims, nothing of this run. "paper" is Klimiankou 2018, the one the workset reproduces.
+SOURCES = ("paper", "Valchanov-Andreev", "LiteThreads", "PATHREADS", "Dthreads")
+
+
+def quoted(source: str, text: str) -> str:
+    """A paper's number as a summary line ends with it: "  [source: text]" (source: one of SOURCES)."""
+    if source not in SOURCES:
+        raise ValueError(f"unknown source {source!r} for square brackets; one of {', '.join(SOURCES)}")
+    return f"  [{source}: {text}]"
+
 
 PAPER_MACHINE = "Intel Xeon (NetBurst, Prestonia) 2.4 GHz, L1d 8 KiB, L2 512 KiB, 100000 reps"
 PAPER_SWITCH = "the pushad routine of section 3.3 (6 instructions and the call); no cost stated"
@@ -99,6 +111,23 @@ def paging_text(label: str, base: str = "") -> str:
     return f"paging {label}"
 
 
+def same_in_modes(blocks: dict[str, list[str]]) -> list[str]:
+    """Lines per paging mode, each naming its mode as paging_text does: modes whose lines are the same
+    but for that name are given once, naming them all ("paging off and paging on/4k: ...")."""
+    groups: dict[tuple[str, ...], list[str]] = {}
+    for mode, lines in blocks.items():
+        groups.setdefault(tuple(line.replace(paging_text(mode), "\0") for line in lines), []).append(mode)
+
+    def named(modes: list[str]) -> str:
+        texts = [paging_text(m) for m in modes]
+        lead = "paging "
+        if all(t.startswith(lead) for t in texts):  # "paging off and on/4k"
+            return lead + " and ".join(t[len(lead):] for t in texts)
+        return " and ".join(texts)
+
+    return [line.replace("\0", named(modes)) for lines, modes in groups.items() for line in lines]
+
+
 def value_text(row: Row, units: Units | None, full: bool = True) -> str:
     """A row's value with its unit and band: '88.3 % (80.1..95.0)', '1075594 TSC ticks (..)'."""
     q = row.quantity
@@ -137,7 +166,7 @@ class Tally:
 
     def _chance_text(self) -> str:
         if self.findings > self.exact and self.chance_limit > 1:
-            return f"noise alone: up to {self.chance_limit - 1} with {self.runs} runs"
+            return f"{NOISE_ALONE}: up to {self.chance_limit - 1} with {self.runs} runs"
         return ""
 
     def brief(self) -> str:
