@@ -24,7 +24,7 @@ from .context import Run
 from .interval import SUMMARY_LEGEND, Interval, short
 from .kinds import INSTRUCTIONS
 from .machine import EMULATOR_TIME, counters_text
-from .paper import size_text
+from .paper import quoted_once, size_text
 from .protocol import Record, format_ranges
 from .results import ResultSet
 from .text import WIDTH, bench_time_text, compact, fit, format_params, human_bytes, human_hz, table
@@ -393,7 +393,7 @@ def _summary_answers(run: Run) -> list[str]:
                      + ", ".join(f"{b} ({n} case{'s' if n != 1 else ''})" for b, n in counts.items()))
     if not lines:
         return []
-    return _answers_head(run) + [f"  {line}" for line in lines]
+    return _answers_head(run) + [f"  {line}" for line in quoted_once(lines)]
 
 
 def summary(rs: ResultSet, report_txt: Path | None = None) -> list[str]:
