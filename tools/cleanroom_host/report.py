@@ -45,7 +45,7 @@ HOOKS = ("BENCHES", "summary", "sections", "derived", "files")
 Section = Callable[[ResultSet], list[str]]
 PLOTS_DIR = "plots"
 REPORT_TXT = "report.txt"
-SUMMARY_BUDGET = 45  # lines the summary stays within, each at most text.WIDTH columns (the tests hold it to that)
+SUMMARY_BUDGET = 52  # lines the summary stays within, each at most text.WIDTH columns (the tests hold it to that)
 CLOCK_BENCH = "tsc"  # reading the clock: the machine lines show it, no module reports it
 SKIP_REASONS = 3  # the summary's skipped line names the things of this many reasons (report.txt all)
 
