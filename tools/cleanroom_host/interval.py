@@ -430,6 +430,21 @@ def coverage_text(values: Iterable[Interval]) -> str:
     return "; ".join(parts)
 
 
+SHORT_METHOD = {PAIRED: "paired by round", MEDIAN: "order statistics", SHIFT: "Mann-Whitney",
+                ARITH: "min..max arithmetic"}
+
+
+def summary_band(values: Iterable[Interval]) -> str:
+    """What the summary's values in parentheses are, short enough for its heading line: 'value (lo..hi):
+    a 93.8-96.9 % interval (paired by round, order statistics)'; the runs' min..max without a known
+    coverage."""
+    banded = [v for v in values if v.bounded and v.width > 0 and not math.isnan(v.coverage)]
+    if not banded:
+        return "value (min..max) over the runs"
+    methods = [SHORT_METHOD[m] for m in SHORT_METHOD if any((v.method or MEDIAN) == m for v in banded)]
+    return f"value (lo..hi): a {_span([v.coverage for v in banded])} interval ({', '.join(methods)})"
+
+
 def legend(values: Iterable[Interval] = ()) -> str:
     """The legend line of a table: what its intervals are, at which coverage, and what the marks mean."""
     cov = coverage_text(values)
@@ -438,3 +453,10 @@ def legend(values: Iterable[Interval] = ()) -> str:
     return (head + "; ~0 (~1 for a ratio): it holds the null, inside the run-to-run noise; ?: not resolved, "
             "wider than the value and reaching more than half of it toward the null; unbounded: a denominator's "
             "interval holds 0; no band: every sample identical; methods and coverage: docs/REPORT.md")
+
+
+# The summary's legend of the words it judges values with (one line of the summary's width);
+# paper.py's Tally writes NOISE_ALONE.
+NOISE_ALONE = "noise alone"
+SUMMARY_LEGEND = (f"legend: ~0, ~1: inside the runs' noise; 7?: not resolved; {NOISE_ALONE}: how many chance "
+                  "resolves")
