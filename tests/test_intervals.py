@@ -18,7 +18,8 @@ import pytest
 
 from booting import TOOL_SAFETY_NET_S, boot
 
-from cleanroom_host import compare, defaults, derive, ranks
+from cleanroom_host import compare, defaults, derive, ranks, smplockreport, smpreport
+from cleanroom_host.context import Run
 from cleanroom_host.interval import (ARITH, EXACT, MEDIAN, NOISE, PAIRED, RESOLVED, SHIFT, UNRESOLVED, Interval,
                                      legend, runs_to_resolve, verdict)
 from cleanroom_host.paper import tally
@@ -236,6 +237,43 @@ def test_compare_uses_the_unpaired_interval(tmp_path: Path) -> None:
     derived = compare.pair_derived(a, a)
     paired_ones = [p for p in derived if p.a is not None and p.a.method == PAIRED]
     assert paired_ones and all(p.change.method == SHIFT and p.verdict == "same within noise" for p in paired_ones)
+
+
+# --- the multi-CPU reports: cases of one set pair up --------------------------------------------------
+
+def smp_result(bench: str, case: str, samples: list[int], **params: Any) -> dict[str, Any]:
+    """A multi-CPU result record as the hosted build writes it: a whole run per sample (per 1)."""
+    return {"t": "result", "bench": bench, "case": case, "params": {**params, "paging": "host"}, "unit": "cycles",
+            "per": 1, **rec(samples)}
+
+
+def test_multi_cpu_ratios_pair_the_cases_of_one_set() -> None:
+    """falseshare measures packed and padded in turn (one set per op and k), aslock both spaces: a round
+    the machine slowed slows both, so their ratio is paired by round and resolves a 3x that the unpaired
+    interval of the same samples leaves wide; cases of different sets (another k) compare unpaired."""
+    drift = [1.0, 2.6, 1.1, 0.6, 1.9, 1.2, 3.0]  # the machine, round by round
+    wobble = [1.0, 1.02, 0.97, 1.01, 0.99, 1.03, 0.98]
+    padded = [round(1000 * d) for d in drift]
+    packed = [round(3000 * d * w) for d, w in zip(drift, wobble)]
+    fs = dict(op="atomic", reps=10, line=64)
+    records = [smp_result("falseshare", "packed", packed, cpus=2, stride=4, **fs),
+               smp_result("falseshare", "padded", padded, cpus=2, stride=64, **fs),
+               smp_result("falseshare", "padded", padded[::-1], cpus=1, stride=64, **fs)]
+    rows = {r.k: r for r in smpreport.share_rows(records)}
+    paired = rows[2].slowdown
+    assert paired.method == PAIRED and verdict(paired, 1.0) == RESOLVED and 2.9 < paired.lo < paired.hi < 3.1
+    unpaired = Interval.of(rec(packed)).ratio(Interval.of(rec(padded)))
+    assert unpaired.method == SHIFT and unpaired.width > 10 * paired.width
+    assert rows[2].padded is not None and rows[1].padded is not None
+    assert rows[2].padded.ratio(rows[1].padded).method == SHIFT  # k=2 against k=1: two sets
+
+    spaces = [smp_result("aslock", "map_unmap", s, space=space, cpus=2, pages=4, reps=10, lock="rw")
+              for space, s in (("shared", packed), ("isolated", padded))]
+    run = Run.of(spaces, {})
+    g = smplockreport.grid(smplockreport.points_of(run, smplockreport.ASLOCK), "map_unmap", "space",
+                           smplockreport.SPACES)
+    ratio = smplockreport.as_ratio(g, 2)
+    assert ratio.method == PAIRED and verdict(ratio, 1.0) == RESOLVED
 
 
 # --- qemu-icount: exact --------------------------------------------------------------------------------

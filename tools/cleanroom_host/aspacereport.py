@@ -4,8 +4,10 @@ tables, aspace.csv and figures (aspaceplots.py). A module of the report
 registry (report.py).
 
 Every figure is a record's median (`med`, TSC ticks or instructions per
-operation as the kernel divided it) with its runs' band; ratios are of medians
-and, like differences, carry the interval-arithmetic band of their inputs.
+operation as the kernel divided it) with its interval (interval.py); ratios and
+differences of two results (measured in different sets) carry the
+Hodges-Lehmann / Mann-Whitney interval of their samples, or without samples
+the interval-arithmetic band of their inputs.
 Tables have one column per paging mode (`on/4k`, `on/4m`: the benchmark runs
 with paging on only; the mode is the pass's `pagesize`, never tlb_refill's
 `region`). docs/REPORT.md describes the tables and aspace.csv.
@@ -220,7 +222,7 @@ def section_pairs(run: Run, points: list[Point]) -> list[str]:
     head = (["comparison", "fiber side"] + [f"{u} {m}" for m in ms] + ["thread side"]
             + [f"{u} {m}" for m in ms] + [f"thread/fiber {m}" for m in ms])
     numeric = set(range(2, 2 + n)) | set(range(3 + n, 3 + 3 * n))
-    out = [f"aspace: fibers vs isolated threads, {run.units.name} per operation, median (min..max); "
+    out = [f"aspace: fibers vs isolated threads, {run.units.name} per operation, median (lo..hi); "
            "ratio = thread side / fiber side (malloc+free: shared lock / subheap; system call: int80 / sysenter)"]
     out += table(head, body, numeric=numeric)
     if fallbacks:

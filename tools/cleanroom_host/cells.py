@@ -1,12 +1,12 @@
 """What the table-making report modules share (lockreport.py, aspacereport.py):
-results as points, the cells of their CSV files, ratios of medians with bands.
+results as points, the cells of their CSV files, ratios with their intervals.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any, Callable, Hashable, Iterable
 
 from .context import Derived
 from .derive import mode_of
@@ -29,14 +29,24 @@ class Point:
     impl: str
 
 
-def collect(records: Iterable[Record], bench: str) -> list[Point]:
+# Which set of cases measured in turn (bench_measure_set) a result belongs to, from its case and params
+# (its paging mode aside): the report module knows its benchmark's sets.
+SetOf = Callable[[str, dict[str, Any]], Hashable]
+
+
+def collect(records: Iterable[Record], bench: str, set_of: SetOf | None = None) -> list[Point]:
+    """The bench's results as points. With `set_of`, the results of one set (in one paging mode) pair up
+    round by round (interval.py: their differences and ratios get the paired interval); without it, or
+    across sets, two results with samples compare unpaired (Hodges-Lehmann / Mann-Whitney)."""
+    token = object()  # one per collection: two runs' sets never pair
     out = []
     for r in records:
         if r.get("t") != "result" or r.get("bench") != bench:
             continue
         params = r.get("params") if isinstance(r.get("params"), dict) else {}
-        out.append(Point(bench, str(r.get("case")), mode_of(params), params, Interval.of(r),
-                         str(params.get("impl", ""))))
+        case, mode = str(r.get("case")), mode_of(params)
+        pair = (token, mode, set_of(case, params)) if set_of is not None else None
+        out.append(Point(bench, case, mode, params, Interval.of(r, pair), str(params.get("impl", ""))))
     return out
 
 
@@ -53,7 +63,8 @@ def find(points: list[Point], mode: str, case: str, **params: Any) -> Interval |
 
 
 def ratio_of(a: Interval | None, b: Interval | None) -> Interval:
-    """a / b of the medians, with the band of the two; NaN when either is missing or b is 0."""
+    """a / b with its interval (interval.py: paired by round within a set, else Hodges-Lehmann /
+    Mann-Whitney, else interval arithmetic); NaN when either is missing or b is 0."""
     if a is None or b is None:
         return Interval.none()
     return a.ratio(b)

@@ -430,19 +430,17 @@ def coverage_text(values: Iterable[Interval]) -> str:
     return "; ".join(parts)
 
 
-SHORT_METHOD = {PAIRED: "paired by round", MEDIAN: "order statistics", SHIFT: "Mann-Whitney",
-                ARITH: "min..max arithmetic"}
-
-
 def summary_band(values: Iterable[Interval]) -> str:
     """What the summary's values in parentheses are, short enough for its heading line: 'value (lo..hi):
-    a 93.8-96.9 % interval (paired by round, order statistics)'; the runs' min..max without a known
-    coverage."""
-    banded = [v for v in values if v.bounded and v.width > 0 and not math.isnan(v.coverage)]
-    if not banded:
+    93.8-96.9 % rank interval' (order statistics, paired by round or Mann-Whitney: docs/REPORT.md),
+    ', else min..max' when some come from records without samples; the runs' min..max when none has a
+    rank interval."""
+    banded = [v for v in values if v.bounded and v.width > 0]
+    ranked = [v.coverage for v in banded if v.method in RANKED and not math.isnan(v.coverage)]
+    if not ranked:
         return "value (min..max) over the runs"
-    methods = [SHORT_METHOD[m] for m in SHORT_METHOD if any((v.method or MEDIAN) == m for v in banded)]
-    return f"value (lo..hi): a {_span([v.coverage for v in banded])} interval ({', '.join(methods)})"
+    rest = ", else min..max" if len(ranked) < len(banded) else ""
+    return f"value (lo..hi): {_span(ranked)} rank interval{rest}"
 
 
 def legend(values: Iterable[Interval] = ()) -> str:

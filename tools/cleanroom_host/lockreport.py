@@ -2,8 +2,10 @@
 locks.csv and figures (lockplots.py). A module of the report registry (report.py).
 
 Every figure is a record's median (`med`, TSC ticks or instructions per
-operation as the kernel divided it) with the band of its runs; ratios and
-slopes are of the medians and carry the interval-arithmetic band of their
+operation as the kernel divided it) with its interval (interval.py: order
+statistics of its samples); ratios of two results (measured in different
+sets) carry the Hodges-Lehmann / Mann-Whitney interval of their samples,
+slopes and records without samples the interval-arithmetic band of their
 inputs. Tables have one column per paging mode (`off`, `on/4k`, ... or
 `host`), except the peers' switch table: one column per width (32-bit, 64-bit)
 with the ratio to Boost.Context beside each, the 32-bit rows of cleanroom's own
@@ -158,7 +160,7 @@ def section_locks(run: Run) -> list[str]:
         return []
     ms = modes(points)
     body = [[r.group, r.label, r.per] + [cell(r.values.get(m)) for m in ms] for r in lock_rows(points)]
-    out = [f"locks: {run.units.name} per operation, median (min..max), per paging mode"]
+    out = [f"locks: {run.units.name} per operation, median (lo..hi), per paging mode"]
     out += table(["test", "case/params", "per"] + [f"paging {m}" for m in ms], body, numeric=set(range(3, 3 + len(ms))))
     out += [lite_text(chk, run.units.short) for chk in lite_checks(points)]
     out.append(PAPERS)
@@ -256,7 +258,7 @@ def section_peers(run: Run) -> list[str]:
                      (r.theirs.impl if r.theirs else "skipped: " + (r.skipped or "no record")),
                      cell(r.theirs.value) if r.theirs else "", ratio_cell(r.ratio, 1)])
     u = run.units.short
-    return ([f"peers: cleanroom vs glibc/NPTL on the same host, {run.units.name} per operation, median (min..max)"]
+    return ([f"peers: cleanroom vs glibc/NPTL on the same host, {run.units.name} per operation, median (lo..hi)"]
             + table(["comparison", "cleanroom", u, "glibc/NPTL", u, "NPTL/cleanroom"], body,
                     numeric={2, 4, 5}))
 
@@ -367,7 +369,7 @@ def section_switches(run: Run) -> list[str]:
             line += [cell(r.values.get(b)), "ref" if own else ratio_cell(ratio, ratio_digits(ratio))]
         body.append(line)
     out = [f"peers, switches: {run.units.name} per switch (the timed loop over its switches, nothing subtracted), "
-           f"median (min..max); / Boost: over Boost.Context's jump_fcontext in the same shape"]
+           f"median (lo..hi); / Boost: over Boost.Context's jump_fcontext in the same shape"]
     if rows:
         out += table(head, body, numeric=set(range(2, len(head))))
     out.append("  " + SHAPES_TEXT)

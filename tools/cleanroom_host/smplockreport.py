@@ -2,8 +2,9 @@
 `linuxvm`: summary lines that answer the papers' questions, tables, smplocks.csv and figures
 (smplockplots.py). A module of the report registry (report.py).
 
-Every figure is a record's median (TSC ticks per operation as the kernel divided it) with the band of its
-runs; ratios carry the interval-arithmetic band of their inputs (interval.py). Each answer leads with the
+Every figure is a record's median (TSC ticks per operation as the kernel divided it) with its interval;
+ratios of cases measured in one set (SETS) are paired round by round, others Hodges-Lehmann /
+Mann-Whitney, records without samples interval arithmetic (interval.py). Each answer leads with the
 question, then this run's value, then the paper's number in square brackets (paper.py). Under an emulator
 the CPUs are host threads (QEMU TCG) or take turns (-icount): the answers then say so, since what they time
 is the emulator, not the papers' effects. docs/REPORT.md describes the tables and smplocks.csv.
@@ -15,7 +16,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from . import paper
-from .cells import Cell, Point, collect, make_cell, modes, ratio_cell, write_cells
+from .cells import Cell, Point, SetOf, collect, make_cell, modes, ratio_cell, write_cells
 from .context import Derived, Run, csv_and_plots
 from .interval import NOISE, Interval, band_text, cell, number, short, verdict
 from .kinds import QEMU_ICOUNT
@@ -42,9 +43,23 @@ ICOUNT_CAVEAT = ("emulator: under -icount QEMU runs the vCPUs in turn, never two
                  "and a handoff waits for a whole time slice (emulator behaviour, not the papers' effects)")
 
 
+# The sets of cases each benchmark measures in turn (bench_measure_set), by case and params: smplocks
+# every lock of one case at one k (fibers on one CPU, and each litethreads setting, alone); shootdown every
+# mode at one k; aslock both spaces of one op at one k; linuxvm threads and processes of one op at one k.
+SETS: dict[str, SetOf] = {
+    SMPLOCKS: lambda case, params: (case, params.get("cpus"), params.get("threads"),
+                                    (params.get("lock_loops"), params.get("unlock_loops")) if case == "litethreads"
+                                    else None),
+    SHOOTDOWN: lambda case, params: (params.get("cpus"),),
+    ASLOCK: lambda case, params: (case, params.get("cpus")),
+    LINUXVM: lambda case, params: (case, params.get("op"), params.get("cpus")),
+}
+
+
 def points_of(run: Run, bench: str) -> list[Point]:
-    """The bench's results in the run's first paging mode (the kernel may run it in two passes)."""
-    pts = collect(run.records, bench)
+    """The bench's results in the run's first paging mode (the kernel may run it in two passes); cases of
+    one set pair up round by round."""
+    pts = collect(run.records, bench, SETS[bench])
     if not pts:
         return []
     first = modes(pts)[0]
@@ -82,11 +97,11 @@ def ratio(a: Interval | None, b: Interval | None) -> Interval:
 
 
 def x(v: Interval) -> str:
-    """A ratio for a sentence: '3.1x', '-' when missing; inside the noise '~1x' with the medians' ratio and the
-    band beside it: across CPUs on a shared machine some runs are preempted, the band (min..max) then spans 1
-    while most runs agree, and the median is worth reading."""
+    """A ratio for a sentence: '3.1x', '-' when missing; inside the noise '~1x' with the ratio's estimate and
+    its interval beside it: across CPUs on a shared machine some runs are preempted, the interval then spans 1
+    while most runs agree, and the estimate is worth reading."""
     if v.ok and verdict(v, 1.0) == NOISE:
-        return f"~1x (median {number(v.mid, 2)}x, {band_text(v, 2)[1:-1]})"
+        return f"~1x (estimate {number(v.mid, 2)}x, {band_text(v, 2)[1:-1]})"
     return short(v, 2, null=1.0, unit="x")
 
 
@@ -156,7 +171,7 @@ def section_smplocks(run: Run) -> list[str]:
     con = grid(pts, "contended", "lock", LOCKS)
     kk = ks([p for p in pts if p.case == "contended"])
     if con:
-        out += section_grid(f"smplocks, contended: {u} per lock+unlock over all CPUs, median (min..max), by CPUs "
+        out += section_grid(f"smplocks, contended: {u} per lock+unlock over all CPUs, median (lo..hi), by CPUs "
                             "contending", con, kk, "lock")
     hand = grid(pts, "handoff", "lock", LOCKS)
     if hand:

@@ -3,9 +3,10 @@ CPUs, every pair: the core-to-core matrix), `falseshare` (Liu 2014 Fig. 1.3 and 
 offset), `isolation` (the Dthreads / Sheriff / PATHREADS mechanism) and workset's `parallel` case:
 summary lines, tables, smp.csv and figures (smpplots.py). A module of the report registry (report.py).
 
-Every figure is a record's median with its runs' band, per operation: the kernel records a whole run
-of `reps` operations per sample (per 1), and this module divides by params.reps, so that an increment of
-about one tick keeps its fractions; ratios are of medians with the interval-arithmetic band of their inputs (interval.py). Each
+Every figure is a record's median with its interval, per operation: the kernel records a whole run of
+`reps` operations per sample (per 1), and this module divides by params.reps, so that an increment of
+about one tick keeps its fractions. Ratios of cases measured in one set (SETS) are paired round by round,
+others Hodges-Lehmann / Mann-Whitney, records without samples interval arithmetic (interval.py). Each
 benchmark's increment variants (`op`: plain, atomic) are reported apart, never averaged. Under an
 emulator the CPUs are the host's threads: the numbers say how the emulator ran, not what a line costs,
 and every answer says so. docs/REPORT.md describes the tables and smp.csv.
@@ -13,15 +14,14 @@ and every answer says so. docs/REPORT.md describes the tables and smp.csv.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Callable
 
 from . import paper, text
-from .cells import Cell, Point, collect, make_cell, ratio_of, write_cells
+from .cells import Cell, Point, SetOf, collect, make_cell, ratio_of, write_cells
 from .context import Derived, Run, csv_and_plots
 from .interval import Interval, cell, short
-from .derive import mode_of
 from .aspacereport import as_int as _int
 from .kinds import QEMU_ICOUNT
 from .protocol import Record
@@ -43,18 +43,25 @@ ICOUNT_CAVEAT = ("qemu-icount runs the CPUs one after another in one thread: no 
                  "so no sharing cost can show")
 
 
+# The sets of cases each benchmark measures in turn (bench_measure_set), by case and params: coherence
+# every CPU pair in one set; falseshare and isolation every layout of one op at one k; workset every
+# case of one size (parallel beside single and multi).
+SETS: dict[str, SetOf] = {
+    COHERENCE: lambda case, params: (),
+    FALSESHARE: lambda case, params: (params.get("cpus"), params.get("op")),
+    ISOLATION: lambda case, params: (params.get("cpus"), params.get("op")),
+    WORKSET: lambda case, params: (params.get("size"), params.get("fill"), params.get("switch")),
+}
+
+
 def points(records: list[Record], bench: str) -> list[Point]:
     """The bench's results, each value per operation: divided by params.reps where the record holds a whole
-    run (per 1), as these benchmarks' records do."""
+    run (per 1), as these benchmarks' records do. Cases of one set pair up round by round."""
+    results = [r for r in records if r.get("t") == "result" and r.get("bench") == bench]
     out = []
-    for r in records:
-        if r.get("t") != "result" or r.get("bench") != bench:
-            continue
-        params = r.get("params") if isinstance(r.get("params"), dict) else {}
-        value, reps = Interval.of(r), _int(params.get("reps"))
-        if (_int(r.get("per")) or 1) <= 1 and reps:
-            value = value.scale(1.0 / reps)
-        out.append(Point(bench, str(r.get("case")), mode_of(params), params, value, str(params.get("impl", ""))))
+    for r, p in zip(results, collect(results, bench, SETS.get(bench))):
+        reps = _int(p.params.get("reps"))
+        out.append(replace(p, value=p.value.scale(1.0 / reps)) if (_int(r.get("per")) or 1) <= 1 and reps else p)
     return out
 
 
@@ -127,7 +134,7 @@ def section_coherence(run: Run) -> list[str]:
     if not pairs:
         return []
     cpus, cells = matrix(pairs)
-    out = [f"coherence: {run.units.name} per round trip of one line between two CPUs (median (min..max)), "
+    out = [f"coherence: {run.units.name} per round trip of one line between two CPUs (median (lo..hi)), "
            f"paging {pairs[0].mode}; CPUs by index (APIC id, hosted: OS CPU number)"]
     body = [[cpu_label(pairs, a)] + [("-" if a == b else cell(cells.get((a, b)))) for b in cpus] for a in cpus]
     out += text.table(["from \\ to"] + [str(c) for c in cpus], body, numeric=set(range(1, 1 + len(cpus))))
@@ -228,7 +235,7 @@ def section_falseshare(run: Run) -> list[str]:
                 + [(f"object@{o}", lambda r, o=o: r.objects.get(o), None) for o in OFFSETS]
                 + [("packed/padded", lambda r: r.slowdown, 1.0)]
                 + [(f"object@{o}/object@0", lambda r, o=o: r.offset_ratio(o), 1.0) for o in OFFSETS[1:]])
-    return per_k_tables(rows, f"falseshare: {run.units.name} per update (median (min..max)) vs CPUs k; packed: "
+    return per_k_tables(rows, f"falseshare: {run.units.name} per update (median (lo..hi)) vs CPUs k; packed: "
                               f"ints 4 bytes apart (one line), padded: 64 apart, object@N: Predator's 64-byte "
                               f"objects from byte N of a line (an update = five sums)", specs)
 
@@ -315,7 +322,7 @@ def section_isolation(run: Run) -> list[str]:
                 + [(f"isolated, every {m}", lambda r, m=m: r.isolated.get(m), None) for m in everies]
                 + [(f"shared/isolated, every {m}", lambda r, m=m: r.speedup(m), 1.0) for m in everies]
                 + [("shared/padded", lambda r: r.bound, 1.0)])
-    return per_k_tables(rows, f"isolation: {run.units.name} per increment (median (min..max)) vs CPUs k; shared: "
+    return per_k_tables(rows, f"isolation: {run.units.name} per increment (median (lo..hi)) vs CPUs k; shared: "
                               f"one address space, the ints in one line; isolated: a page per CPU, twin/diff "
                               f"commit every M increments; padded: one space, a line per int", specs)
 
@@ -337,7 +344,7 @@ class ParallelRow:
 
 
 def parallel_rows(records: list[Record]) -> list[ParallelRow]:
-    ws = collect(records, WORKSET)
+    ws = collect(records, WORKSET, SETS[WORKSET])
     out = []
     for p in ws:
         size = _int(p.params.get("size"))
@@ -369,7 +376,7 @@ def section_parallel(run: Run) -> list[str]:
         return []
     body = [[r.mode, paper.size_text(r.size), cell(r.single), cell(r.multi), cell(r.parallel),
              cell(r.speedup, 2, 1.0), cell(ratio_of(r.multi, r.parallel), 2, 1.0)] for r in rows]
-    return ([f"workset on two CPUs: {run.units.name} per series (median (min..max)); parallel: each buffer "
+    return ([f"workset on two CPUs: {run.units.name} per series (median (lo..hi)); parallel: each buffer "
              f"refilled reps times by a worker of its own on its own CPU"]
             + text.table(["paging", "size", "single", "multi", "parallel", "single/parallel", "multi/parallel"],
                          body, numeric={2, 3, 4, 5, 6}))
