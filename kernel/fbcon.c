@@ -8,13 +8,7 @@
 #define MAX_CELLS (80 * 25)
 
 /* What the loader said, copied before the multiboot data can go. */
-static struct {
-    bool given;
-    uint64_t addr;
-    uint32_t pitch, width, height;
-    uint8_t bpp, type;
-    uint8_t red_pos, red_size, green_pos, green_size, blue_pos, blue_size;
-} fb;
+static struct boot_fb fb;
 
 static char geometry[40];
 static bool ready;
@@ -32,22 +26,11 @@ static const uint8_t vga_rgb[16][3] = {
     { 0xff, 0x55, 0x55 }, { 0xff, 0x55, 0xff }, { 0xff, 0xff, 0x55 }, { 0xff, 0xff, 0xff },
 };
 
-void fbcon_copy_boot_info(uint32_t magic, const struct multiboot_info *mbi)
+void fbcon_use_boot_fb(const struct boot_fb *given)
 {
-    if (magic != MULTIBOOT_BOOTLOADER_MAGIC || !mbi || !(mbi->flags & MBI_FLAG_FRAMEBUFFER))
+    if (!given->given)
         return;
-    fb.given = true;
-    fb.addr = mbi->framebuffer_addr;
-    fb.pitch = mbi->framebuffer_pitch;
-    fb.width = mbi->framebuffer_width;
-    fb.height = mbi->framebuffer_height;
-    fb.bpp = mbi->framebuffer_bpp;
-    fb.type = mbi->framebuffer_type;
-    if (fb.type == MULTIBOOT_FRAMEBUFFER_RGB) {
-        fb.red_pos = mbi->red_position, fb.red_size = mbi->red_size;
-        fb.green_pos = mbi->green_position, fb.green_size = mbi->green_size;
-        fb.blue_pos = mbi->blue_position, fb.blue_size = mbi->blue_size;
-    }
+    fb = *given;
     fmt(geometry, sizeof geometry, "%ux%ux%u", fb.width, fb.height, fb.bpp);
 }
 
@@ -84,8 +67,8 @@ const char *fbcon_init(uint32_t cols, uint32_t nrows)
 {
     if (!fb.given)
         return "the boot loader set no graphics mode";
-    if (fb.type != MULTIBOOT_FRAMEBUFFER_RGB)
-        return fb.type == MULTIBOOT_FRAMEBUFFER_EGA_TEXT ? "the framebuffer is EGA text"
+    if (fb.type != BOOT_FB_RGB)
+        return fb.type == BOOT_FB_EGA_TEXT ? "the framebuffer is EGA text"
                                                           : "the framebuffer has indexed colours";
     if (fb.bpp != 15 && fb.bpp != 16 && fb.bpp != 24 && fb.bpp != 32)
         return "the framebuffer's depth is not 15, 16, 24 or 32 bits per pixel";

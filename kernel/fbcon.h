@@ -15,15 +15,14 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "kernel/multiboot.h"
+#include "lib/bootinfo.h"
 
 #define FBCON_CELL_WIDTH 6
 #define FBCON_CELL_HEIGHT 12
 #define FBCON_GLYPH_TOP 1 /* blank rows above the glyph in its cell */
 
-/* Keeps the loader's framebuffer description (kmain: right after
- * memory_init, before anything may overwrite the multiboot data). */
-void fbcon_copy_boot_info(uint32_t magic, const struct multiboot_info *mbi);
+/* Keeps the loader's framebuffer description (lib/bootinfo.h's copy). */
+void fbcon_use_boot_fb(const struct boot_fb *given);
 /* Whether the loader described a framebuffer, of which type, and where. */
 bool fbcon_given(void);
 uint8_t fbcon_given_type(void);

@@ -2,9 +2,10 @@
  * aligned regions for benchmark buffers and page tables. The kernel image,
  * the first MiB, everything above 4 GiB and any range a non-available map
  * entry covers (even where an available one overlaps it) are never handed
- * out. The
- * multiboot data we need is copied into the kernel first (memory_init), so
- * nothing else needs protecting. */
+ * out. The loader's data is copied into the kernel first (lib/bootinfo.h),
+ * so nothing else needs protecting. Where the image itself sits is checked
+ * against the maps: a loader that put it on memory the firmware did not
+ * give (GRUB's multiboot v1 on UEFI does not look) is named, not hidden. */
 #ifndef KERNEL_MEMORY_H
 #define KERNEL_MEMORY_H
 
@@ -12,7 +13,7 @@
 #include <stdint.h>
 
 #include "arch/acpi.h"
-#include "kernel/multiboot.h"
+#include "lib/bootinfo.h"
 #include "lib/regions.h"
 
 #define CMDLINE_MAX 1024
@@ -20,12 +21,14 @@
 struct boot_info {
     char cmdline[CMDLINE_MAX];
     char loader[64];
-    bool valid_magic;
+    uint32_t protocol;      /* multiboot 1 or 2; 0: no multiboot magic (or the hosted build) */
     const char *mem_source; /* "mmap", "mem_upper", "none" */
     const char *aslr;       /* hosted: "off", or why randomisation is on; NULL on bare metal */
 };
 
-void memory_init(uint32_t magic, const struct multiboot_info *mbi);
+/* The free set from the loader's map (or mem_lower/mem_upper), less the
+ * first MiB and the image, whose place is checked against the maps. */
+void memory_init(const struct bootinfo *b);
 const struct boot_info *boot_info(void);
 uint64_t memory_usable(void);         /* bytes of usable RAM (the whole map) */
 /* Bytes the map listed as available that a reserved (or ACPI, bad...)
@@ -41,6 +44,14 @@ const struct region_set *memory_regions(void);
 /* The map's ACPI ranges (reclaimable or NVS) below 4 GiB, in map order,
  * for arch/acpi.c's search (acpi_use_map_ranges). */
 uint32_t memory_acpi_ranges(const struct acpi_range **ranges);
+/* [base, end) of the kernel image where it runs (multiboot2 may have
+ * placed it elsewhere than its link address; boot/boot.asm fixed it up). */
+void memory_image(uint32_t *base, uint32_t *end);
+/* The first piece of the image that a map does not call free memory, or
+ * NULL when it lies wholly in free memory. */
+const struct boot_overlap *memory_image_overlap(void);
+/* Map entries past BOOT_MAP_MAX (lib/bootinfo.h), never read. */
+uint32_t memory_map_dropped(void);
 /* True when [p, p+len) lies in free memory (not kernel, not reserved). */
 bool memory_is_free_ram(const void *p, uint32_t len);
 

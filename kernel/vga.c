@@ -50,7 +50,7 @@ static bool vga_text_mode(void)
     if (crtc == 0x3d4 || crtc == 0x3b4)
         return true;
     /* A loader that reports EGA text at the usual place (GRUB on a BIOS) */
-    return fbcon_given() && fbcon_given_type() == MULTIBOOT_FRAMEBUFFER_EGA_TEXT && fbcon_given_addr() == 0xb8000;
+    return fbcon_given() && fbcon_given_type() == BOOT_FB_EGA_TEXT && fbcon_given_addr() == 0xb8000;
 }
 
 bool vga_init(void)
@@ -90,7 +90,7 @@ const char *vga_screen_why(void) { return screen_why; }
 
 const char *vga_screen_geometry(void)
 {
-    if (!fbcon_given() || fbcon_given_type() == MULTIBOOT_FRAMEBUFFER_EGA_TEXT)
+    if (!fbcon_given() || fbcon_given_type() == BOOT_FB_EGA_TEXT)
         return 0;
     return fbcon_geometry();
 }
