@@ -45,6 +45,8 @@ def test_selftest_qemu(tmp_path: Path) -> None:
     assert_selftest_passes(rc, res)
     hello = of_type(res, "hello")[0]
     assert hello["proto"] == 1 and hello["loader"] == "qemu" and "suite=selftest" in hello["cmdline"]
+    assert hello["multiboot"] == 1, "QEMU's -kernel speaks multiboot v1 only"
+    assert of_type(res, "mem")[0]["image"][0] == 2 << 20, "v1 loaders put the image at its link address"
     cpu = of_type(res, "cpu")[0]
     assert cpu["platform"] == "qemu" and cpu["hypervisor"] == "TCGTCGTCGTCG"
     assert "tsc" in cpu["features"] and cpu["caches"], "QEMU's default CPU reports leaf-4 caches"
@@ -57,6 +59,7 @@ def test_iso_bios_through_grub(tmp_path: Path) -> None:
     assert_selftest_passes(rc, res)
     hello = of_type(res, "hello")[0]
     assert hello["loader"].startswith("GRUB") and hello["vga"] is True
+    assert_grub_multiboot2(res)
 
 
 def test_iso_uefi_through_grub(tmp_path: Path) -> None:
@@ -65,10 +68,22 @@ def test_iso_uefi_through_grub(tmp_path: Path) -> None:
     hello = of_type(res, "hello")[0]
     assert hello["loader"].startswith("GRUB")
     assert hello["vga"] is False, "UEFI leaves no VGA text mode: the mirror must say it is absent"
-    acpi = of_type(res, "tsc")[0]["acpi"]
-    assert acpi["rsdp"] and acpi["where"] in ("acpi_reclaim", "acpi_nvs"), \
-        "OVMF keeps no legacy RSDP: the kernel must find it in the map's ACPI ranges"
+    acpi = assert_grub_multiboot2(res)
+    assert acpi["revision"] == 2 and acpi["root"] == "xsdt", "OVMF publishes ACPI 2.0+ tables"
     assert acpi["pm_timer"] and acpi["hpet"], "the FADT and HPET tables behind that RSDP must be read"
+
+
+def assert_grub_multiboot2(res: dict[str, Any]) -> dict[str, Any]:
+    """The ISO's GRUB boots the kernel through multiboot2: it placed the
+    relocatable image at the lowest free address from 1 MiB (not the link
+    address, 2 MiB: the self-tests passing show the fix-up worked) and
+    passed the RSDP, which the kernel takes before any scan. The acpi object."""
+    assert of_type(res, "hello")[0]["multiboot"] == 2
+    assert of_type(res, "mem")[0]["image"][0] == 1 << 20
+    assert not [e for e in of_type(res, "error") if e["code"] == "image_overlap"]
+    acpi: dict[str, Any] = of_type(res, "tsc")[0]["acpi"]
+    assert acpi["where"] == "multiboot2" and acpi["rsdp"] is None, "the loader passed a copy, not an address"
+    return acpi
 
 
 def test_selftest_bochs(tmp_path: Path) -> None:
