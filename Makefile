@@ -165,10 +165,11 @@ $(PEERS64): $(PEERS64_SRCS) $(PEERS64_ASM) bench/peerloops.h | toolchain
 units: $(UNIT_BINS)
 
 # The tests of arch/ code include the file they test (arch/modelmark.c, to
-# log the stores; arch/memtype.c, the MTRR/PAT lookup; arch/acpi.c, the
-# tables' walk over tables the test builds).
+# log the stores; arch/memtype.c, the MTRR/PAT lookup; arch/madt.c, the CPUs;
+# arch/acpi.c, the tables' walk over tables the test builds).
 $(BUILD)/units/test_modelmark: arch/modelmark.c arch/modelmark.h
 $(BUILD)/units/test_memtype: arch/memtype.c arch/memtype.h
+$(BUILD)/units/test_madt: arch/madt.c arch/madt.h
 $(BUILD)/units/test_acpi: arch/acpi.c arch/acpi.h
 
 $(BUILD)/units/%: tests/unit/%.c tests/unit/unit.h $(LIB_SRCS) | toolchain

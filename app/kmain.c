@@ -22,6 +22,7 @@
 #include "kernel/fbcon.h"
 #include "kernel/memory.h"
 #include "kernel/recordlog.h"
+#include "kernel/smp.h"
 #include "lib/bootinfo.h"
 #include "lib/record.h"
 #include "lib/wire.h"
@@ -73,7 +74,7 @@ void kmain(uint32_t magic, uint32_t info)
     mtrr_init(memory_regions());    /* memory types, before paging keeps 4 MiB pages within one */
     perfstate_init();               /* APERF/MPERF and the SMI count, probed safely */
     exit_detect(boot_info()->loader); /* QEMU, Bochs or real hardware */
-    console_banner_serial("cleanroom " CLEANROOM_VERSION ": records follow (protocol v1)");
+    console_banner_serial("cleanroom " CLEANROOM_VERSION WIRE_BANNER_TAIL);
     sysinfo_hello();
     startup_config(&cfg);           /* bad cmdline: error records, done(config) */
     machine_fpu_init();
@@ -82,6 +83,8 @@ void kmain(uint32_t magic, uint32_t info)
     sysinfo_tsc();
     setup_paging();                 /* identity maps built, paging still off */
     sysinfo_mem();
+    smp_init(cfg.cpus);             /* cpus=N: the other CPUs started and parked (default 1: none) */
+    sysinfo_smp();                  /* ...and the smp record naming them (only when cpus= is not 1) */
     sysinfo_config(&cfg);
     counters_init(&cfg);            /* which hardware events count: none here, and why */
     evidence_record();              /* memory types, APERF/MPERF, SMI count, CR4.MCE */

@@ -11,6 +11,8 @@
 #include "kernel/exit.h"
 #include "kernel/fault.h"
 #include "kernel/finish.h"
+#include "kernel/smp.h"
+#include "lib/defaults.h"
 #include "lib/record.h"
 #include "lib/wire.h"
 #include "runtime/overflow.h"
@@ -25,6 +27,7 @@ static bool selected(const struct config *cfg, uint32_t index)
     }
     switch (cfg->suite) {
     case SUITE_QUICK: return bench_registry[index]->in_quick;
+    case SUITE_SMP: return bench_registry[index]->in_smp;
     case SUITE_PAPER:
     case SUITE_ALL: return true;
     default: return false;
@@ -114,31 +117,44 @@ static void run_benches(const struct config *cfg, bool paging_on)
     }
 }
 
-/* The quick suite's sweep and runs. Hosted, on a real machine's caches,
- * the sweep must reach past the last-level cache (the L3 effect of the
- * development machine is at 8 MiB per buffer) and give a median with an
- * interval; under an emulator, which models no cache, the kernel's small
- * sweep shows the same shapes in a fraction of the time. */
+/* The quick suite's sweep and runs: the hosted build's reach past a real
+ * machine's last-level cache (lib/defaults.h says why). */
 #ifdef CLEANROOM_HOSTED
-#define QUICK_MAXSIZE (32u << 20)
-#define QUICK_RUNS 5
+#define QUICK_MAXSIZE CR_DEF_QUICK_MAXSIZE_HOSTED
+#define QUICK_RUNS CR_DEF_QUICK_RUNS_HOSTED
 #else
-#define QUICK_MAXSIZE (4u << 20)
-#define QUICK_RUNS 3
+#define QUICK_MAXSIZE CR_DEF_QUICK_MAXSIZE_KERNEL
+#define QUICK_RUNS CR_DEF_QUICK_RUNS_KERNEL
 #endif
 
 void suite_defaults(struct config *cfg)
 {
     if (cfg->suite != SUITE_QUICK && cfg->suite != SUITE_PAPER)
         return;
+    bool quick = cfg->suite == SUITE_QUICK;
     if (!cfg->given[KEY_PAGING])
         cfg->paging = PAGING_BOTH;
     if (!cfg->given[KEY_MAXSIZE])
-        cfg->maxsize = cfg->suite == SUITE_QUICK ? QUICK_MAXSIZE : 24u << 20;
+        cfg->maxsize = quick ? QUICK_MAXSIZE : CR_DEF_PAPER_MAXSIZE;
     if (!cfg->given[KEY_RUNS])
-        cfg->runs = cfg->suite == SUITE_QUICK ? QUICK_RUNS : 3;
+        cfg->runs = quick ? QUICK_RUNS : CR_DEF_PAPER_RUNS;
     if (!cfg->given[KEY_WARMUP])
-        cfg->warmup = 1;
+        cfg->warmup = quick ? CR_DEF_QUICK_WARMUP : CR_DEF_PAPER_WARMUP;
+}
+
+static void invalid_opcode(void *arg)
+{
+    (void)arg;
+    ud2();
+}
+
+static void provoke_skip(const char *what, const char *why)
+{
+    rec_begin(REC_SKIP);
+    rec_str("what", what);
+    rec_null("bench");
+    rec_str("why", why);
+    rec_end();
 }
 
 /* provoke=: an exception nobody expects, so the fault path can be tested
@@ -174,15 +190,18 @@ static void provoke_fault(enum provoke what)
         break;
     case PROVOKE_UC: { /* not an exception: memory the benchmarks then refuse */
         const char *why = mtrr_provoke_uncached();
-        if (why) {
-            rec_begin(REC_SKIP);
-            rec_str("what", "provoke=uc");
-            rec_null("bench");
-            rec_str("why", why);
-            rec_end();
-        }
+        if (why)
+            provoke_skip("provoke=uc", why);
         break;
     }
+    case PROVOKE_CPUFAULT: /* on another CPU: the boot CPU names it */
+        if (smp_cpus() < 2) {
+            provoke_skip("provoke=cpufault", "needs a second CPU (cpus=2 or more)");
+            break;
+        }
+        smp_post(1, invalid_opcode, 0);
+        smp_wait(1);
+        break;
     default:
         break;
     }

@@ -6,8 +6,8 @@
 #include "lib/config.h"
 
 /* Fills in what the suite implies for keys the command line did not give:
- *   quick: paging=both maxsize=4M runs=3 warmup=1 (workset reps scaled per size)
- *   paper: paging=both maxsize=24M runs=3 warmup=1 (workset reps=100000) */
+ * quick and paper: paging=both, and each suite's maxsize, runs and warmup
+ * (lib/defaults.h; the kernel's and the hosted build's quick differ). */
 void suite_defaults(struct config *cfg);
 __attribute__((noreturn)) void suite_run(const struct config *cfg);
 

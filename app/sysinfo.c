@@ -11,6 +11,7 @@
 #include "kernel/exit.h"
 #include "kernel/memory.h"
 #include "kernel/serial.h"
+#include "kernel/smp.h"
 #include "lib/clockpick.h"
 #include "lib/fmt.h"
 #include "lib/record.h"
@@ -23,6 +24,8 @@ void sysinfo_hello(void)
     rec_u64("proto", WIRE_PROTO_VERSION);
     rec_str("kernel", CLEANROOM_VERSION);
     rec_str("cmdline", b->cmdline);
+    rec_u64("cmdline_len", b->cut.len);
+    rec_bool("cmdline_cut", b->cut.tokens != 0);
     rec_str("platform", exit_environment());
     rec_str("loader", b->loader);
     if (b->protocol)
@@ -284,6 +287,37 @@ void sysinfo_mem(void)
                 (unsigned long long)(memory_usable() >> 10), (unsigned long long)(memory_largest_free() >> 10));
 }
 
+static void id_list(const char *key, const uint32_t *ids, uint32_t n)
+{
+    rec_arr_begin(key);
+    for (uint32_t i = 0; i < n && i < SMP_MAX_CPUS; i++)
+        rec_u64(0, ids[i]);
+    rec_arr_end();
+}
+
+void sysinfo_smp(void)
+{
+    const struct smp_summary *s = smp_summary();
+    if (s->wanted == 1)
+        return;
+    rec_begin(REC_SMP);
+    if (s->wanted)
+        rec_u64("wanted", s->wanted);
+    else
+        rec_str("wanted", "all");
+    rec_u64("found", s->found);
+    id_list("found_ids", s->found_ids, s->found);
+    rec_u64("used", s->used);
+    id_list("used_ids", s->used_ids, s->used);
+    id_list("failed_ids", s->failed_ids, s->failed);
+    rec_str("apic", s->apic);
+    rec_u64("trampoline", s->trampoline);
+    rec_u64("start_ticks", s->start_ticks);
+    rec_str("why", s->why);
+    rec_end();
+    console_say(VGA_GREY, "cpus: %u of %u found in use", s->used, s->found);
+}
+
 void sysinfo_config(const struct config *cfg)
 {
     rec_begin(REC_CONFIG);
@@ -301,6 +335,12 @@ void sysinfo_config(const struct config *cfg)
         case KIND_COUNT:
             if (k == KEY_REPS && !cfg->given[k])
                 rec_null(spec->name); /* each benchmark's own default */
+            else
+                rec_u64(spec->name, *config_field_u32((struct config *)cfg, (enum config_key)k));
+            break;
+        case KIND_COUNT_OR_ALL:
+            if (*config_field_u32((struct config *)cfg, (enum config_key)k) == 0)
+                rec_str(spec->name, "all");
             else
                 rec_u64(spec->name, *config_field_u32((struct config *)cfg, (enum config_key)k));
             break;

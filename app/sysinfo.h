@@ -13,5 +13,7 @@ void sysinfo_cpu(uint32_t boot_cr0);
 void sysinfo_tsc(void);
 void sysinfo_mem(void);
 void sysinfo_config(const struct config *cfg);
+/* The `smp` record: the CPUs found, started and used (none when cpus=1). */
+void sysinfo_smp(void);
 
 #endif

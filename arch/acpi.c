@@ -220,7 +220,7 @@ static const volatile uint8_t *find_root(uint32_t *len, uint32_t *entry)
 
 /* Tables above 4 GiB, said once; what a missing table's user says:
  * "no HPET table", or that it may be one of those. */
-static char high_said[120];
+static char high_said[160];
 
 static const char *missing(const char *table, char *buf, uint32_t size)
 {
@@ -232,7 +232,7 @@ static const char *missing(const char *table, char *buf, uint32_t size)
 
 static void walk_root(void)
 {
-    static char no_root[200], no_fadt[200], no_hpet[200];
+    static char no_root[200], no_fadt[200], no_hpet[200], no_madt[200];
     uint32_t len = 0, entry;
     const volatile uint8_t *root = find_root(&len, &entry);
     bool fadt = false;
@@ -247,16 +247,19 @@ static void walk_root(void)
             read_fadt(t, tlen);
         } else if (memcmp((const void *)t, "HPET", 4) == 0 && !found.hpet_base) {
             read_hpet(t, tlen);
+        } else if (memcmp((const void *)t, "APIC", 4) == 0 && !found.madt) {
+            found.madt = (uint32_t)addr;
+            found.madt_len = tlen;
         }
     }
     found.high_tables = high_tables;
     if (high_tables)
-        fmt(high_said, sizeof high_said, "%u table%s the %s list%s lie%s above 4 GiB (the first at 0x%llx), out of a "
+        fmt(high_said, sizeof high_said, "%u table%s the %s lists lie%s above 4 GiB (the first at 0x%llx), out of a "
                                          "32-bit kernel's reach with paging off",
-            high_tables, high_tables == 1 ? "" : "s", found.xsdt ? "XSDT" : "RSDP", "s",
-            high_tables == 1 ? "s" : "", (unsigned long long)first_high);
+            high_tables, high_tables == 1 ? "" : "s", found.xsdt ? "XSDT" : "RSDP", high_tables == 1 ? "s" : "",
+            (unsigned long long)first_high);
     if (!root) {
-        found.why = found.pm_timer_why = found.hpet_why =
+        found.why = found.pm_timer_why = found.hpet_why = found.madt_why =
             missing("the RSDP names no valid RSDT or XSDT", no_root, sizeof no_root);
         return;
     }
@@ -264,6 +267,8 @@ static void walk_root(void)
         found.pm_timer_why = missing("no FADT", no_fadt, sizeof no_fadt);
     if (!found.hpet_base)
         found.hpet_why = missing("no HPET table", no_hpet, sizeof no_hpet);
+    if (!found.madt)
+        found.madt_why = missing("the ACPI tables list no MADT", no_madt, sizeof no_madt);
     found.why = found.pm_timer_why ? found.pm_timer_why : found.hpet_why;
     if (!found.why && high_tables)
         found.why = high_said;
@@ -281,6 +286,7 @@ const struct acpi_tables *acpi_tables(void)
         found.why = "no RSDP: none passed by the loader (multiboot v1 passes none), and none in the EBDA, "
                     "0xE0000-0xFFFFF or the map's ACPI ranges";
         found.pm_timer_why = found.hpet_why = "no ACPI tables found";
+        found.madt_why = found.why;
     }
     return &found;
 }

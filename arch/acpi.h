@@ -1,6 +1,7 @@
-/* The two ACPI tables the TSC calibration needs: the FADT (where the PM
- * timer is) and the HPET table (where the HPET is). The RSDP comes from the
- * loader where it passes one (GRUB's multiboot2: a copy of what the UEFI
+/* The ACPI tables the kernel reads: the FADT (where the PM timer is) and
+ * the HPET table (where the HPET is) for the TSC calibration, the MADT (which
+ * CPUs there are: arch/madt.c) for cpus=N. The RSDP comes from the loader
+ * where it passes one (GRUB's multiboot2: a copy of what the UEFI
  * configuration table or the BIOS area holds); multiboot v1 passes none, so
  * then it is found the legacy way, by scanning the BIOS areas, else (UEFI)
  * in the memory map's ACPI ranges. Every address is physical and read with
@@ -22,10 +23,13 @@ struct acpi_tables {
     uint32_t pm_timer_mem;  /* or its register's physical address (X_PM_TMR_BLK in memory space), 0 if none */
     uint32_t pm_timer_bits; /* 24 or 32 */
     uint64_t hpet_base;     /* physical address of the HPET's registers, 0 if none */
+    uint32_t madt;          /* physical address of the MADT ("APIC": the CPUs), 0 if none */
+    uint32_t madt_len;
     uint32_t high_tables;   /* tables the RSDP/XSDT/RSDT list above 4 GiB, out of reach */
     const char *why;        /* why no RSDP, or why a table is unusable; 0 when all is well */
     const char *pm_timer_why; /* why no PM timer (0 when there is one) */
     const char *hpet_why;     /* why no HPET table (0 when there is one) */
+    const char *madt_why;     /* why no MADT (0 when there is one) */
 };
 
 /* The loader's memory map's ACPI ranges (reclaimable or NVS), where a UEFI

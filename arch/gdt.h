@@ -1,5 +1,8 @@
-/* Flat ring-0 and ring-3 segments and one TSS (whose ring-0 stack takes
- * system calls and exceptions from ring 3). Selectors are in arch/mmu.h. */
+/* Flat ring-0 and ring-3 segments and a TSS (whose ring-0 stack takes
+ * system calls and exceptions from ring 3), one GDT per CPU: the selectors
+ * (arch/mmu.h) are the same everywhere, each CPU's TSS descriptors point at
+ * its own TSSs, so the shared IDT's double-fault task gate reaches the
+ * faulting CPU's own double-fault task. */
 #ifndef ARCH_GDT_H
 #define ARCH_GDT_H
 
@@ -12,6 +15,16 @@ struct __attribute__((packed)) tss {
     uint16_t trap, iomap_base;
 };
 
+enum { GDT_NULL, GDT_KCODE, GDT_KDATA, GDT_UCODE, GDT_UDATA, GDT_TSS, GDT_DF_TSS, GDT_ENTRIES };
+
+/* One CPU's descriptor table and task state segments. */
+struct gdt_cpu {
+    uint64_t gdt[GDT_ENTRIES];
+    struct tss tss;    /* the CPU's own task: esp0 for entries from ring 3 */
+    struct tss df_tss; /* the double-fault task */
+};
+
+/* The boot CPU's: builds and loads it. */
 void gdt_init(void);
 /* The double-fault task: #DF switches to it (IDT task gate), on a stack of
  * its own, so even a fault while pushing onto a full stack (a stack overflow
@@ -21,10 +34,15 @@ void gdt_init(void);
 void gdt_init_double_fault_task(void (*entry)(void));
 /* Page directory the double-fault task switches to (keep it current). */
 void gdt_set_double_fault_cr3(uint32_t cr3);
+/* The calling CPU's own TSS (found through its GDT register). */
 struct tss *gdt_main_tss(void);
 /* The kernel stack the CPU switches to on an exception from ring 3. */
 void gdt_set_kernel_stack(uint32_t esp0);
 /* Its top, as set at boot (also the sysenter stack). */
 uint32_t gdt_kernel_stack_top(void);
+/* Another CPU's table, built by the boot CPU in g (copied from its own,
+ * the double-fault task on df_stack_top), and loaded by that CPU itself. */
+void gdt_build_for_cpu(struct gdt_cpu *g, uint32_t df_stack_top);
+void gdt_load(struct gdt_cpu *g);
 
 #endif

@@ -16,14 +16,16 @@ struct __attribute__((packed)) gate {
 
 extern const uint32_t isr_stub_table[EXC_COUNT];
 extern const char isr_syscall_stub[];
+extern const char isr_ipi_stub[], isr_spurious_stub[];
 
-/* Vectors 32-0x7f stay not present: interrupts are off, and an `int n` to
- * one of them raises #GP. */
+/* Vectors 32-0x7f and the rest stay not present (an `int n` to one of them
+ * raises #NP): interrupts are off, but for VEC_IPI where a benchmark opens it. */
 static struct gate idt[IDT_ENTRIES];
 static const char *names[EXC_COUNT];
 static exc_handler_fn handlers[EXC_COUNT];
 static void (*fallback_handler)(struct trapframe *);
 static user_trap_fn user_handler;
+static void (*ipi_handler)(void);
 
 static void set_gate(uint32_t vector, uint32_t entry, uint8_t type)
 {
@@ -46,8 +48,20 @@ void idt_init(void)
         exc_register(v, exc_sdm_name(v), 0);
     }
     set_gate(VEC_SYSCALL, (uint32_t)isr_syscall_stub, GATE_INTERRUPT_DPL3);
+    idt_load();
+}
+
+void idt_load(void)
+{
     struct table_pointer p = { sizeof idt - 1, (uint32_t)idt };
     lidt(&p);
+}
+
+void idt_set_ipi_handler(void (*fn)(void))
+{
+    ipi_handler = fn;
+    set_gate(VEC_IPI, (uint32_t)isr_ipi_stub, GATE_INTERRUPT_DPL0);
+    set_gate(VEC_SPURIOUS, (uint32_t)isr_spurious_stub, GATE_INTERRUPT_DPL0);
 }
 
 void idt_use_double_fault_task(void)
@@ -74,6 +88,10 @@ void exc_dispatch(struct trapframe *tf)
     }
     if (v < EXC_COUNT && handlers[v] && handlers[v](tf))
         return;
+    if (v == VEC_IPI && ipi_handler) {
+        ipi_handler();
+        return;
+    }
     if (fallback_handler)
         fallback_handler(tf);
     halt_forever(); /* no fallback yet: nothing sane to return to */

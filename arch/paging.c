@@ -85,6 +85,28 @@ bool paging_init(uint32_t map_top, paging_alloc_fn alloc)
     return true;
 }
 
+bool paging_map_mmio(uint32_t pa)
+{
+    uint32_t pde = pa >> 22, *pt;
+    if (!dir_4k || (dir_4k[pde] & PTE_PS))
+        return false;
+    if (dir_4k[pde] & PTE_P) {
+        pt = (uint32_t *)(dir_4k[pde] & PTE_ADDR_MASK);
+    } else {
+        if (!(pt = alloc_table()))
+            return false;
+        pde_write(&dir_4k[pde], (uint32_t)pt | PTE_P | PTE_W, false);
+    }
+    if (dir_4m && !(dir_4m[pde] & PTE_P))
+        pde_write(&dir_4m[pde], dir_4k[pde], false);
+    else if (dir_4m && (dir_4m[pde] & PTE_ADDR_MASK) != (uint32_t)pt)
+        return false; /* RAM in 4 MiB pages there: no MMIO to map */
+    pt[(pa >> 12) & (ENTRIES - 1)] = (pa & PTE_ADDR_MASK) | PTE_P | PTE_W | PTE_PCD | PTE_PWT;
+    if (enabled)
+        tlb_invalidate(pa);
+    return true;
+}
+
 bool paging_supports(enum page_size ps) { return ps == PAGESIZE_4K ? dir_4k != 0 : dir_4m != 0; }
 bool paging_enabled(void) { return enabled; }
 const char *paging_mode_name(void) { return enabled ? "on" : "off"; }

@@ -20,6 +20,10 @@ typedef void *(*paging_alloc_fn)(uint32_t size, uint32_t align);
 /* Builds the 4 KiB directory (and the 4 MiB one if PSE exists), its tables
  * from alloc. False when the page tables do not fit in memory. */
 bool paging_init(uint32_t map_top, paging_alloc_fn alloc);
+/* An uncached identity page for a device's registers above the RAM the
+ * map covers (the local APIC), in both directories. False when its 4 MiB
+ * slot is RAM in a large page, or no table fits. */
+bool paging_map_mmio(uint32_t pa);
 bool paging_supports(enum page_size ps);
 /* NULL when paging with these pages can be switched on, else why not. */
 const char *paging_unavailable(enum page_size ps);

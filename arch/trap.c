@@ -2,6 +2,7 @@
 
 #include "arch/catch.h"
 #include "arch/gdt.h"
+#include "arch/lapic.h"
 #include "arch/mmu.h"
 #include "arch/x86.h"
 
@@ -28,7 +29,7 @@ bool trap_expect(uint32_t vector_mask, void (*fn)(void *), void *arg, struct tra
 
 static void on_exception(struct trapframe *tf)
 {
-    if (armed && tf->vector < 32 && (armed->mask & TRAP_VEC(tf->vector))) {
+    if (armed && tf->vector < 32 && (armed->mask & TRAP_VEC(tf->vector)) && lapic_on_boot_cpu()) {
         struct expectation *e = armed;
         if (e->info)
             *e->info = (struct trap_info){ tf->vector, tf->eip, tf->err, read_cr2() };
@@ -45,7 +46,7 @@ static void double_fault_task(void)
 {
     for (;;) {
         struct tss *t = gdt_main_tss();
-        if (armed && (armed->mask & TRAP_VEC(EXC_DF))) {
+        if (armed && (armed->mask & TRAP_VEC(EXC_DF)) && lapic_on_boot_cpu()) {
             struct expectation *e = armed;
             armed = 0;
             if (e->info)

@@ -7,7 +7,8 @@
  * true with what happened. Never a triple fault: a double fault (say, a
  * stack overflow into a guard page, where the CPU cannot even push the page
  * fault's frame) switches to a task with a stack of its own, and is caught
- * (EXC_DF expected) or passed on like any other. */
+ * (EXC_DF expected) or passed on like any other. Expecting is the boot
+ * CPU's: on another CPU every exception is unexpected. */
 #ifndef ARCH_TRAP_H
 #define ARCH_TRAP_H
 

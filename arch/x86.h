@@ -120,6 +120,8 @@ static inline void clts(void) { __asm__ volatile("clts" ::: "memory"); }
 static inline void cli(void) { __asm__ volatile("cli" ::: "memory"); }
 static inline void hlt(void) { __asm__ volatile("hlt" ::: "memory"); }
 static inline void cpu_pause(void) { __asm__ volatile("pause" ::: "memory"); }
+/* Interrupts on / off (only where a CPU takes IPIs on purpose: kernel/smp.h). */
+static inline void sti(void) { __asm__ volatile("sti" ::: "memory"); }
 static inline void ud2(void) { __asm__ volatile("ud2" ::: "memory"); }
 static inline void int3(void) { __asm__ volatile("int3" ::: "memory"); }
 static inline void fninit(void) { __asm__ volatile("fninit" ::: "memory"); }
@@ -143,6 +145,7 @@ struct __attribute__((packed)) table_pointer {
 
 static inline void lgdt(const struct table_pointer *p) { __asm__ volatile("lgdt (%0)" :: "r"(p) : "memory"); }
 static inline void lidt(const struct table_pointer *p) { __asm__ volatile("lidt (%0)" :: "r"(p) : "memory"); }
+static inline void sgdt(struct table_pointer *p) { __asm__ volatile("sgdt (%0)" :: "r"(p) : "memory"); }
 static inline void ltr(uint16_t sel) { __asm__ volatile("ltr %0" :: "r"(sel) : "memory"); }
 static inline uint16_t str(void) { uint16_t s; __asm__ volatile("str %0" : "=r"(s)); return s; }
 

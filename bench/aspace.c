@@ -38,15 +38,13 @@
 #include "bench/registry.h"
 #include "bench/sweep.h"
 #include "kernel/memory.h"
+#include "lib/defaults.h"
 #include "runtime/fiber.h"
 #include "runtime/stackpool.h"
 #include "runtime/sync.h"
 #include "runtime/twin.h"
 #include "runtime/uthread.h"
 
-#define QUICK_REPS 1000
-#define PAPER_REPS 20000
-#define TLB_REPS 100
 #define COMMIT_PAGES 16
 #define FAULT_PAGES 64
 #define MAP_PAGES 4
@@ -298,7 +296,7 @@ static void tlb(struct bench_ctx *ctx)
         struct region_mark mark;
         memory_mark(&mark);
         struct uworld_config cfg = world_config(true, false, true, UENTRY_INT80);
-        struct tlb t = { 0, 0, TLB_REPS };
+        struct tlb t = { 0, 0, CR_DEF_ASPACE_TLB_REPS };
         const char *why = large && !paging_supports(PAGESIZE_4M) ? "4 MiB pages need PSE" : 0;
         if (!why && (!uworld_init(&cfg) || !(t.as = uworld_space()) || !map_tlb_region(t.as, large)))
             why = "no memory for the region";
@@ -311,11 +309,11 @@ static void tlb(struct bench_ctx *ctx)
                 }
                 paging_set_global(pge);
                 t.pages = counts[k];
-                struct bench_case c = { .name = "tlb_refill", .per = TLB_REPS };
+                struct bench_case c = { .name = "tlb_refill", .per = CR_DEF_ASPACE_TLB_REPS };
                 add_num(&c, "pages", counts[k]);
                 add_str(&c, "region", sizes[large]); /* the touched region's pages (params.pagesize: the pass's) */
                 add_str(&c, "pge", onoff[pge]);
-                add_num(&c, "reps", TLB_REPS);
+                add_num(&c, "reps", CR_DEF_ASPACE_TLB_REPS);
                 bench_measure(ctx, &c, run_tlb, &t);
             }
         }
@@ -683,10 +681,10 @@ static bool map_buffer(struct tcase *c, struct aspace *as, uint32_t thread)
     return true;
 }
 
-/* The quick suite's workset_threads: one size per region of the sweep (no
- * buffer, a page, L1-sized, L2-sized) instead of all of it; each size costs
- * about as much as any other, and the full sweep belongs to suite=paper. */
-static const uint64_t quick_sizes[] = { 0, 4096, 65536, 1u << 20 };
+/* The quick suite's workset_threads: one size per region of the sweep
+ * instead of all of it; each size costs about as much as any other, and the
+ * full sweep belongs to suite=paper. */
+static const uint64_t quick_sizes[] = CR_DEF_ASPACE_QUICK_SIZES;
 
 static uint32_t workset_sizes(const struct config *cfg, const uint64_t **sizes)
 {
@@ -756,7 +754,7 @@ static void run(struct bench_ctx *ctx)
         bench_skip(ctx, "aspace", why);
         return;
     }
-    uint32_t reps = bench_reps(ctx, ctx->cfg->suite == SUITE_PAPER ? PAPER_REPS : QUICK_REPS);
+    uint32_t reps = bench_reps(ctx, ctx->cfg->suite == SUITE_PAPER ? CR_DEF_ASPACE_PAPER_REPS : CR_DEF_ASPACE_REPS);
     enum uentry entry = uentry_sysenter_ok() ? UENTRY_SYSENTER : UENTRY_INT80;
     switches(ctx, reps, entry);
     tlb(ctx);

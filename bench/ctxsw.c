@@ -25,10 +25,9 @@
 #include "bench/registry.h"
 #include "kernel/memory.h"
 #include "runtime/fiber.h"
+#include "lib/defaults.h"
 #include "runtime/pair.h"
 
-#define DEFAULT_REPS 10000
-#define PAPER_REPS 100000
 #define RR_MAX 64
 #define SHAPE_SYMMETRIC "symmetric"
 #define SHAPE_ASYMMETRIC "asymmetric"
@@ -128,7 +127,7 @@ static int64_t run_rr_loop(void *arg)
     return (int64_t)(tsc_end() - t0);
 }
 
-static const uint32_t rr_ns[] = { 2, 4, 8, 16, 64 };
+static const uint32_t rr_ns[] = CR_DEF_CTXSW_RR_NS;
 #define RR_COUNT (sizeof rr_ns / sizeof rr_ns[0])
 static struct rr rr_state[RR_COUNT];
 
@@ -172,7 +171,7 @@ static void round_robin(struct bench_ctx *ctx, uint32_t reps)
 
 static void run(struct bench_ctx *ctx)
 {
-    uint32_t reps = bench_reps(ctx, ctx->cfg->suite == SUITE_PAPER ? PAPER_REPS : DEFAULT_REPS);
+    uint32_t reps = bench_reps(ctx, ctx->cfg->suite == SUITE_PAPER ? CR_DEF_CTXSW_PAPER_REPS : CR_DEF_CTXSW_REPS);
     bench_plan(ctx, 4 * SWITCH_COUNT + RR_COUNT + 1);
     for (int k = 0; k < SWITCH_COUNT; k++)
         one_routine(ctx, (enum switch_kind)k, reps);

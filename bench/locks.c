@@ -10,13 +10,12 @@
  * unlock_loops) settings. condvar: a ping-pong. barrier: n fibers. */
 #include "arch/tsc.h"
 #include "bench/registry.h"
+#include "lib/defaults.h"
 #include "runtime/fiber.h"
 #include "runtime/pingpong.h"
 #include "runtime/spinlock.h"
 #include "runtime/sync.h"
 
-#define REPS_QUICK 10000
-#define REPS_PAPER 1000000
 #define MAX_FIBERS 32
 
 /* --- every lock behind one interface ------------------------------------------ */
@@ -231,7 +230,7 @@ static void run(struct bench_ctx *ctx)
     const uint32_t nl = sizeof lite / sizeof lite[0], nbar = sizeof barrier_n / sizeof barrier_n[0];
     const uint32_t nk = sizeof ks / sizeof ks[0];
     bool paper = ctx->cfg->suite == SUITE_PAPER;
-    uint32_t reps = bench_reps(ctx, paper ? REPS_PAPER : REPS_QUICK);
+    uint32_t reps = bench_reps(ctx, paper ? CR_DEF_LOCKS_PAPER_REPS : CR_DEF_LOCKS_REPS);
     /* the blocking scenarios switch at every step: a tenth of the reps */
     uint32_t steps = reps / 10 ? reps / 10 : 1;
     bench_plan(ctx, LK_COUNT + nk * nb + nv + nl + 1 + nbar);

@@ -41,6 +41,7 @@
 #include "bench/registry.h"
 #include "kernel/counters.h"
 #include "kernel/memory.h"
+#include "lib/defaults.h"
 #include "lib/record.h"
 #include "lib/wire.h"
 #include "runtime/fiber.h"
@@ -50,7 +51,6 @@
 #include "runtime/stackpool.h"
 #include "runtime/sync.h"
 
-#define REPS_DEFAULT 10000
 #define CREATE_BATCH 64
 
 /* --- switches ------------------------------------------------------------------ */
@@ -592,7 +592,7 @@ static void measure_handoff(struct bench_ctx *ctx, uint64_t *handoffs)
 
 static void run(struct bench_ctx *ctx)
 {
-    uint32_t reps = bench_reps(ctx, REPS_DEFAULT);
+    uint32_t reps = bench_reps(ctx, CR_DEF_PEERS_REPS);
     uint32_t rounds = reps / 10 ? reps / 10 : 1;
     uint64_t switches = 2 * (uint64_t)reps;
     static uint64_t handoffs;

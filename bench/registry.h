@@ -13,6 +13,7 @@ struct bench {
     const char *name;
     const char *what;               /* one line for docs and the screen */
     bool in_quick;                  /* part of suite=quick */
+    bool in_smp;                    /* part of suite=smp (needs cpus= of 2 or more) */
     bool needs_paging;              /* runs only with paging on (app/suite.c) */
     /* Compares the memory modes itself (bench/vmmode.h: paging off and on in
      * the kernel, 4 KiB and 2 MiB pages hosted), sample by sample: the suite

@@ -1,21 +1,16 @@
 #include "bench/sweep.h"
 
-#define PAPER_REPS 100000
+#include "lib/defaults.h"
+
+/* The quick sweep's refills per series (lib/defaults.h says why each). */
 #ifdef CLEANROOM_HOSTED
-/* Real caches: a series long enough (5-20 ms: a cached buffer fills at
- * 100-150 GB/s on the development machine, one from L3 or DRAM at 20-30)
- * that a timer tick is a small part of it, and enough refills (at least 16)
- * that each buffer is reused from the cache many times over. The cap keeps
- * the smallest sizes, where a refill costs ~10 ns, near 4 ms a series; with
- * pages=both the quick sweep takes ~15 s there. */
-#define QUICK_BYTES (512u << 20)
-#define QUICK_MIN_REPS 16
-#define QUICK_MAX_REPS 200000
+#define QUICK_BYTES CR_DEF_SWEEP_QUICK_BYTES_HOSTED
+#define QUICK_MIN_REPS CR_DEF_SWEEP_QUICK_MIN_REPS_HOSTED
+#define QUICK_MAX_REPS CR_DEF_SWEEP_QUICK_MAX_REPS_HOSTED
 #else
-/* An emulator models no cache: a few MiB show every shape. */
-#define QUICK_BYTES (4u << 20)
-#define QUICK_MIN_REPS 4
-#define QUICK_MAX_REPS 10000
+#define QUICK_BYTES CR_DEF_SWEEP_QUICK_BYTES_KERNEL
+#define QUICK_MIN_REPS CR_DEF_SWEEP_QUICK_MIN_REPS_KERNEL
+#define QUICK_MAX_REPS CR_DEF_SWEEP_QUICK_MAX_REPS_KERNEL
 #endif
 
 uint32_t sweep_sizes(const struct config *cfg, const uint64_t **sizes)
@@ -41,7 +36,7 @@ uint32_t sweep_reps(const struct bench_ctx *ctx, uint64_t size)
     if (ctx->cfg->given[KEY_REPS])
         return ctx->cfg->reps;
     if (ctx->cfg->suite == SUITE_PAPER)
-        return PAPER_REPS;
+        return CR_DEF_SWEEP_PAPER_REPS;
     uint64_t r = QUICK_BYTES / (size ? size : 1);
     return r < QUICK_MIN_REPS ? QUICK_MIN_REPS : r > QUICK_MAX_REPS ? QUICK_MAX_REPS : (uint32_t)r;
 }

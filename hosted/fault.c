@@ -19,9 +19,9 @@ static void on_signal(int sig, siginfo_t *si, void *ctx)
     if (vector >= 32) /* not from a CPU exception (e.g. kill -SEGV): name the nearest */
         vector = sig == SIGFPE ? 0 : sig == SIGILL ? 6 : 14;
     struct fault_report r = {
-        vector, exc_sdm_name(vector), (uint32_t)g[REG_EIP], (uint32_t)g[REG_ERR],
-        sig == SIGSEGV || sig == SIGBUS ? (uint32_t)si->si_addr : 0,
-        (uint32_t)g[REG_CS], (uint32_t)g[REG_EFL], (uint32_t)g[REG_ESP], 0, 0, 0,
+        .vector = vector, .name = exc_sdm_name(vector), .eip = (uint32_t)g[REG_EIP], .err = (uint32_t)g[REG_ERR],
+        .cr2 = sig == SIGSEGV || sig == SIGBUS ? (uint32_t)si->si_addr : 0,
+        .cs = (uint32_t)g[REG_CS], .eflags = (uint32_t)g[REG_EFL], .esp = (uint32_t)g[REG_ESP],
     };
     fault_report_and_end(&r);
 }

@@ -10,6 +10,7 @@
 #include "kernel/counters.h"
 #include "kernel/evidence_record.h"
 #include "kernel/finish.h"
+#include "kernel/smp.h"
 #include "lib/config.h"
 #include "lib/record.h"
 #include "lib/wire.h"
@@ -52,6 +53,8 @@ int main(int argc, char **argv)
         finish_run(RUN_FAIL);
     }
     sysinfo_mem();
+    smp_init(cfg.cpus);
+    sysinfo_smp();
     sysinfo_config(&cfg);
     counters_init(&cfg);
     evidence_record(); /* says once that a process reads no MSRs */

@@ -1,6 +1,8 @@
 /* The kernel's memory interface over one mmap'd arena: the same region
  * allocator hands out the same aligned blocks. boot_info() holds argv. */
 #define _GNU_SOURCE
+#include <stdio.h>
+#include <stdlib.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -15,17 +17,19 @@ static uint64_t arena_size;
 void hosted_boot_info(int argc, char **argv, const char *aslr)
 {
     boot.aslr = aslr;
+    /* argv joined by blanks is the command line, held to the kernel's limit */
+    size_t size = 1;
+    for (int i = 0; i < argc; i++)
+        size += strlen(argv[i]) + 1;
+    char *line = malloc(size);
+    if (!line)
+        abort();
     size_t len = 0;
-    for (int i = 0; i < argc; i++) {
-        size_t n = strlen(argv[i]);
-        if (len + n + 2 > sizeof boot.cmdline)
-            break;
-        if (i)
-            boot.cmdline[len++] = ' ';
-        memcpy(boot.cmdline + len, argv[i], n);
-        len += n;
-    }
-    boot.cmdline[len] = 0;
+    for (int i = 0; i < argc; i++)
+        len += (size_t)snprintf(line + len, size - len, "%s%s", i ? " " : "", argv[i]);
+    line[len] = 0;
+    cmdline_copy(boot.cmdline, sizeof boot.cmdline, line, &boot.cut);
+    free(line);
     str_copy(boot.loader, "linux", sizeof boot.loader);
     boot.protocol = 0;
     boot.mem_source = "mmap";

@@ -1,11 +1,13 @@
 #include "kernel/fault.h"
 
 #include "arch/idt.h"
+#include "arch/lapic.h"
 #include "arch/mcheck.h"
 #include "arch/trap.h"
 #include "arch/x86.h"
 #include "kernel/finish.h"
 #include "kernel/serial.h"
+#include "kernel/smp.h"
 
 extern char boot_stack_guard[];
 static int fault_depth;
@@ -13,14 +15,16 @@ static int fault_depth;
 /* esp: the interrupted stack pointer. */
 static void report_and_end(struct trapframe *tf, uint32_t esp)
 {
-    if (++fault_depth > 1) {
+    if (lapic_on_boot_cpu() && ++fault_depth > 1) {
         /* A fault while reporting a fault: say the least possible, stop. */
         static const char msg[] = "\r\ncleanroom: fault while reporting a fault, halting\r\n";
         serial_write(msg, sizeof msg - 1);
         finish_exit_only(RUN_FAULT);
     }
-    struct fault_report r = { tf->vector, exc_name(tf->vector), tf->eip, tf->err, read_cr2(), tf->cs, tf->eflags,
-                              esp, 0, 0, 0 };
+    struct fault_report r = { .vector = tf->vector, .name = exc_name(tf->vector), .eip = tf->eip, .err = tf->err,
+                              .cr2 = read_cr2(), .cs = tf->cs, .eflags = tf->eflags, .esp = esp };
+    if (!lapic_on_boot_cpu()) /* the boot CPU writes the record when it waits for this one */
+        smp_cpu_faulted(&r);
     struct mcheck_summary mc;
     if (r.vector == EXC_MC) { /* which bank saw what: the reason the machine stopped */
         mcheck_summary(&mc);

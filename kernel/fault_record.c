@@ -34,6 +34,10 @@ void fault_report_and_end(const struct fault_report *r)
     rec_u64("cs", r->cs);
     rec_u64("eflags", r->eflags);
     rec_u64("esp", r->esp);
+    if (r->on_cpu) {
+        rec_u64("cpu", r->cpu);
+        rec_u64("apic_id", r->apic_id);
+    }
     if (r->fiber) {
         rec_str("fiber", r->fiber);
         rec_str("cause", r->cause);
@@ -54,7 +58,7 @@ void fault_report_and_end(const struct fault_report *r)
         }
     }
     rec_end();
-    console_say(VGA_RED, "FAULT: %s (vector %u) at eip 0x%x err 0x%x cr2 0x%x in %s", r->name, r->vector, r->eip,
-                r->err, r->cr2, running_bench ? running_bench : "(kernel)");
+    console_say(VGA_RED, "FAULT: %s (vector %u) at eip 0x%x err 0x%x cr2 0x%x in %s%s", r->name, r->vector, r->eip,
+                r->err, r->cr2, running_bench ? running_bench : "(kernel)", r->on_cpu ? " on another CPU" : "");
     finish_run(RUN_FAULT);
 }

@@ -3,6 +3,7 @@
 #ifndef KERNEL_FAULT_RECORD_H
 #define KERNEL_FAULT_RECORD_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "arch/mcheck.h"
@@ -13,6 +14,8 @@ struct fault_report {
     uint32_t eip, err, cr2, cs, eflags, esp;
     const char *fiber, *cause; /* set by the caller when it knows; else the annotator is asked */
     const struct mcheck_summary *mc; /* a machine check (#MC): its registers; else NULL */
+    bool on_cpu;               /* it happened on another CPU than the boot CPU (cpus=N): */
+    uint32_t cpu, apic_id;     /* which (kernel/smp.h's index, and its APIC id) */
 };
 
 /* What is running, named in fault records (NULL: nothing). */

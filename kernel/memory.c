@@ -17,6 +17,22 @@ static uint32_t n_acpi_ranges;
 static uint32_t image_base, image_end, map_dropped;
 static bool image_overlaps;
 static struct boot_overlap image_overlap;
+static uint32_t low_page;
+
+/* A page below 1 MiB that the map calls RAM (the other CPUs' start-up code
+ * must sit there: a SIPI names a real-mode page). The customary 0x8000 and
+ * up first, clear of the BIOS data area and whatever a loader kept low. */
+#define LOW_PAGE_FIRST 0x8000u
+#define LOW_PAGE_FALLBACK 0x1000u
+#define LOW_PAGE_END 0x9f000u
+
+static uint32_t find_low_page(uint32_t from)
+{
+    for (uint32_t p = from; p < LOW_PAGE_END; p += 4096)
+        if (regions_contains(&free_set, p, 4096))
+            return p;
+    return 0;
+}
 
 const struct boot_info *boot_info(void) { return &boot; }
 
@@ -71,7 +87,8 @@ void memory_init(const struct bootinfo *b)
     regions_init(&free_set);
     boot.protocol = b->protocol;
     boot.mem_source = "none";
-    str_copy(boot.cmdline, b->cmdline, sizeof boot.cmdline);
+    memcpy(boot.cmdline, b->cmdline, sizeof boot.cmdline);
+    boot.cut = b->cut;
     str_copy(boot.loader, b->loader, sizeof boot.loader);
     if (b->map.given) {
         read_map(&b->map);
@@ -86,6 +103,9 @@ void memory_init(const struct bootinfo *b)
     image_end = (uint32_t)_kernel_end;
     image_overlaps = bootinfo_overlap(b, image_base, image_end, &image_overlap);
     map_dropped = b->map.dropped + b->efi_map.dropped;
+    low_page = find_low_page(LOW_PAGE_FIRST);
+    if (!low_page)
+        low_page = find_low_page(LOW_PAGE_FALLBACK);
     regions_remove(&free_set, 0, ONE_MIB);
     regions_remove(&free_set, image_base, image_end);
 }
@@ -97,6 +117,7 @@ uint32_t memory_acpi_ranges(const struct acpi_range **ranges)
     return n_acpi_ranges;
 }
 uint64_t memory_reserved_overlap(void) { return reserved_overlap; }
+uint32_t memory_low_page(void) { return low_page; }
 uint64_t memory_largest_free(void) { return regions_largest_free(&free_set); }
 uint32_t memory_top(void) { return top; }
 const struct region_set *memory_regions(void) { return &free_set; }

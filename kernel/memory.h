@@ -14,12 +14,15 @@
 
 #include "arch/acpi.h"
 #include "lib/bootinfo.h"
+#include "lib/cmdline.h"
 #include "lib/regions.h"
 
-#define CMDLINE_MAX 1024
+/* lib/bootinfo.h says why this size */
+#define CMDLINE_MAX BOOT_CMDLINE_MAX
 
 struct boot_info {
-    char cmdline[CMDLINE_MAX];
+    char cmdline[CMDLINE_MAX];  /* whole tokens only */
+    struct cmdline_cut cut;     /* what a line longer than the buffer lost */
     char loader[64];
     uint32_t protocol;      /* multiboot 1 or 2; 0: no multiboot magic (or the hosted build) */
     const char *mem_source; /* "mmap", "mem_upper", "none" */
@@ -52,6 +55,9 @@ void memory_image(uint32_t *base, uint32_t *end);
 const struct boot_overlap *memory_image_overlap(void);
 /* Map entries past BOOT_MAP_MAX (lib/bootinfo.h), never read. */
 uint32_t memory_map_dropped(void);
+/* A 4 KiB page below 1 MiB that the map calls RAM (never handed out by
+ * memory_alloc), for the other CPUs' start-up code; 0 if there is none. */
+uint32_t memory_low_page(void);
 /* True when [p, p+len) lies in free memory (not kernel, not reserved). */
 bool memory_is_free_ram(const void *p, uint32_t len);
 

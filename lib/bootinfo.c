@@ -65,6 +65,14 @@ static void copy_string(char *dst, uint32_t size, const uint8_t *src, uint32_t m
     dst[n] = 0;
 }
 
+static bool terminated(const uint8_t *s, uint32_t n)
+{
+    for (uint32_t i = 0; i < n; i++)
+        if (!s[i])
+            return true;
+    return false;
+}
+
 static void add_entry(struct boot_map *m, uint64_t base, uint64_t len, uint32_t type)
 {
     m->given = true;
@@ -97,7 +105,7 @@ static void read_v1(uint32_t addr, struct bootinfo *b)
     uint32_t flags = rd32(mbi + MB1_FLAGS);
     if (flags & MB1_FLAG_CMDLINE) {
         b->has_cmdline = true;
-        str_copy(b->cmdline, (const char *)at(rd32(mbi + MB1_CMDLINE)), sizeof b->cmdline);
+        cmdline_copy(b->cmdline, sizeof b->cmdline, (const char *)at(rd32(mbi + MB1_CMDLINE)), &b->cut);
     }
     if (flags & MB1_FLAG_LOADER_NAME) {
         b->has_loader = true;
@@ -161,9 +169,11 @@ static void read_tag(struct bootinfo *b, uint32_t type, const uint8_t *tag, uint
     const uint8_t *body = tag + MB2_TAG_HEADER;
     uint32_t body_size = size - MB2_TAG_HEADER;
     switch (type) {
-    case MB2_TAG_CMDLINE:
-        b->has_cmdline = true;
-        copy_string(b->cmdline, sizeof b->cmdline, body, body_size);
+    case MB2_TAG_CMDLINE: /* zero-terminated in the tag, or it is malformed */
+        if (terminated(body, body_size)) {
+            b->has_cmdline = true;
+            cmdline_copy(b->cmdline, sizeof b->cmdline, (const char *)body, &b->cut);
+        }
         break;
     case MB2_TAG_LOADER_NAME:
         b->has_loader = true;

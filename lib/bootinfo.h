@@ -12,11 +12,17 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "lib/cmdline.h"
+
 /* What the loader leaves in EAX. */
 #define MULTIBOOT1_LOADER_MAGIC 0x2badb002u
 #define MULTIBOOT2_LOADER_MAGIC 0x36d76289u
 
-#define BOOT_CMDLINE_MAX 1024
+/* A page: more than Linux's 2048 and GRUB's interactive editor's 1600.
+ * GRUB's config file and QEMU's -append pass longer lines still; a longer
+ * one is cut before its first token that does not fit (lib/cmdline.h), and
+ * rejected. */
+#define BOOT_CMDLINE_MAX 4096
 #define BOOT_LOADER_MAX 64
 /* Entries kept of each map (GRUB merges its own map's neighbours; a PC's
  * UEFI map has a few hundred); past that they are counted, not kept. */
@@ -59,7 +65,8 @@ struct boot_fb {
 struct bootinfo {
     uint32_t protocol; /* 1 or 2: which multiboot brought the kernel; 0: neither magic */
     bool has_cmdline, has_loader;
-    char cmdline[BOOT_CMDLINE_MAX];
+    char cmdline[BOOT_CMDLINE_MAX]; /* whole tokens only */
+    struct cmdline_cut cut;         /* what a line longer than that lost */
     char loader[BOOT_LOADER_MAX];
     struct boot_map map;     /* the multiboot memory map (what the kernel allocates from) */
     struct boot_map efi_map; /* multiboot2 on UEFI: the firmware's map, lengths in bytes */

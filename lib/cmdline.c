@@ -1,6 +1,7 @@
 #include "lib/cmdline.h"
 
 #include "lib/fmt.h"
+#include "lib/string.h"
 
 #define TOKEN_MAX 256
 #define MSG_MAX 160
@@ -17,15 +18,18 @@ static bool span_eq(const char *s, size_t n, const char *word)
     return word[i] == 0;
 }
 
+/* Decimal digits; a value past uint64 comes back as UINT64_MAX (no key's
+ * range reaches it, so it is rejected as out of range, never wrapped). */
 static bool parse_count(const char *s, size_t n, uint64_t *out)
 {
     uint64_t v = 0;
-    if (n == 0 || n > 19)
+    if (n == 0)
         return false;
     for (size_t i = 0; i < n; i++) {
         if (s[i] < '0' || s[i] > '9')
             return false;
-        v = v * 10 + (uint64_t)(s[i] - '0');
+        uint64_t d = (uint64_t)(s[i] - '0');
+        v = v > (UINT64_MAX - d) / 10 ? UINT64_MAX : v * 10 + d;
     }
     *out = v;
     return true;
@@ -44,9 +48,10 @@ bool cmdline_parse_size(const char *s, size_t n, uint64_t *out)
             n--;
     }
     uint64_t v;
-    if (!parse_count(s, n, &v) || v > ((uint64_t)1 << 40))
+    if (!parse_count(s, n, &v))
         return false;
-    *out = v << shift;
+    /* the suffix's multiplication checked too: the range is checked after it */
+    *out = v > (UINT64_MAX >> shift) ? UINT64_MAX : v << shift;
     return true;
 }
 
@@ -100,8 +105,9 @@ void cmdline_accepted(enum config_key key, const struct name_list *bench_names, 
         fmt(buf, size, "0|1");
         break;
     case KIND_COUNT:
-        fmt(buf, size, "a whole number from %llu to %llu", (unsigned long long)k->min,
-            (unsigned long long)k->max);
+    case KIND_COUNT_OR_ALL:
+        fmt(buf, size, "a whole number from %llu to %llu%s", (unsigned long long)k->min,
+            (unsigned long long)k->max, k->kind == KIND_COUNT_OR_ALL ? ", or all" : "");
         break;
     case KIND_SIZE:
     case KIND_SIZE_LIST:
@@ -168,8 +174,12 @@ static bool size_item(struct parser *p, const char *s, size_t n, char *why)
 {
     const struct key_spec *k = &config_keys[KEY_SIZES];
     uint64_t v;
-    if (!cmdline_parse_size(s, n, &v) || v < k->min || v > k->max) {
+    if (!cmdline_parse_size(s, n, &v)) {
         fmt(why, MSG_MAX, "bad size '%.*s'", (int)n, s);
+        return false;
+    }
+    if (v < k->min || v > k->max) {
+        fmt(why, MSG_MAX, "size '%.*s' out of range", (int)n, s);
         return false;
     }
     if (p->cfg->nsizes >= CFG_MAX_SIZES) {
@@ -256,6 +266,12 @@ static void parse_token(struct parser *p, const char *tok, size_t n)
         }
         *config_field_u32(cfg, (enum config_key)key) = (uint32_t)(v[0] - '0');
         break;
+    case KIND_COUNT_OR_ALL:
+        if (span_eq(v, vn, "all")) {
+            *config_field_u32(cfg, (enum config_key)key) = 0;
+            break;
+        }
+        /* fall through */
     case KIND_COUNT:
         if (!parse_count(v, vn, &num)) {
             reject(p, key, "bad number");
@@ -321,4 +337,50 @@ int cmdline_parse(const char *line, struct config *cfg, const struct name_list *
         line += n;
     }
     return p.errors;
+}
+
+/* A cut token is named by at most this many characters, then "...". */
+#define CUT_TOKEN_SHOWN 48
+
+/* Appends a cut token to cut->named while it fits (the first always does). */
+static void name_cut_token(struct cmdline_cut *cut, const char *tok, size_t n)
+{
+    size_t used = strlen(cut->named);
+    bool longer = n > CUT_TOKEN_SHOWN;
+    size_t shown = longer ? CUT_TOKEN_SHOWN : n;
+    if (used + (used ? 1 : 0) + shown + (longer ? 3 : 0) < sizeof cut->named)
+        fmt(cut->named + used, sizeof cut->named - used, "%s%.*s%s", used ? " " : "", (int)shown, tok,
+            longer ? "..." : "");
+}
+
+void cmdline_copy(char *dst, size_t size, const char *src, struct cmdline_cut *cut)
+{
+    size_t len = 0;
+    while (src[len])
+        len++;
+    size_t kept = len;
+    if (len >= size) {
+        kept = size - 1;
+        /* a token the buffer cannot hold whole is left out whole */
+        if (!is_space(src[kept]))
+            while (kept > 0 && !is_space(src[kept - 1]))
+                kept--;
+    }
+    str_copy(dst, src, kept + 1);
+    cut->len = (uint32_t)len;
+    cut->kept = (uint32_t)kept;
+    cut->tokens = 0;
+    cut->named[0] = 0;
+    for (const char *p = src + kept; *p;) {
+        while (is_space(*p))
+            p++;
+        size_t n = 0;
+        while (p[n] && !is_space(p[n]))
+            n++;
+        if (n) {
+            name_cut_token(cut, p, n);
+            cut->tokens++;
+        }
+        p += n;
+    }
 }

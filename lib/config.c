@@ -1,12 +1,14 @@
 #include "lib/config.h"
 
-static const char *const suite_values[] = { "selftest", "quick", "paper", "all", 0 };
+#include "lib/defaults.h"
+
+static const char *const suite_values[] = { "selftest", "quick", "paper", "all", "smp", 0 };
 static const char *const exit_values[] = { "auto", "qemu", "bochs", "halt", 0 };
 static const char *const console_values[] = { "serial", "vga", "both", 0 };
 static const char *const paging_values[] = { "off", "on", "both", 0 };
 static const char *const pagesize_values[] = { "4k", "4m", 0 };
 static const char *const fill_values[] = { "loop", "stos", "sse", 0 };
-static const char *const provoke_values[] = { "none", "de", "ud", "pf", "gp", "stack", "fiber", "hang", "mc", "uc", "cpuidlimit", 0 };
+static const char *const provoke_values[] = { "none", "de", "ud", "pf", "gp", "stack", "fiber", "hang", "mc", "uc", "cpuidlimit", "cpufault", 0 };
 static const char *const pages_values[] = { "4k", "2m", "both", 0 };
 static const char *const counters_values[] = { "auto", "off", 0 };
 /* in the order of enum serial_choice */
@@ -64,6 +66,8 @@ const struct key_spec config_keys[KEY_COUNT] = {
                  "after done, show the records as QR codes on screen: when no serial port carried them (auto), always, never" },
     [KEY_SERIAL_CLOCK] = { "serial_clock", KIND_COUNT, 0, 1843200, 1000000000, offsetof(struct config, serial_clock),
                            "the clock (Hz) of the PCI UARTs, from the card's manual: sets their divisor for 115200 baud" },
+    [KEY_CPUS] = { "cpus", KIND_COUNT_OR_ALL, 0, 1, SMP_CPUS_MAX, offsetof(struct config, cpus),
+                   "CPUs to use (the boot CPU included): 1 (the clean room of one CPU), N, or all" },
 };
 
 void config_defaults(struct config *cfg)
@@ -76,10 +80,11 @@ void config_defaults(struct config *cfg)
         .pagesize = PAGESIZE_4K,
         .fill = FILL_STOS,
         .raw = 0,
-        .runs = 11,
-        .warmup = 2,
+        .runs = CR_DEF_RUNS,
+        .warmup = CR_DEF_WARMUP,
         .reps = 0, /* 0: each benchmark's own default */
-        .maxsize = 24u << 20,
+        .maxsize = CR_DEF_MAXSIZE,
+        .cpus = 1,
     };
 }
 

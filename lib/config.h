@@ -9,7 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-enum suite { SUITE_SELFTEST, SUITE_QUICK, SUITE_PAPER, SUITE_ALL };
+enum suite { SUITE_SELFTEST, SUITE_QUICK, SUITE_PAPER, SUITE_ALL, SUITE_SMP };
 enum exit_mode { EXIT_AUTO, EXIT_QEMU, EXIT_BOCHS, EXIT_HALT };
 enum console_mode { CONSOLE_SERIAL, CONSOLE_VGA, CONSOLE_BOTH };
 enum paging_mode { PAGING_OFF, PAGING_ON, PAGING_BOTH };
@@ -23,7 +23,7 @@ enum serial_choice { SERIAL_AUTO, SERIAL_COM1, SERIAL_COM2, SERIAL_COM3, SERIAL_
 #define SERIAL_PORT_MAX 0xfff8
 enum qr_mode { QR_AUTO, QR_ON, QR_OFF };
 /* `tsc=`: the values are enum tsc_source's (arch/tsc.h), in its order */
-enum provoke { PROVOKE_NONE, PROVOKE_DE, PROVOKE_UD, PROVOKE_PF, PROVOKE_GP, PROVOKE_STACK, PROVOKE_FIBER, PROVOKE_HANG, PROVOKE_MC, PROVOKE_UC, PROVOKE_CPUIDLIMIT };
+enum provoke { PROVOKE_NONE, PROVOKE_DE, PROVOKE_UD, PROVOKE_PF, PROVOKE_GP, PROVOKE_STACK, PROVOKE_FIBER, PROVOKE_HANG, PROVOKE_MC, PROVOKE_UC, PROVOKE_CPUIDLIMIT, PROVOKE_CPUFAULT };
 
 enum config_key {
     KEY_SUITE,
@@ -47,6 +47,7 @@ enum config_key {
     KEY_TSC,
     KEY_QR,
     KEY_SERIAL_CLOCK,
+    KEY_CPUS,
     KEY_COUNT
 };
 
@@ -58,9 +59,11 @@ enum key_kind {
     KIND_NAME_LIST, /* comma-separated names from a list given at parse time */
     KIND_FLAG,      /* 0 or 1 */
     KIND_ENUM_OR_PORT, /* one of values[], or 0x<hex> an I/O port in [SERIAL_PORT_MIN, SERIAL_PORT_MAX] */
+    KIND_COUNT_OR_ALL, /* a whole number in [min, max], or "all" (stored as 0) */
 };
 
 #define CFG_MAX_SIZES 64
+#define SMP_CPUS_MAX 32 /* cpus= at most (kernel/smp.h's SMP_MAX_CPUS) */
 #define CFG_MAX_BENCHES 32
 
 struct config {
@@ -68,6 +71,7 @@ struct config {
     uint32_t tsc;
     uint32_t qr; /* enum qr_mode */
     uint32_t runs, warmup, reps;
+    uint32_t cpus; /* CPUs to use, the boot CPU included; 0: all there are */
     uint32_t serial; /* enum serial_choice, or an I/O port (>= SERIAL_PORT_MIN) */
     uint32_t serial_clock; /* Hz of the PCI UARTs' clock; 0: lib/uartclock.c's table, else unverified */
     uint64_t maxsize;

@@ -8,6 +8,9 @@
 #define WIRE_CRC_SEP " ~"     /* between the JSON and its CRC-32 */
 #define WIRE_EOL "\r\n"       /* ends every record line */
 #define WIRE_CRC_DIGITS 8     /* lowercase hex digits of the CRC-32 */
+/* Ends the line "cleanroom <version>: records follow (protocol v1)" the
+ * kernel prints before its first record: where a boot begins in a log. */
+#define WIRE_BANNER_TAIL ": records follow (protocol v1)"
 
 /* Record types ("t"). */
 #define REC_HELLO "hello"
@@ -25,6 +28,7 @@
 #define REC_DONE "done"
 #define REC_COUNTERS "counters"
 #define REC_EVIDENCE "evidence"
+#define REC_SMP "smp"
 
 /* Hardware event names (counters record, result.counters), in the order of
  * enum counter_event (kernel/counters.h). */

@@ -24,6 +24,7 @@ from typing import Any
 REPO = Path(__file__).resolve().parent.parent
 TOOL = REPO / "tools" / "cleanroom"
 KERNEL = REPO / "build" / "cleanroom.elf"
+HOSTED = REPO / "build" / "hosted" / "cleanroom-hosted"
 
 # The quick suite under -icount (the TSC counts instructions, runs repeat
 # exactly): booted once per session, read by every test of its shape.

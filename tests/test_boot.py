@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from booting import KERNEL, QUICK_ICOUNT, SMALL_ALL, TOOL, TOOL_SAFETY_NET_S, boot, done, of_type
+from booting import HOSTED, KERNEL, QUICK_ICOUNT, SMALL_ALL, TOOL, TOOL_SAFETY_NET_S, boot, done, of_type
 
 # What the issue asks the self-test to cover, by record name.
 REQUIRED_SELFTESTS = {
@@ -106,6 +106,37 @@ def test_bad_cmdline_is_rejected_before_measuring(tmp_path: Path) -> None:
     assert tokens["reps=6"]["msg"] == "duplicate key"
     measured = {"tsc", "result", "test", "progress"} & {r["t"] for r in res["records"]}
     assert not measured, f"nothing may be measured before the config is valid: {measured}"
+
+
+# The kernel keeps this many bytes of the multiboot command line (CMDLINE_MAX - 1).
+CMDLINE_KEPT = 4095
+
+
+# the tool adds exit=auto to a kernel's line (the hosted build has no exit=)
+@pytest.mark.parametrize("emulator,program,added", [("qemu", KERNEL, " exit=auto"), ("hosted", HOSTED, "")])
+def test_a_command_line_past_the_limit_is_an_error_not_a_cut(tmp_path: Path, emulator: str, program: Path,
+                                                             added: str) -> None:
+    """Issue 19: a line longer than the buffer was cut silently, and the
+    token the cut split was read shortened (runs=20000 ran as runs=2)."""
+    if not program.exists():
+        pytest.skip(f"{program} missing")
+    # the loader's first token is the program's path, then these: pad so the
+    # limit falls right after "runs=2"
+    head, tail = "bench=tsc maxsize=", "64K runs=2"
+    pad = CMDLINE_KEPT - len(f"{program} {head}{tail}")
+    line = f"{head}{'0' * pad}{tail}0000"
+    rc, res = boot(tmp_path, emulator, line)
+    assert rc == 2 and done(res)["status"] == "config"
+    hello = res["records"][0]
+    assert hello["t"] == "hello" and hello["cmdline_cut"] is True
+    assert hello["cmdline_len"] == len(f"{program} {line}{added}")
+    assert "runs=" not in hello["cmdline"] and hello["cmdline"].endswith("64K ")
+    (err,) = of_type(res, "error")
+    assert err["code"] == "cmdline" and err["token"] == "runs=20000"
+    assert err["len"] == hello["cmdline_len"] and err["limit"] == CMDLINE_KEPT
+    assert err["cut"] == "runs=20000" + added and err["cut_tokens"] == len(err["cut"].split())
+    assert f"{hello['cmdline_len']} bytes" in err["msg"] and f"at most {CMDLINE_KEPT}" in err["msg"]
+    assert not of_type(res, "result") and not of_type(res, "cpu")
 
 
 def test_no_tsc_on_a_486_is_a_clean_error(tmp_path: Path) -> None:

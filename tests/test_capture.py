@@ -77,6 +77,19 @@ def capture_on_pty(cleanroom_tool: Path, out: Path, *args: str) -> Iterator[tupl
         os.close(slave)
 
 
+def capture_bytes(cleanroom_tool: Path, out: Path, log: bytes, chunk: int,
+                  ready: str = r"^capturing from ") -> tuple[subprocess.Popen[str], str, str, str]:
+    """`capture` of log, written to a pty in pieces of chunk bytes once the
+    capture says `ready`: (the process, the port, its stdout, its stderr)."""
+    with capture_on_pty(cleanroom_tool, out) as (master, port, proc):
+        assert proc.stderr is not None
+        wait_for_line(proc.stderr, ready)
+        for i in range(0, len(log), chunk):
+            os.write(master, log[i:i + chunk])
+        stdout, stderr = proc.communicate(timeout=600)
+    return proc, port, stdout, stderr
+
+
 def selftest_records() -> list[dict[str, Any]]:
     """hello, test, progress (seq 0-2): the progress line on stderr shows all three were read."""
     body = [{"t": "hello", "proto": 1, "kernel": "0.1.0", "cmdline": "suite=selftest"},
@@ -93,12 +106,8 @@ def test_capture_from_a_pty(tmp_path: Path, cleanroom_tool: Path) -> None:
     recs.append({"t": "done", "seq": 3, "status": "ok", "records": 3, "passed": 1, "failed": 0})
     log = b"GRUB noise\r\n\x1b[0m" + b"".join(frame(r) for r in recs)
     out = tmp_path / "cap"
-    with capture_on_pty(cleanroom_tool, out) as (master, port, proc):
-        assert proc.stderr is not None
-        wait_for_line(proc.stderr, r"^capturing from .*waiting for the first record; Ctrl-C stops")
-        for i in range(0, len(log), 7):
-            os.write(master, log[i:i + 7])
-        stdout, stderr = proc.communicate(timeout=600)
+    proc, port, stdout, stderr = capture_bytes(cleanroom_tool, out, log, 7,
+                                               r"^capturing from .*waiting for the first record; Ctrl-C stops")
     assert proc.returncode == 0, stdout + stderr
     assert "progress: selftest (1 cases)" in stderr
     assert stdout.splitlines()[0] == "records: 4 good, 0 corrupt, 0 missing, complete: yes"
@@ -109,6 +118,29 @@ def test_capture_from_a_pty(tmp_path: Path, cleanroom_tool: Path) -> None:
     assert run["silence"] == 60 and run["timeout"] is None and run["last_seq"] == 3
     assert list(run["bench_seconds"]) == ["boot", "selftest"]
     assert any(line.startswith("time per benchmark: boot ") for line in stdout.splitlines())
+
+
+def test_capture_across_a_reset_writes_each_boot_apart(tmp_path: Path, cleanroom_tool: Path,
+                                                        repo_root: Path) -> None:
+    """Issue 19: a capture left running across a reset. The first boot never
+    sent done; every good record of both boots is kept, each boot in its own
+    results set, never merged."""
+    first = (repo_root / "tests" / "fixtures" / "qemu-quick.log").read_bytes()
+    first = first[:first.index(b'@cr1 {"t":"done"')]  # reset before the end
+    second = (repo_root / "docs" / "data" / "qemu-icount-ctxsw.log").read_bytes()
+    log = first + b"\x1b[2JSeaBIOS (version 1.16.2)\r\n" + second
+    out = tmp_path / "cap"
+    proc, _, stdout, stderr = capture_bytes(cleanroom_tool, out, log, 4096)
+    assert proc.returncode == 4, stdout + stderr
+    assert (out / "serial.log").read_bytes() == log
+    assert stdout.startswith("the log holds 2 boots") and not (out / "results.json").exists()
+    one = json.loads((out / "boot-1" / "results.json").read_text())
+    two = json.loads((out / "boot-2" / "results.json").read_text())
+    assert len(one["records"]) == 16 and one["status"] is None and not one["complete"] and not one["conflicts"]
+    assert two["complete"] and two["status"] == "ok" and len(two["records"]) == 52
+    assert one["records"][0]["cmdline"].endswith("suite=quick exit=auto")
+    assert two["records"][0]["cmdline"].endswith("bench=ctxsw paging=off runs=3 exit=auto")
+    assert one["run"]["port"] == two["run"]["port"] and two["source"] == "../serial.log"
 
 
 def test_capture_times_out(tmp_path: Path, cleanroom_tool: Path) -> None:

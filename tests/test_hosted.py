@@ -11,10 +11,9 @@ from typing import Any
 
 import pytest
 
-from booting import TOOL, TOOL_SAFETY_NET_S, boot, done, of_type
+from booting import HOSTED, TOOL, TOOL_SAFETY_NET_S, boot, done, of_type
 
 REPO = Path(__file__).resolve().parent.parent
-HOSTED = REPO / "build" / "hosted" / "cleanroom-hosted"
 
 pytestmark = pytest.mark.skipif(not HOSTED.exists(), reason="build/hosted/cleanroom-hosted missing: run `make hosted`")
 

@@ -250,9 +250,11 @@ def test_reordered_lines_are_put_back() -> None:
 
 
 def test_shuffled_log_parses_whole() -> None:
+    # a hello begins a boot: everything after it is shuffled
     lines = lines_of(RECS)
-    random.Random(7).shuffle(lines)
-    res = parse_log(b"".join(lines))
+    rest = lines[1:]
+    random.Random(7).shuffle(rest)
+    res = parse_log(b"".join(lines[:1] + rest))
     assert res.records == RECS and res.complete
 
 
@@ -369,3 +371,101 @@ def test_csv_rows_flatten_params() -> None:
     assert header == ["bench", "case", "param_size", "param_paging", "unit", "n", "min", "med", "max", "mean"]
     assert rows == [["nop", "empty", "4096", "", "cycles", "100", "1", "2", "9", "3"],
                     ["nop", "empty", "8192", "on", "cycles", "100", "2", "3", "10", "4"]]
+
+
+# --- several boots in one log (issue 19) ---------------------------------------
+
+REPO = Path(__file__).resolve().parent.parent
+TSC_BOOT = (REPO / "tests" / "fixtures" / "qemu-quick.log").read_bytes()  # bench tsc, then done
+CTXSW_BOOT = (REPO / "docs" / "data" / "qemu-icount-ctxsw.log").read_bytes()
+HOSTED_BOOT = (REPO / "tests" / "fixtures" / "hosted-workset.log").read_bytes()  # no banner line
+
+
+def without_done(log: bytes) -> bytes:
+    """The log as a reset before its end leaves it: every line up to its done record."""
+    return log[:log.index(b'@cr1 {"t":"done"')]
+
+
+def test_two_logs_joined_are_two_boots_never_merged() -> None:
+    boots = protocol.parse_boots(TSC_BOOT + CTXSW_BOOT)
+    assert len(boots) == 2
+    for res, alone in zip(boots, (TSC_BOOT, CTXSW_BOOT)):
+        whole = parse_log(alone)
+        assert res.records == whole.records and res.complete and not res.damaged and not res.problems
+    assert [b.first("hello")["cmdline"].split()[1:] for b in boots] == [["suite=quick", "exit=auto"],
+                                                                       ["bench=ctxsw", "paging=off", "runs=3",
+                                                                        "exit=auto"]]
+    assert [(b.boot, b.boots) for b in boots] == [(1, 2), (2, 2)]
+    first, second = TSC_BOOT.count(b"\n"), CTXSW_BOOT.count(b"\n")
+    assert boots[0].lines == (1, first) and boots[1].lines == (first + 1, first + second)
+    assert boots[1].boot_text() == f"boot 2 of 2 (log lines {first + 1}-{first + second})"
+
+
+def test_a_log_of_several_boots_is_refused_where_one_is_asked_for() -> None:
+    with pytest.raises(protocol.SeveralBoots, match=r"holds 2 boots \(1: log lines 1-18, ok; 2: log lines 19-.*, ok\)"
+                       r".*--boot K"):
+        parse_log(TSC_BOOT + CTXSW_BOOT)
+    boots = protocol.parse_boots(TSC_BOOT + CTXSW_BOOT)
+    assert protocol.pick_boot(boots, 2, "x") is boots[1]
+    with pytest.raises(ValueError, match="--boot 3: x holds 2 boots; choose 1 to 2"):
+        protocol.pick_boot(boots, 3, "x")
+
+
+def test_the_same_boot_twice_is_two_boots() -> None:
+    """The second hello is byte for byte the first's: a boot, not a duplicate."""
+    boots = protocol.parse_boots(TSC_BOOT + TSC_BOOT)
+    assert len(boots) == 2 and boots[0].records == boots[1].records
+    assert all(b.complete and b.duplicates == 0 and not b.conflicts for b in boots)
+
+
+def test_a_reset_before_done_keeps_every_record_of_both_boots() -> None:
+    first = without_done(TSC_BOOT)
+    boots = protocol.parse_boots(first + b"\x1b[2JSeaBIOS (version 1.16.2)\r\n" + CTXSW_BOOT)
+    assert len(boots) == 2
+    assert boots[0].records == parse_log(first).records and len(boots[0].records) == 16
+    assert boots[0].done is None and not boots[0].complete and not boots[0].conflicts
+    assert boots[1].records == parse_log(CTXSW_BOOT).records and boots[1].complete
+
+
+def test_a_reset_in_the_middle_of_a_record_line() -> None:
+    """The reset cuts a record; the next boot's banner follows on the same line."""
+    first = without_done(TSC_BOOT)
+    cut = first[:-40]  # the last record loses its end (and its line's)
+    boots = protocol.parse_boots(cut + CTXSW_BOOT)
+    assert len(boots) == 2
+    assert boots[0].corrupt == 1 and len(boots[0].records) == 15
+    assert boots[1].corrupt == 0 and boots[1].records == parse_log(CTXSW_BOOT).records
+
+
+def test_a_boot_whose_hello_is_damaged_begins_at_its_banner() -> None:
+    second = bytearray(CTXSW_BOOT)
+    at = second.index(b'"t":"hello"') + 20
+    second[at] ^= 0x01
+    boots = protocol.parse_boots(TSC_BOOT + bytes(second))
+    assert len(boots) == 2 and boots[0].records == parse_log(TSC_BOOT).records and not boots[0].damaged
+    assert boots[1].corrupt == 1 and boots[1].missing == [0] and not boots[1].conflicts
+    assert boots[1].records == parse_log(CTXSW_BOOT).records[1:]
+
+
+def test_boots_without_a_banner_begin_at_hello() -> None:
+    """The hosted build prints no banner; a capture may also start after it."""
+    assert b"records follow" not in HOSTED_BOOT
+    boots = protocol.parse_boots(HOSTED_BOOT + HOSTED_BOOT)
+    assert len(boots) == 2 and all(b.complete for b in boots)
+    # the capture began after the banner and the hello of a boot that then reset
+    tail = without_done(TSC_BOOT)
+    tail = tail[tail.index(b'@cr1 {"t":"result"'):]
+    boots = protocol.parse_boots(tail + CTXSW_BOOT)
+    assert len(boots) == 2 and boots[0].first("hello") is None and boots[1].complete
+
+
+def test_a_repeated_hello_line_is_a_duplicate_not_a_boot() -> None:
+    lines = lines_of(RECS)
+    res = parse_log(b"".join(lines[:1] + lines[:1] + lines[1:]))
+    assert res.records == RECS and res.duplicates == 1 and res.complete
+
+
+def test_the_banner_the_parser_looks_for_is_the_kernels() -> None:
+    wire = (REPO / "lib" / "wire.h").read_text()
+    assert f'#define WIRE_BANNER_TAIL "{protocol.BANNER_TAIL.decode()}"' in wire
+    assert TSC_BOOT.startswith(b"cleanroom 0.1.0" + protocol.BANNER_TAIL + b"\r\n")

@@ -269,13 +269,13 @@ def test_no_emulator_caches_on_the_figures() -> None:
 
 def test_size_axis_receives_no_caches_for_an_emulator(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     seen: list[list[Any]] = []
-    real = plots._size_axis
+    real = plots.size_axis
 
     def spy(ax: Any, sizes: list[int], caches: list[Any]) -> None:
         seen.append(list(caches))
         real(ax, sizes, caches)
 
-    monkeypatch.setattr(plots, "_size_axis", spy)
+    monkeypatch.setattr(plots, "size_axis", spy)
     plots.fig4(plots.PlotData.of(report.run_of(load(TCG))), tmp_path)
     plots.fig4(plots.PlotData.of(Run.of(synth_workset.records())), tmp_path)
     assert seen[0] == [] and [c.name for c in seen[1]] == ["L1d", "L2"]

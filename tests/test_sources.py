@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import ast
 import re
 from pathlib import Path
+
+import pytest
 
 REPO = Path(__file__).resolve().parent.parent
 KERNEL_DIRS = ["boot", "lib", "lib/freestanding", "arch", "kernel", "runtime", "bench", "app"]
@@ -101,3 +104,49 @@ def test_clamp_pattern_finds_what_it_must() -> None:
                  "x = i-- > 0 ? y : 0;", "y = k ? -1 : 0;"]:
         assert not CLAMP.search(fine), fine
     assert set(CLAMP_ALLOWED) <= set(clamps()), "an allowed clamp is gone: drop it from CLAMP_ALLOWED"
+
+
+# --- the host tool (tools/cleanroom_host) ------------------------------------------
+
+HOST_PACKAGE = REPO / "tools" / "cleanroom_host"
+
+
+def _private(name: str) -> bool:
+    return name.startswith("_") and not name.startswith("__")
+
+
+def private_imports(source: str) -> list[str]:
+    """Where a module of the package takes what another keeps to itself (a leading underscore):
+    `from .x import _name`, or `x._name` on a name it imported from the package."""
+    tree = ast.parse(source)
+    found = []
+    imported: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.level > 0:
+            for alias in node.names:
+                if _private(alias.name):
+                    found.append(f"line {node.lineno}: from {'.' * node.level}{node.module or ''} import {alias.name}")
+                imported.add(alias.asname or alias.name)
+    for node in ast.walk(tree):
+        if (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id in imported
+                and _private(node.attr)):
+            found.append(f"line {node.lineno}: {node.value.id}.{node.attr}")
+    return found
+
+
+def test_no_host_module_borrows_another_modules_private_names() -> None:
+    offenders = {p.name: hits for p in sorted(HOST_PACKAGE.glob("*.py")) if (hits := private_imports(p.read_text()))}
+    assert offenders == {}, "share a helper under a public name (cells.py, plotkit.py), not by its _name"
+
+
+@pytest.mark.parametrize("planted", [
+    "from .plots import DPI, _size_axis\n",
+    "from . import lockreport as lr\nx = lr._nan()\n",
+])
+def test_the_private_name_check_finds_a_planted_one(planted: str) -> None:
+    assert private_imports(planted)
+
+
+def test_the_private_name_check_lets_public_and_own_names_be() -> None:
+    assert private_imports("import os\nfrom .plotkit import size_axis\n\ndef _mine() -> None:\n"
+                           "    os._exit(0)\n\n_mine()\n") == []

@@ -8,13 +8,17 @@ import json
 import os
 import subprocess
 import sys
+import threading
 import zlib
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from cleanroom_host import runner
 from cleanroom_host.progress import Progress
+from cleanroom_host.results import to_json_doc
 from cleanroom_host.runner import Limits, Session
 
 
@@ -106,6 +110,69 @@ def test_parse_incomplete_log_fails(tmp_path: Path, cleanroom_tool: Path) -> Non
 def test_parse_missing_file(tmp_path: Path, cleanroom_tool: Path) -> None:
     p = tool(cleanroom_tool, "parse", str(tmp_path / "nope.log"))
     assert p.returncode == 5 and "cannot read" in p.stderr
+
+
+def two_boots(repo_root: Path) -> bytes:
+    """Two real logs joined, as the issue had them: bench tsc, then bench ctxsw."""
+    return ((repo_root / "tests" / "fixtures" / "qemu-quick.log").read_bytes()
+            + (repo_root / "docs" / "data" / "qemu-icount-ctxsw.log").read_bytes())
+
+
+def test_parse_a_log_of_two_boots_writes_a_set_per_boot(tmp_path: Path, cleanroom_tool: Path,
+                                                         repo_root: Path) -> None:
+    """Issue 19: the second boot's records were kept after the first done
+    ("conflicting records", "2 done records"), never said to be a boot."""
+    log = tmp_path / "serial.log"
+    log.write_bytes(two_boots(repo_root))
+    p = tool(cleanroom_tool, "parse", str(log))
+    assert p.returncode == 4, p.stderr
+    out = p.stdout.splitlines()
+    assert out[0].startswith("the log holds 2 boots")
+    assert out[1].startswith("boot 1 of 2 (log lines 1-18), cmdline ") and "suite=quick" in out[1]
+    assert out[1].endswith(f"results in {tmp_path / 'boot-1'}")
+    assert "conflicting" not in p.stdout and "done records" not in p.stdout
+    assert not (tmp_path / "results.json").exists()
+    benches = []
+    for k in (1, 2):
+        doc = json.loads((tmp_path / f"boot-{k}" / "results.json").read_text())
+        assert doc["boot"]["index"] == k and doc["boot"]["of"] == 2 and doc["complete"] and not doc["conflicts"]
+        assert [r["t"] for r in doc["records"]].count("hello") == 1
+        assert (tmp_path / f"boot-{k}" / "results.csv").is_file()
+        benches.append({r["bench"] for r in doc["records"] if r["t"] == "result"})
+    assert benches == [{"tsc"}, {"ctxsw"}]
+    # --boot K: that boot alone, as a log of one boot is written
+    p = tool(cleanroom_tool, "parse", str(log), "--boot", "2", "--out", str(tmp_path / "two"))
+    assert p.returncode == 0, p.stdout + p.stderr
+    doc = json.loads((tmp_path / "two" / "results.json").read_text())
+    assert doc["boot"]["index"] == 2 and doc["boot"]["of"] == 2 and doc["boot"]["lines"][0] == 19
+    assert {r["bench"] for r in doc["records"] if r["t"] == "result"} == {"ctxsw"}
+    p = tool(cleanroom_tool, "parse", str(log), "--boot", "3")
+    assert p.returncode == 5 and "--boot 3: " in p.stderr and "holds 2 boots; choose 1 to 2" in p.stderr
+    assert tool(cleanroom_tool, "parse", str(log), "--boot", "0").returncode == 5
+
+
+def test_report_never_mixes_two_boots(tmp_path: Path, cleanroom_tool: Path, repo_root: Path) -> None:
+    """Issue 19: report exited 0 with the first boot's command line above the
+    second boot's ctxsw results."""
+    log = tmp_path / "serial.log"
+    log.write_bytes(two_boots(repo_root))
+    for path in (log, tmp_path):
+        p = tool(cleanroom_tool, "report", "--no-plots", str(path))
+        assert p.returncode == 5 and not p.stdout
+        assert "holds 2 boots (1: log lines 1-18, ok; 2: log lines 19-" in p.stderr and "--boot K" in p.stderr
+    p = tool(cleanroom_tool, "report", "--no-plots", str(log), "--boot", "2")
+    assert p.returncode == 0, p.stderr
+    assert "bench=ctxsw" in p.stdout and "suite=quick" not in p.stdout
+    assert (tmp_path / "boot-2" / "report.txt").is_file() and not (tmp_path / "report.txt").exists()
+    tool(cleanroom_tool, "parse", str(log))
+    p = tool(cleanroom_tool, "report", "--no-plots", str(tmp_path), "--boot", "1")
+    assert p.returncode == 0 and "suite=quick" in p.stdout and "bench=ctxsw" not in p.stdout
+    # a results.json written before boots were told apart
+    from cleanroom_host.protocol import assemble, scan
+    (tmp_path / "old").mkdir()
+    (tmp_path / "old" / "results.json").write_text(json.dumps(to_json_doc(assemble(scan(log.read_bytes())), "x")))
+    p = tool(cleanroom_tool, "report", "--no-plots", str(tmp_path / "old"))
+    assert p.returncode == 5 and "mixes the records of 2 boots" in p.stderr
 
 
 def test_usage_error_exit_status(cleanroom_tool: Path) -> None:
@@ -348,6 +415,58 @@ def test_run_default_dir_and_latest_symlink(cleanroom_tool: Path, fake: dict[str
     assert latest.is_symlink() and not os.path.isabs(os.readlink(latest))
     assert latest.resolve().name.endswith("-qemu-icount")
     assert json.loads((latest / "results.json").read_text())["run"]["emulator"] == "qemu-icount"
+
+
+def test_concurrent_runs_never_share_a_results_directory(cleanroom_tool: Path, fake: dict[str, Any]) -> None:
+    """Issue 19: two runs started together without --out picked the same
+    name (chosen first, created later with exist_ok): both said "results in"
+    one path and one log overwrote the other."""
+    n = 4
+    env = dict(os.environ, **fake["env"])
+    procs = [subprocess.Popen([sys.executable, str(cleanroom_tool), "run", "--kernel", str(fake["kernel"]),
+                               "--emulator-binary", fake["binary"], "--quiet"],
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
+                              stdin=subprocess.DEVNULL) for _ in range(n)]
+    said = []
+    for proc in procs:
+        stdout, stderr = proc.communicate(timeout=600)
+        assert proc.returncode == 0, stderr
+        said.append(stdout.rsplit("results in ", 1)[1].split()[0].rstrip(";"))
+    assert len(set(said)) == n, said
+    dirs = sorted(d for d in fake["results"].iterdir() if d.name != "latest")
+    assert sorted(str(d) for d in dirs) == sorted(said)
+    for d in dirs:  # each a whole run of its own
+        assert (d / "serial.log").read_bytes() == fake["log"].read_bytes()
+        assert json.loads((d / "results.json").read_text())["complete"] is True
+    assert (fake["results"] / "latest").resolve() in {d.resolve() for d in dirs}
+
+
+def test_results_directories_made_at_once_are_all_distinct(tmp_path: Path) -> None:
+    """Many creations in the same second from many threads: every one gets a
+    directory of its own, made by the mkdir itself; latest names one of them,
+    then the newest once the next run starts."""
+    when = datetime(2026, 1, 2, 3, 4, 5, tzinfo=timezone.utc)
+    made: list[Path] = []
+
+    def one() -> None:
+        path = runner.new_results_dir(tmp_path / "results", "qemu", now=when)
+        runner.point_latest(path)
+        made.append(path)
+
+    threads = [threading.Thread(target=one) for _ in range(32)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    names = sorted(p.name for p in made)
+    assert len(set(names)) == 32 and all(p.is_dir() for p in made)
+    assert "20260102-030405-qemu" in names and "20260102-030405-qemu-32" in names
+    latest = tmp_path / "results" / "latest"
+    assert latest.resolve() in {p.resolve() for p in made}
+    newest = runner.new_results_dir(tmp_path / "results", "qemu", now=when)
+    runner.point_latest(newest)
+    assert newest.name == "20260102-030405-qemu-33" and os.readlink(latest) == newest.name
+    assert not [p for p in (tmp_path / "results").iterdir() if p.name.startswith(".latest")]
 
 
 def test_run_missing_kernel_names_make(cleanroom_tool: Path, fake: dict[str, Any], tmp_path: Path) -> None:

@@ -15,7 +15,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent / "fixtures"))
 
 import synth_workset  # noqa: E402
 
-from cleanroom_host import estimate  # noqa: E402
+from cleanroom_host import defaults, estimate  # noqa: E402
 
 MIB = 1 << 20
 
@@ -26,10 +26,14 @@ def tool(cleanroom_tool: Path, *args: str, env: dict[str, str] | None = None) ->
 
 
 def test_paper_suite_plan_is_the_kernels_default() -> None:
+    """The paper suite's own figures of lib/defaults.h (tests/test_defaults.py: the kernel's)."""
+    d = defaults.load()
     p = estimate.plan("suite=paper")
-    assert (p.runs, p.warmup, p.passes) == (3, 1, 2)
-    assert p.sizes[:9] == [0, 1, 2, 3, 4, 6, 8, 12, 16] and p.sizes[-2:] == [16 * MIB, 24 * MIB]
-    assert p.workset_reps(1) == p.workset_reps(24 * MIB) == 100_000
+    assert (p.runs, p.warmup, p.passes) == (d.number("CR_DEF_PAPER_RUNS"), d.number("CR_DEF_PAPER_WARMUP"), 2)
+    assert p.sizes[:9] == [0, 1, 2, 3, 4, 6, 8, 12, 16] and p.maxsize == d.number("CR_DEF_PAPER_MAXSIZE")
+    assert p.sizes[-1] <= p.maxsize < 2 * p.sizes[-1]
+    assert p.workset_reps(1) == p.workset_reps(p.maxsize) == d.number("CR_DEF_SWEEP_PAPER_REPS")
+    assert p.ctxsw_reps() == d.number("CR_DEF_CTXSW_PAPER_REPS")
     assert set(p.benches) >= {"workset", "ctxsw"}
 
 
@@ -55,23 +59,34 @@ def test_bytes_refills_and_switches_by_hand() -> None:
     assert est.bytes == 2 * 2 * 20 * (4096 + MIB) * rounds
     assert est.refills == 2 * 2 * 20 * 3 * rounds
     assert est.switches == 2 * 20 * 3 * rounds
-    s = estimate.SPEEDS["qemu"]
+    s = estimate.speed_of("qemu")
     assert est.lock_reps == 0
     assert est.seconds == pytest.approx(s.boot_s + est.bytes / s.bytes_per_s + est.refills * s.refill_s
                                         + est.switches * s.switch_s)
 
 
 def test_locks_reps_by_hand() -> None:
-    est = estimate.estimate(estimate.plan("suite=paper bench=locks"), "qemu", 128)
+    d = defaults.load()
+    est = estimate.estimate(estimate.plan("suite=paper bench=locks runs=3 warmup=1"), "qemu", 128)
     assert est is not None and est.bytes == est.switches == 0
-    assert est.lock_reps == 1_000_000 * (3 + 1) * 2
-    s = estimate.SPEEDS["qemu"]
+    assert est.lock_reps == d.number("CR_DEF_LOCKS_PAPER_REPS") * (3 + 1) * 2
+    s = estimate.speed_of("qemu")
     assert est.seconds == pytest.approx(s.boot_s + est.lock_reps * s.lock_rep_s)
 
 
 def test_sizes_that_do_not_fit_are_left_out() -> None:
-    est = estimate.estimate(estimate.plan("bench=workset sizes=1M,100M reps=1"), "qemu", 128)
-    assert est is not None and est.skipped_sizes == 1 and est.bytes == 2 * 2 * MIB * (3 + 1) * 2  # the quick defaults: runs 3, warmup 1, paging both
+    p = estimate.plan("bench=workset sizes=1M,100M reps=1 runs=3 warmup=1 paging=both")
+    est = estimate.estimate(p, "qemu", 128)
+    assert est is not None and est.skipped_sizes == 1 and est.bytes == 2 * 2 * MIB * (3 + 1) * 2
+
+
+def test_sizes_read_as_the_kernel_reads_them() -> None:
+    """Leading zeros count for nothing; a size of thousands of digits is the
+    kernel's to reject (out of range), not a crash of the tool (int() refuses
+    past 4300 digits)."""
+    assert estimate.parse_size("0" * 5000 + "64K") == 64 * 1024
+    with pytest.raises(estimate.CmdlineError, match="out of range"):
+        estimate.parse_size("9" * 5000 + "K")
 
 
 def test_no_estimate_without_a_timed_benchmark() -> None:
@@ -91,10 +106,15 @@ def test_hosted_runs_paging_both_once_and_pages_both_twice() -> None:
     assert hosted.bytes == 4 * 10 * MIB and kernel.bytes == both.bytes == 2 * hosted.bytes
 
 
-def test_hosted_quick_defaults_mirror_the_hosted_build() -> None:
+def test_hosted_quick_defaults_are_the_hosted_builds() -> None:
+    """The hosted variants of lib/defaults.h, where it has them (tests/test_defaults.py: the build's)."""
+    d = defaults.load()
     p = estimate.plan("bench=workset", hosted=True)
-    assert p.runs == 5 and max(p.sizes) == 32 * MIB
-    assert p.workset_reps(0) == 200_000 and p.workset_reps(32 * MIB) == 16 and p.workset_reps(MIB) == 512
+    assert p.runs == d.number("CR_DEF_QUICK_RUNS_HOSTED") and p.maxsize == d.number("CR_DEF_QUICK_MAXSIZE_HOSTED")
+    assert p.warmup == d.number("CR_DEF_QUICK_WARMUP")
+    most, least, series = (d.number(f"CR_DEF_SWEEP_QUICK_{k}_HOSTED") for k in ("MAX_REPS", "MIN_REPS", "BYTES"))
+    assert p.workset_reps(0) == most and p.workset_reps(2 * series) == least
+    assert p.workset_reps(series // 1000) == 1000  # the series' bytes over the size, between the two
 
 
 def test_paper_suite_takes_hours_in_every_emulator() -> None:
@@ -107,7 +127,7 @@ def test_paper_suite_takes_hours_in_every_emulator() -> None:
 def test_longest_case_by_hand() -> None:
     """One case is all its rounds of one size (multi: with the switches); paging passes are separate cases."""
     p = estimate.plan("bench=workset,ctxsw,locks sizes=0,4K,1M reps=20 runs=3 warmup=1 paging=both")
-    s = estimate.SPEEDS["qemu"]
+    s = estimate.speed_of("qemu")
     cases = estimate.case_seconds(p, "qemu", 128)
     assert cases["workset"] == pytest.approx(4 * (2 * 20 * MIB / s.bytes_per_s + 40 * s.refill_s + 40 * s.switch_s))
     # ctxsw: 4 routines x 2 shapes x (2R switches + 2R loop iterations), 5 round robins of R and their loop R
@@ -118,7 +138,7 @@ def test_longest_case_by_hand() -> None:
 
 def test_longest_case_of_aspace_counts_the_probe_round() -> None:
     p = estimate.plan("bench=aspace sizes=1M reps=20 runs=3 warmup=1")
-    s = estimate.SPEEDS["qemu"]
+    s = estimate.speed_of("qemu")
     threads = 2 * 20 * MIB / s.bytes_per_s + 40 * s.refill_s + 40 * s.thread_switch_s
     assert estimate.longest_case(p, "qemu", 128) == pytest.approx(5 * max(threads, 20 * s.aspace_rep_s))
 

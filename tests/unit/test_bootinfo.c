@@ -4,7 +4,7 @@
 #define MIB (1ull << 20)
 
 /* A multiboot2 information structure, built tag by tag as GRUB lays it out. */
-static uint8_t mbi[16 + 24 * (BOOT_MAP_MAX + 8) + 64] __attribute__((aligned(8)));
+static uint8_t mbi[16 + 24 * (BOOT_MAP_MAX + 8) + BOOT_CMDLINE_MAX + 256] __attribute__((aligned(8)));
 static uint32_t used;
 
 static uint8_t *tag(uint32_t type, uint32_t size)
@@ -58,7 +58,7 @@ static struct bootinfo b;
 static void test_multiboot2(void)
 {
     begin();
-    memcpy(tag(1, 8 + 24) + 8, "suite=selftest exit=auto", 24); /* no terminator inside the tag */
+    memcpy(tag(1, 8 + 25) + 8, "suite=selftest exit=auto", 25);
     memcpy(tag(2, 8 + 5) + 8, "GRUB", 5);
     uint8_t *mem = tag(4, 16);
     put32(mem + 8, 639);
@@ -117,6 +117,23 @@ static void test_multiboot2_malformed(void)
     put32(bad + 4, 4096);
     bootinfo_read(MULTIBOOT2_LOADER_MAGIC, end(), &b);
     CHECK(b.has_loader && !b.has_cmdline);
+
+    /* a command line without its terminator inside the tag: not read */
+    begin();
+    memcpy(tag(1, 8 + 4) + 8, "abcd", 4);
+    bootinfo_read(MULTIBOOT2_LOADER_MAGIC, end(), &b);
+    CHECK(!b.has_cmdline && b.cmdline[0] == 0);
+
+    /* a command line longer than the kernel keeps: cut before a whole token, and said */
+    begin();
+    static char long_line[BOOT_CMDLINE_MAX + 64];
+    memset(long_line, 'x', sizeof long_line - 1);
+    memcpy(long_line, "suite=quick ", 12);
+    long_line[sizeof long_line - 1] = 0;
+    memcpy(tag(1, 8 + sizeof long_line) + 8, long_line, sizeof long_line);
+    bootinfo_read(MULTIBOOT2_LOADER_MAGIC, end(), &b);
+    CHECK(b.has_cmdline && strcmp(b.cmdline, "suite=quick ") == 0 && b.cut.len == sizeof long_line - 1);
+    CHECK(b.cut.tokens == 1);
 
     /* memory map entries smaller than the specification's 24 bytes: none read */
     begin();

@@ -76,7 +76,7 @@ int main(void)
 
     CHECK(parse("x suite=fast", &c) == 1);
     CHECK_STR(last_msg, "bad value");
-    CHECK_STR(last_accepted, "selftest|quick|paper|all");
+    CHECK_STR(last_accepted, "selftest|quick|paper|all|smp");
 
     CHECK(parse("x runs=12x", &c) == 1);
     CHECK_STR(last_msg, "bad number");
@@ -128,5 +128,58 @@ int main(void)
     uint64_t v;
     CHECK(cmdline_parse_size("16k", 3, &v) && v == 16384);
     CHECK(!cmdline_parse_size("", 0, &v));
+
+    /* a suffix's multiplication is range-checked after it, never wrapped */
+    CHECK(parse("x maxsize=17179869185G", &c) == 1 && c.maxsize == 24u << 20); /* (2^34+1) << 30 wraps to 1G */
+    CHECK_STR(last_msg, "size out of range");
+    CHECK_STR(last_token, "maxsize=17179869185G");
+    CHECK(strstr(last_accepted, "from 0 to 2G bytes") != 0);
+    CHECK(parse("x maxsize=4194304T", &c) == 1); /* not a suffix at all */
+    CHECK(parse("x maxsize=2097153K", &c) == 1 && parse("x maxsize=2049M", &c) == 1);
+    CHECK(parse("x maxsize=2097152K", &c) == 0 && c.maxsize == 2ull << 30);
+    CHECK(parse("x sizes=17179869184G", &c) == 1 && c.nsizes == 0); /* 2^64: wrapped to a single size 0 */
+    CHECK(strstr(last_msg, "17179869184G") && strstr(last_msg, "out of range"));
+    CHECK(parse("x sizes=1K,18014398509481984M", &c) == 1 && c.nsizes == 0);
+    CHECK(parse("x sizes=18446744073709551616", &c) == 1); /* 2^64 in digits */
+    CHECK(parse("x sizes=99999999999999999999999999K", &c) == 1);
+    CHECK(cmdline_parse_size("17179869184G", 12, &v) && v == UINT64_MAX);
+    CHECK(cmdline_parse_size("17179869183G", 12, &v) && v == 17179869183ull << 30);
+    CHECK(cmdline_parse_size("00000000000000000000001K", 24, &v) && v == 1024);
+    CHECK(parse("x runs=18446744073709551617", &c) == 1);
+    CHECK_STR(last_msg, "number out of range");
+
+    /* a line longer than the buffer: cut before the first token it cannot
+     * hold whole, never inside one; what was left out is named */
+    char buf16[16];
+    struct cmdline_cut cut;
+    cmdline_copy(buf16, sizeof buf16, "k runs=3", &cut);
+    CHECK_STR(buf16, "k runs=3");
+    CHECK(cut.len == 8 && cut.kept == 8 && cut.tokens == 0 && cut.named[0] == 0);
+    cmdline_copy(buf16, sizeof buf16, "k bench=tsc runs=20000", &cut); /* "runs=" ends at byte 15 */
+    CHECK_STR(buf16, "k bench=tsc ");
+    CHECK(cut.len == 22 && cut.kept == 12 && cut.tokens == 1);
+    CHECK_STR(cut.named, "runs=20000");
+    CHECK(parse(buf16, &c) == 0 && c.runs == 11); /* "runs=2" is never read */
+    cmdline_copy(buf16, sizeof buf16, "k bench=tsc    runs=2 exit=qemu  ", &cut); /* cut in the blanks */
+    CHECK_STR(buf16, "k bench=tsc    ");
+    CHECK(cut.tokens == 2);
+    CHECK_STR(cut.named, "runs=2 exit=qemu");
+    cmdline_copy(buf16, sizeof buf16, "k bench=tsc    ", &cut); /* only blanks past the limit */
+    CHECK(cut.len == 15 && cut.tokens == 0);
+    cmdline_copy(buf16, sizeof buf16, "/a/very/long/path/to/cleanroom.elf suite=quick", &cut);
+    CHECK_STR(buf16, "");
+    CHECK(cut.kept == 0 && cut.tokens == 2);
+    CHECK_STR(cut.named, "/a/very/long/path/to/cleanroom.elf suite=quick");
+    /* a long token is named by its start; later ones while they fit */
+    static char line[6000], big[4096];
+    struct cmdline_cut c2;
+    snprintf(line, sizeof line, "k maxsize=%05000dK", 64);
+    for (int i = 0; i < 40; i++)
+        snprintf(line + strlen(line), sizeof line - strlen(line), " raw=%d", i);
+    cmdline_copy(big, sizeof big, line, &c2);
+    CHECK_STR(big, "k ");
+    CHECK(c2.len == strlen(line) && c2.tokens == 41);
+    CHECK(strncmp(c2.named, "maxsize=0000", 12) == 0 && strstr(c2.named, "... raw=0 raw=1 ") != 0);
+    CHECK(strlen(c2.named) < sizeof c2.named && strstr(c2.named, "raw=39") == 0);
     return unit_finish();
 }

@@ -9,14 +9,12 @@ tables have every mode. The TLB refill figure's lines are tlb_refill's
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Callable
 
 from . import aspacereport as ar
+from .cells import collect, modes
 from .context import Run
 from .interval import Interval
-from .lockplots import OURS, THEIRS, Context, _new, _save, draw, pair_bars
-from .lockreport import collect, modes
-from .plots import _size_axis
+from .plotkit import OURS, THEIRS, FigureContext, FigureFn, draw, new_figure, pair_bars, save, size_axis
 from .protocol import Record
 
 PGE_STYLE = {"on": "-", "off": "--"}
@@ -44,12 +42,12 @@ def tlb_lines(records: list[Record]) -> tuple[str, list[tuple[str, str, dict[int
     return mode, lines
 
 
-def tlb_refill(ctx: Context, out: Path) -> Path | None:
+def tlb_refill(ctx: FigureContext, out: Path) -> Path | None:
     """Cycles per refill against pages touched, one line per region x PGE (first mode)."""
     mode, lines = tlb_lines(ctx.records)
     if not lines:
         return None
-    fig, ax = _new(ctx, "aspace: TLB refill after a CR3 reload", mode)
+    fig, ax = new_figure(ctx, "aspace: TLB refill after a CR3 reload", mode)
     pages: set[int] = set()
     for region, pge, by in lines:
         xs = sorted(by)
@@ -68,10 +66,10 @@ def tlb_refill(ctx: Context, out: Path) -> Path | None:
     ax.set_ylim(bottom=0)
     ax.grid(True, which="major", alpha=0.3)
     ax.legend(fontsize=8, loc="best")
-    return _save(fig, ctx, out / "aspace-tlb-refill.png")
+    return save(fig, ctx, out / "aspace-tlb-refill.png")
 
 
-def commit(ctx: Context, out: Path) -> Path | None:
+def commit(ctx: FigureContext, out: Path) -> Path | None:
     """Cycles per page against the share of words changed; single writer and twin as reference lines."""
     rows = ar.commit_rows(collect(ctx.records, ar.ASPACE))
     if not rows:
@@ -84,7 +82,7 @@ def commit(ctx: Context, out: Path) -> Path | None:
     if not line and single is None:
         return None
     pages = f", {rows[0].pages} pages" if rows[0].pages else ""
-    fig, ax = _new(ctx, f"aspace: commit cost per page{pages}", mode)
+    fig, ax = new_figure(ctx, f"aspace: commit cost per page{pages}", mode)
     tops: list[float] = []
     if line:
         xs = [float(r.dirty or 0) for r in line]
@@ -110,17 +108,17 @@ def commit(ctx: Context, out: Path) -> Path | None:
     ax.set_ylim(0, max(tops) * 1.15 if tops else 1)
     ax.grid(True, which="major", alpha=0.3)
     ax.legend(fontsize=8, loc="upper left")
-    return _save(fig, ctx, out / "aspace-commit.png")
+    return save(fig, ctx, out / "aspace-commit.png")
 
 
-def fibers_vs_threads(ctx: Context, out: Path) -> Path | None:
+def fibers_vs_threads(ctx: FigureContext, out: Path) -> Path | None:
     """Grouped bars of each comparison's two sides, log y, the ratio above each pair."""
     rows = ar.pair_rows(collect(ctx.records, ar.ASPACE))
     if not rows:
         return None
     mode = rows[0].mode
     rows = [r for r in rows if r.mode == mode]
-    fig, ax = _new(ctx, "aspace: fibers vs ring-3 threads in their own address spaces", mode)
+    fig, ax = new_figure(ctx, "aspace: fibers vs ring-3 threads in their own address spaces", mode)
     fibers = [r.fiber.value.mid if r.fiber else float("nan") for r in rows]
     threads = [r.thread.value.mid if r.thread else float("nan") for r in rows]
     xs, width = pair_bars(ax, fibers, threads, ("fiber side (malloc: subheap; system call: sysenter)",
@@ -136,10 +134,10 @@ def fibers_vs_threads(ctx: Context, out: Path) -> Path | None:
     ax.set_xticks(xs, [r.short for r in rows], fontsize=8)
     ax.set_xlabel("comparison (x: thread side / fiber side)")
     ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(0.0, 0.93))
-    return _save(fig, ctx, out / "aspace-fibers-vs-threads.png")
+    return save(fig, ctx, out / "aspace-fibers-vs-threads.png")
 
 
-def workset(ctx: Context, out: Path) -> Path | None:
+def workset(ctx: FigureContext, out: Path) -> Path | None:
     """threads/multi and multi/single against the working-set size, with their bands; the caches only
     where they are real."""
     rows = [r for r in ar.workset_rows(ctx.records) if r.size > 0]
@@ -159,7 +157,7 @@ def workset(ctx: Context, out: Path) -> Path | None:
                 lines.append((prefix + text, color, pts))
     if not lines:
         return None
-    fig, ax = _new(ctx, "aspace: working set, fibers vs isolated threads", mode)
+    fig, ax = new_figure(ctx, "aspace: working set, fibers vs isolated threads", mode)
     for text, color, pts in lines:
         ax.plot([x for x, _v in pts], [v.mid for _x, v in pts], "-o", color=color, markersize=4, label=text)
         banded = [(x, v) for x, v in pts if v.bounded and v.lo != v.hi]
@@ -167,14 +165,13 @@ def workset(ctx: Context, out: Path) -> Path | None:
             ax.fill_between([x for x, _v in banded], [v.lo for _x, v in banded], [v.hi for _x, v in banded],
                             color=color, alpha=0.18, linewidth=0)
     ax.axhline(1.0, color="black", linewidth=0.8)
-    _size_axis(ax, sorted({r.size for r in rows}), ctx.run.machine.plot_caches)
+    size_axis(ax, sorted({r.size for r in rows}), ctx.run.machine.plot_caches)
     ax.set_ylabel(f"ratio of {ctx.units.short} per series (medians; shade: min..max band)")
     ax.set_ylim(bottom=0)
     ax.legend(fontsize=8, loc="upper right")
-    return _save(fig, ctx, out / "aspace-workset.png")
+    return save(fig, ctx, out / "aspace-workset.png")
 
 
-FigureFn = Callable[[Context, Path], "Path | None"]
 FIGURES: tuple[tuple[str, FigureFn], ...] = (
     ("aspace-tlb-refill", tlb_refill), ("aspace-commit", commit),
     ("aspace-fibers-vs-threads", fibers_vs_threads), ("aspace-workset", workset),

@@ -17,18 +17,17 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from . import paper, text
-from .context import Cell, Derived, Run, csv_and_plots
+from . import paper
+from .cells import Cell, Point, collect, make_cell, modes, ratio_cell, ratio_of, write_cells
+from .context import Derived, Run, csv_and_plots
 from .derive import series_of
 from .interval import Interval, cell, short
-from .lockreport import LOCKS_HEADER, Point, _cell, _nan, _ratio, collect, make_cell, modes, ratio_cell
 from .protocol import Record
 from .text import number, table
 
 BENCHES = ("aspace",)
 ASPACE, WORKSET = "aspace", "workset"
 ASPACE_CSV = "aspace.csv"
-ASPACE_HEADER = LOCKS_HEADER
 # Params that never name a row: the repetition count and the paging mode
 # (the mode has its own column).
 NOT_LABEL = ("reps", "paging", "pagesize")
@@ -134,7 +133,7 @@ class PairRow:
 
     @property
     def ratio(self) -> Interval:
-        return _ratio(self.thread.value if self.thread else None, self.fiber.value if self.fiber else None)
+        return ratio_of(self.thread.value if self.thread else None, self.fiber.value if self.fiber else None)
 
     @property
     def short(self) -> str:
@@ -212,9 +211,9 @@ def section_pairs(run: Run, points: list[Point]) -> list[str]:
         if fiber_fallback:
             fiber_fallbacks.append(mine[0])
         body.append([shown(what, fallback, fiber_fallback, mine[0].pair), _side(records, mine, False)]
-                    + [_cell(by[m].fiber.value) if m in by and by[m].fiber else "" for m in ms]
+                    + [cell(by[m].fiber.value) if m in by and by[m].fiber else "" for m in ms]
                     + [_side(records, mine, True)]
-                    + [_cell(by[m].thread.value) if m in by and by[m].thread else "" for m in ms]
+                    + [cell(by[m].thread.value) if m in by and by[m].thread else "" for m in ms]
                     + [ratio_cell(by[m].ratio) if m in by else "" for m in ms])
     n = len(ms)
     u = run.units.short
@@ -250,17 +249,17 @@ class WorksetRow:
 
     @property
     def threads_multi(self) -> Interval:
-        return _ratio(self.threads, self.multi)
+        return ratio_of(self.threads, self.multi)
 
     @property
     def multi_single(self) -> Interval:
-        return _ratio(self.multi, self.single)
+        return ratio_of(self.multi, self.single)
 
     @property
     def extra_per_switch(self) -> Interval:
         """(threads - multi) / (2 reps): what an address-space switch adds to each of the 2 reps switches."""
         if self.threads is None or self.multi is None or not self.reps:
-            return _nan()
+            return Interval.none()
         return (self.threads - self.multi).scale(1.0 / (2 * self.reps))
 
 
@@ -342,7 +341,7 @@ class CaseRow:
         """tlb_refill: TSC ticks (or instructions) per page touched."""
         v = self.values.get(mode)
         if v is None or not self.pages:
-            return _nan()
+            return Interval.none()
         return v.scale(1.0 / self.pages)
 
 
@@ -378,7 +377,7 @@ def fault_rows(points: list[Point]) -> list[CaseRow]:
         r0 = next((r for r in mine if r.params.get("ring") == 0), None)
         r3 = next((r for r in mine if r.params.get("ring") == 3), None)
         if r0 and r3:
-            vals: dict[str, Interval] = {m: _ratio(v, r0.values.get(m)) for m, v in r3.values.items()
+            vals: dict[str, Interval] = {m: ratio_of(v, r0.values.get(m)) for m, v in r3.values.items()
                                          if r0.values.get(m) is not None}
             text_pages = f" pages={pages}" if pages is not None else ""
             out.append(CaseRow("faults", "pf_roundtrip", f"ring 3 / ring 0{text_pages}", "ratio", vals,
@@ -437,7 +436,7 @@ class CommitRow:
 
     @property
     def ratio(self) -> Interval:
-        return _ratio(self.commit, self.reference)
+        return ratio_of(self.commit, self.reference)
 
 
 def commit_rows(points: list[Point]) -> list[CommitRow]:
@@ -474,7 +473,7 @@ def section_commit(run: Run, points: list[Point]) -> list[str]:
         line = ([str(pages or "")] if many else []) + [str(dirty)]
         for m in ms:
             r = by.get((pages, dirty, m))
-            line += [_cell(r.commit) if r else "", _cell(r.single) if r else "", ratio_cell(r.ratio) if r else ""]
+            line += [cell(r.commit) if r else "", cell(r.single) if r else "", ratio_cell(r.ratio) if r else ""]
         body.append(line)
     pages_text = f", {keys[0][0]} pages" if not many and keys[0][0] else ""
     return ([f"aspace commit: {run.units.name} per page{pages_text}, word-by-word diff against the twin with that "
@@ -610,11 +609,9 @@ def derived(run: Run) -> list[Derived]:
 
 def write_csv(run: Run, path: Path) -> Path | None:
     """aspace.csv (docs/REPORT.md); None when the set has no aspace results."""
-    rows = csv_rows(run)
-    if not rows:
-        return None
-    return text.write_csv(path, ASPACE_HEADER, rows)
+    return write_cells(cells(run), path)
 
 
 def files(run: Run, out: Path, plots: bool) -> list[Path]:
-    return csv_and_plots(run, out, plots, lambda: write_csv(run, out / ASPACE_CSV), BENCHES, "aspaceplots")
+    from . import aspaceplots  # here, not at the top: aspaceplots draws this module's tables
+    return csv_and_plots(run, out, plots, lambda: write_csv(run, out / ASPACE_CSV), BENCHES, aspaceplots.write_all)

@@ -11,7 +11,8 @@ from .context import Derived, Run, csv_and_plots
 from .derive import (EVENT_SHORT, MISS_EVENTS, QUANTITIES, RR, SHAPES, Row, Series, SwitchCost, collect_ctxsw,
                      conc_counter, derive, effect_name, pick, switch_costs, vm_counter, vm_label, vm_pairs)
 from .interval import LEGEND, Interval, cell, short, verdict
-from .machine import Units
+from .kinds import Units
+from .plots import write_all as write_plots
 from .text import exact, table
 
 BENCHES = ("ctxsw", "workset")
@@ -277,7 +278,7 @@ def files(run: Run, out: Path, plots: bool) -> list[Path]:
         name = MODEL_DERIVED_CSV if work.is_model else DERIVED_CSV
         return write_derived(rows, out / name, work.units) if rows else None
 
-    return csv_and_plots(run, out, plots, table, BENCHES, "plots")
+    return csv_and_plots(run, out, plots, table, BENCHES, write_plots)
 
 
 def quantity_help() -> str:

@@ -5,16 +5,20 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+import textwrap
 from pathlib import Path
 from typing import NoReturn, Sequence, TextIO
 
-from . import benchreport, compare, emulators, estimate, model, qrdecode, report, results, runner
+from . import benchreport, compare, defaults, emulators, estimate, model, qrdecode, report, results, runner
+from .paper import size_text
 from .progress import Progress
-from .protocol import parse_log
+from .protocol import parse_boots, pick_boot
 
 
 # Where runs go without --out (default: results/ in the repository).
 RESULTS_ENV = "CLEANROOM_RESULTS"
+HELP_WIDTH = 100  # the emulators' lines in `run --help`
+HOSTED_MEMORY_MB = 3072  # the estimate's memory for hosted: a 32-bit Linux process has about 3 GiB for its buffers
 
 
 class Parser(argparse.ArgumentParser):
@@ -36,9 +40,19 @@ def seconds(text: str) -> float:
     return value
 
 
+def positive(text: str) -> int:
+    """A whole number from 1 (--boot)."""
+    if not text.isdigit() or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"not a whole number from 1: {text!r}")
+    return int(text)
+
+
 def _paper(emulator: str, case: bool = False) -> str:
     """The estimate of suite=paper (or of its longest case) for --help, from the model itself."""
-    p = estimate.plan("suite=paper")
+    try:
+        p = estimate.plan("suite=paper")
+    except defaults.DefaultsError:
+        return "?"  # `run` says why
     secs: float | None
     if case:
         secs = estimate.longest_case(p, emulator, emulators.DEFAULT_MEMORY_MB)
@@ -48,8 +62,27 @@ def _paper(emulator: str, case: bool = False) -> str:
     return estimate.duration_text(secs).lstrip("~") if secs is not None else "?"
 
 
+def _emulator_help() -> str:
+    """`run --help`'s list of emulators, from their rows: what each runs and what its runs can show."""
+    lines = ["emulators:"]
+    for e in emulators.EMULATORS:
+        lines += textwrap.wrap(f"{e.help} [{e.shows()}]", width=HELP_WIDTH, initial_indent=f"  {e.name:<12} ",
+                               subsequent_indent=" " * 15, break_on_hyphens=False, break_long_words=False)
+    return "\n".join(lines) + "\n"
+
+
+def _paper_defaults() -> str:
+    """suite=paper's defaults for --help, from lib/defaults.h."""
+    try:
+        p = estimate.plan("suite=paper")
+    except defaults.DefaultsError:
+        return "the defaults of lib/defaults.h"
+    return f"reps={p.workset_reps(1)}, sizes 0..{size_text(p.maxsize)}, paging both, runs {p.runs}"
+
+
 def build_parser() -> Parser:
     root = runner.repo_root()
+    never = ", ".join(e.name for e in emulators.EMULATORS if not e.refuses_long)
     p = Parser(prog="cleanroom", description="Host tool of the cleanroom measurement kernel.",
                epilog=results.EXIT_HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
@@ -58,20 +91,13 @@ def build_parser() -> Parser:
                         epilog=results.EXIT_HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
     ps.add_argument("log", type=Path, help="serial log (raw bytes as received)")
     ps.add_argument("--out", type=Path, help="directory for results.json/csv (default: the log's)")
+    ps.add_argument("--boot", type=positive, metavar="K",
+                    help="a log of several boots (each hello begins one): write only boot K into the "
+                         "directory (default: each boot's set into boot-1/, boot-2/, ... there)")
 
     pr = sub.add_parser(
         "run", help="boot the kernel in an emulator and capture its records",
-        epilog=(f"emulators:\n"
-                f"  qemu         qemu-system-i386 -kernel KERNEL -append CMDLINE (TCG)\n"
-                f"  qemu-icount  the same with -icount shift=0 (TSC counts instructions; runs repeat exactly)\n"
-                f"  qemu-model   qemu-icount plus the cache/TLB model plugin (build/cachemodel/libcachemodel.so,\n"
-                f"               `make`): --model picks the preset; each result gets `model` figures\n"
-                f"               (modelled cycles, misses; docs/MODEL.md), model.jsonl is kept\n"
-                f"  iso          qemu-system-i386 -cdrom ISO: GRUB under SeaBIOS\n"
-                f"  uefi         qemu-system-x86_64 -bios {emulators.OVMF} -cdrom ISO: GRUB under OVMF\n"
-                f"  bochs        Bochs booting the ISO (term display under a pseudo-terminal)\n"
-                f"  hosted       build/hosted/cleanroom-hosted (`make hosted`), a Linux build of the\n"
-                f"               benchmarks, pinned with taskset -c to one CPU; CMDLINE tokens become its argv\n"
+        epilog=(_emulator_help() +
                 f"ISO boots with --cmdline use a temporary ISO made with grub-mkrescue; without it,\n"
                 f"the built ISO and its default entry. exit=auto is added when CMDLINE has no exit=.\n"
                 f"\nHangs: a run is hung when no good record (valid CRC) has arrived for S seconds\n"
@@ -84,16 +110,18 @@ def build_parser() -> Parser:
                 f"the tool estimates its duration as boot + bytes zeroed / throughput + refills x\n"
                 f"refill cost + switches x switch cost + locks reps x rep cost (constants measured\n"
                 f"per emulator; docs/REPORT.md).\n"
-                f"Over {estimate.LIMIT_S / 60:.0f} min it refuses to start (exit 5) unless --yes is given (hosted\n"
+                f"Over {estimate.LIMIT_S / 60:.0f} min it refuses to start (exit 5) unless --yes is given ({never}\n"
                 f"runs are never refused). Without --silence, the silence limit becomes\n"
                 f"3 x the longest single case's estimate + 30 s when that is more. suite=paper\n"
-                f"(reps=100000, sizes 0..24M, paging both, runs 3) comes out at {_paper('qemu')} in QEMU\n"
+                f"({_paper_defaults()}) comes out at {_paper('qemu')} in QEMU\n"
                 f"and {_paper('bochs')} in Bochs, its longest case at {_paper('qemu', case=True)} in QEMU;\n"
                 f"the model is approximate.\n"
                 f"\nWithout --out, results go to results/<UTC time>-<emulator>/ (results/ or\n"
-                f"${RESULTS_ENV}) and results/latest points at them.\n\n" + results.EXIT_HELP),
+                f"${RESULTS_ENV}; -2, -3 ... appended when another run created that name first)\n"
+                f"and results/latest points at them.\n\n" + results.EXIT_HELP),
         formatter_class=argparse.RawDescriptionHelpFormatter)
-    pr.add_argument("--emulator", choices=emulators.EMULATORS, default="qemu", help="default: qemu")
+    pr.add_argument("--emulator", choices=emulators.names(), default=emulators.DEFAULT_EMULATOR,
+                    help=f"default: {emulators.DEFAULT_EMULATOR}")
     pr.add_argument("--cmdline", help='kernel command line, e.g. "suite=selftest"')
     pr.add_argument("--out", type=Path, help="results directory")
     pr.add_argument("--silence", type=seconds, metavar="S",
@@ -113,6 +141,10 @@ def build_parser() -> Parser:
                     help="start even when the duration estimate exceeds "
                          f"{estimate.LIMIT_S / 60:.0f} minutes")
     pr.add_argument("--cpu", help="QEMU -cpu MODEL (e.g. 486, pentium); for bochs, cpu: model=MODEL")
+    pr.add_argument("--cpus", type=positive, metavar="N",
+                    help="N CPUs: QEMU -smp N, the hosted build pinned to N CPUs (the last N allowed), and the "
+                         "kernel's cpus=N unless --cmdline sets cpus= (suite=smp needs 2 or more); "
+                         "not for bochs or qemu-model")
     pr.add_argument("--memory", type=int, metavar="MB",
                     help=f"guest memory in MiB (default {emulators.DEFAULT_MEMORY_MB})")
     pr.add_argument("--qemu-arg", action="append", default=[], metavar="ARG",
@@ -181,6 +213,8 @@ def build_parser() -> Parser:
     pp.add_argument("--out", type=Path,
                     help="where report.txt, derived.csv and plots/ go (default: the results directory: PATH, "
                          "or the directory of the file PATH names)")
+    pp.add_argument("--boot", type=positive, metavar="K",
+                    help="report boot K of a log of several boots (PATH/boot-K when parse wrote it)")
     pp.add_argument("--full", action="store_true", help="print every table after the summary (report.txt)")
     pp.add_argument("--no-plots", action="store_true", help="text and CSV files only (no matplotlib)")
     pp.add_argument("--figures", choices=model.FIGURE_CHOICES, default="auto",
@@ -235,43 +269,67 @@ def cmd_parse(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     except OSError as exc:
         err.write(f"cleanroom parse: cannot read {args.log}: {exc.strerror or exc}\n")
         return results.EXIT_SETUP
-    res = parse_log(data)
+    boots = parse_boots(data)
+    if args.boot is not None:
+        try:
+            boots = [pick_boot(boots, args.boot, str(args.log))]
+        except ValueError as exc:
+            err.write(f"cleanroom parse: {exc}\n")
+            return results.EXIT_SETUP
     out_dir = args.out if args.out is not None else args.log.parent
     # Re-parsing a run's own log keeps what the run recorded about itself.
     run = results.previous_run(out_dir)
     model_file = args.log.parent / model.MODEL_FILE
     model_ok = True
-    if model_file.is_file() or (run or {}).get("emulator") == emulators.MODEL_EMULATOR:
-        joined = model.join_file(res.records, model_file)  # a qemu-model run's log: join its model again
-        run = dict(run or {}, model=joined.run)
-        res.problems.extend(joined.problems)
-        model_ok = joined.ok
-    json_path, csv_path = results.write_results(out_dir, res, str(args.log), run)
-    out.write(res.summary_line() + "\n")
-    for line in res.detail_lines():
+    ran = emulators.find((run or {}).get("emulator"))
+    dirs = results.boot_dirs(out_dir, boots)
+    written = []
+    for res, boot_dir in zip(boots, dirs):
+        boot_run = run
+        if model_file.is_file() or (ran is not None and ran.model_plugin):
+            joined = model.join_file(res.records, model_file)  # a qemu-model run's log: join its model again
+            boot_run = dict(run or {}, model=joined.run)
+            res.problems.extend(joined.problems)
+            model_ok = model_ok and joined.ok
+        written.append(results.write_results(boot_dir, res, str(args.log), boot_run))
+    for line in results.boots_summary(boots, dirs):
         out.write(line + "\n")
-    out.write(f"wrote {json_path} and {csv_path}\n")
-    status = results.exit_status(res)
+    for json_path, csv_path in written:
+        out.write(f"wrote {json_path} and {csv_path}\n")
+    status = results.boots_exit_status(boots)
     return results.EXIT_DAMAGED if status == results.EXIT_OK and not model_ok else status
 
 
 def _out_dir(args: argparse.Namespace, label: str) -> tuple[Path, bool]:
+    """--out, or a new results directory of this run's own (created here); whether it is new."""
     if args.out is not None:
         return args.out, False
     base = os.environ.get(RESULTS_ENV)
-    return runner.default_out_dir(Path(base) if base else runner.repo_root() / "results", label), True
+    return runner.new_results_dir(Path(base) if base else runner.repo_root() / "results", label), True
 
 
-def _check_duration(args: argparse.Namespace, memory: int, err: TextIO) -> tuple[bool, float]:
+def _not_started(message: str, out_dir: Path, is_new: bool, err: TextIO) -> int:
+    """A run that could not start: say why; a results directory made for it goes again."""
+    if is_new:
+        runner.discard_results_dir(out_dir)
+    err.write(message + "\n")
+    return results.EXIT_SETUP
+
+
+def _check_duration(args: argparse.Namespace, emu: emulators.Emulator, memory: int,
+                    err: TextIO) -> tuple[bool, float]:
     """Print the duration estimate; (may start, silence limit for the run)."""
     silence = args.silence if args.silence is not None else runner.DEFAULT_SILENCE_S
     try:
-        p = estimate.plan(args.cmdline, hosted=args.emulator == "hosted")
+        p = estimate.plan(args.cmdline, hosted=emu.hosted)
     except estimate.CmdlineError:
         return True, silence  # the kernel will reject the command line itself
+    except defaults.DefaultsError as exc:
+        err.write(f"cleanroom run: not started: no duration estimate: {exc}\n")
+        return False, silence
     est = estimate.estimate(p, args.emulator, memory)
     if est is not None:
-        long = est.seconds > estimate.LIMIT_S and args.emulator in estimate.REFUSING
+        long = est.seconds > estimate.LIMIT_S and emu.refuses_long
         if long or (est.seconds >= 30 and not args.quiet):
             err.write(est.text(args.emulator) + "\n")
         if long and not args.yes:
@@ -297,17 +355,21 @@ def _silence_for_cases(p: estimate.Plan, args: argparse.Namespace, memory: int, 
 
 
 def cmd_run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    if args.emulator == "hosted" and args.memory is not None:
-        err.write("cleanroom run: --memory does not apply to hosted\n")
+    emu = emulators.get(args.emulator)  # argparse took it from the table's names
+    if emu.hosted and args.memory is not None:
+        err.write(f"cleanroom run: --memory does not apply to {emu.name}\n")
+        return results.EXIT_SETUP
+    if args.cpus is not None and not emu.smp:
+        err.write(f"cleanroom run: --cpus does not apply to {emu.name} (it applies to: "
+                  f"{', '.join(e.name for e in emulators.EMULATORS if e.smp)})\n")
         return results.EXIT_SETUP
     memory = args.memory if args.memory is not None else emulators.DEFAULT_MEMORY_MB
     spec = emulators.RunSpec(
         emulator=args.emulator, kernel=args.kernel, iso=args.iso, cmdline=args.cmdline,
         cpu=args.cpu, memory=memory, qemu_args=list(args.qemu_arg), binary=args.emulator_binary,
-        hosted=args.hosted, host_cpu=args.host_cpu, serial=args.serial,
+        hosted=args.hosted, host_cpu=args.host_cpu, cpus=args.cpus, serial=args.serial,
         screendump=args.screendump, model=args.model, plugin=args.plugin, qr_pages=args.qr_pages)
-    # a 32-bit Linux process has about 3 GiB for its buffers
-    may_start, silence = _check_duration(args, 3072 if args.emulator == "hosted" else memory, err)
+    may_start, silence = _check_duration(args, emu, HOSTED_MEMORY_MB if emu.hosted else memory, err)
     if not may_start:
         return results.EXIT_SETUP
     limits = runner.Limits(silence=silence, timeout=args.timeout)
@@ -321,10 +383,9 @@ def cmd_run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     try:
         outcome = runner.run_emulator(spec, out_dir, limits, progress, on_start=started)
     except emulators.SetupError as exc:
-        err.write(f"cleanroom run: {exc}\n")
-        return results.EXIT_SETUP
+        return _not_started(f"cleanroom run: {exc}", out_dir, is_default, err)
     runner.print_outcome(outcome, out, err)
-    status = results.exit_status(outcome.result, outcome.cut_short)
+    status = results.boots_exit_status(outcome.boots, outcome.cut_short)
     # the model's samples not matching the results is damage, like a missing record
     return results.EXIT_DAMAGED if status == results.EXIT_OK and not outcome.model_ok else status
 
@@ -342,12 +403,11 @@ def cmd_capture(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     try:
         outcome = runner.capture_port(args.port, args.baud, out_dir, limits, progress, announce)
     except emulators.SetupError as exc:
-        err.write(f"cleanroom capture: {exc}\n")
-        return results.EXIT_SETUP
+        return _not_started(f"cleanroom capture: {exc}", out_dir, is_default, err)
     if is_default:
         runner.point_latest(out_dir)
     runner.print_outcome(outcome, out, err)
-    return results.exit_status(outcome.result, outcome.cut_short)
+    return results.boots_exit_status(outcome.boots, outcome.cut_short)
 
 
 def cmd_decode_photos(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
@@ -359,8 +419,7 @@ def cmd_decode_photos(args: argparse.Namespace, out: TextIO, err: TextIO) -> int
     try:
         decoded = qrdecode.decode_photos(list(args.images), out_dir)
     except qrdecode.DecoderMissing as exc:
-        err.write(f"cleanroom decode-photos: {exc}\n")
-        return results.EXIT_SETUP
+        return _not_started(f"cleanroom decode-photos: {exc}", out_dir, is_default, err)
     if is_default:
         runner.point_latest(out_dir)
     asm, res = decoded.assembly, decoded.result
@@ -379,7 +438,7 @@ def cmd_decode_photos(args: argparse.Namespace, out: TextIO, err: TextIO) -> int
 
 def cmd_report(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     try:
-        rs = results.load(args.path)
+        rs = results.load(args.path, args.boot)
     except (OSError, ValueError) as exc:
         err.write(f"cleanroom report: {exc}\n")
         return results.EXIT_SETUP
@@ -388,7 +447,9 @@ def cmd_report(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         err.write(f"cleanroom report: --figures model: {args.path} has no model figures "
                   f"(a run with --emulator qemu-model has them)\n")
         return results.EXIT_SETUP
-    out_dir = args.out if args.out is not None else _results_dir(args.path)
+    out_dir = args.out if args.out is not None else rs.path.parent
+    if args.out is None and args.boot is not None and out_dir.name != f"boot-{args.boot}":
+        out_dir = out_dir / f"boot-{args.boot}"  # boot K of a log: its files apart from the log's
     # stdout is the report itself (with --full, exactly report.txt); what was written goes to stderr
     out.write(report.render(rs, full=args.full, report_txt=out_dir / report.REPORT_TXT))
     try:

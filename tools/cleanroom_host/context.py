@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import importlib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
 from . import model
-from .machine import Machine, Units
+from .kinds import Units
+from .machine import Machine
 from .protocol import Record
 
 
@@ -68,40 +68,12 @@ class Derived:
     null: float = 0.0  # no effect: 0 for a difference or a percentage, 1 for a ratio
 
 
-CELL_HEADER = ["table", "paging", "row", "column", "unit", "value", "min", "max", "verdict"]
-
-
-@dataclass(frozen=True)
-class Cell:
-    """One cell of a benchmark's table as its CSV (locks.csv, aspace.csv) writes it."""
-
-    table: str
-    mode: str  # the paging mode: 'off', 'on/4k', 'host'
-    row: str
-    column: str
-    unit: str
-    value: Any  # an Interval
-    null: float = 0.0  # 1 for a ratio
-    derived: bool = False  # computed from several records (a ratio, a difference), not one median
-
-    def csv(self) -> list[str]:
-        from .interval import verdict
-        from .text import exact
-
-        v = self.value
-        return [self.table, self.mode, self.row, self.column, self.unit, exact(v.mid), exact(v.lo), exact(v.hi),
-                verdict(v, self.null)]
-
-    def as_derived(self, group: str) -> Derived:
-        return Derived(group, f"{self.table} {self.mode} {self.row} {self.column}", self.unit, self.value, self.null)
-
-
 def csv_and_plots(run: Run, out: Path, plots: bool, table: Callable[[], Path | None], benches: tuple[str, ...],
-                  plot_module: str) -> list[Path]:
-    """A report module's files: its table (None when it has no rows), then its
-    plots when asked for and the run has its results. The plot module is
-    imported only then, so that matplotlib loads only for plots."""
+                  draw: Callable[[Run, Path], list[Path]]) -> list[Path]:
+    """A report module's files: its table (None when it has no rows), then, when asked for
+    and the run has its results, its figures (its plot module's write_all, into out/plots;
+    matplotlib loads only then)."""
     written = [path for path in [table()] if path is not None]
     if plots and run.results(*benches):
-        written += importlib.import_module(f".{plot_module}", __package__).write_all(run, out / "plots")
+        written += draw(run, out / "plots")
     return written

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Iterable
 
 from .interval import Interval
-from .machine import Units
+from .kinds import Units
 from .protocol import Record
 
 __all__ = ["Interval", "Series", "Row", "Quantity", "QUANTITIES", "derive", "pick", "extreme", "mode_of"]

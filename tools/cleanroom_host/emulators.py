@@ -1,4 +1,15 @@
-"""How each emulator is started: command lines, temporary ISOs, bochsrc."""
+"""The emulators: one row each (EMULATORS, at the end), and how each is started: command lines,
+temporary ISOs, bochsrc.
+
+A row says everything the tool knows about one emulator: its name and help line,
+the builder that turns a RunSpec into a Launch, its speed for the duration
+estimate, whether a long run is refused, what its runs' TSC counts and whether
+they can show caches and TLB effects, whether it boots the ISO, whether it is
+QEMU (QMP, --serial, --screendump, --qr-pages), and the machine kind of its
+results. `run --emulator`'s choices and help, the estimate (estimate.py), the
+report's platform (machine.py) and the runner read the rows; adding an emulator
+is one row, plus its builder when none of these fits.
+"""
 
 from __future__ import annotations
 
@@ -10,15 +21,12 @@ import signal
 import subprocess
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Callable
 
 from . import model
 from .text import not_installed
-
-EMULATORS = ("qemu", "qemu-icount", "iso", "uefi", "bochs", "hosted", "qemu-model")
-ISO_EMULATORS = ("iso", "uefi", "bochs")
-QEMU_EMULATORS = ("qemu", "qemu-icount", "iso", "uefi", "qemu-model")
-# qemu-icount plus the cache/TLB model plugin (docs/MODEL.md), made by `make`
-MODEL_EMULATOR = "qemu-model"
+from .kinds import (BOCHS, BOCHS_INSTRUCTIONS, HOST_TICKS, HOSTED, INSTRUCTIONS, QEMU_ICOUNT, QEMU_TCG, TICKS,
+                    Units)
 
 OVMF = Path("/usr/share/ovmf/OVMF.fd")
 BOCHS_BIOS = Path("/usr/share/bochs/BIOS-bochs-latest")
@@ -69,6 +77,7 @@ class RunSpec:
     binary: str | None = None  # replaces the emulator program (tests use a fake)
     hosted: Path = Path("build/hosted/cleanroom-hosted")  # the Linux build (`make hosted`)
     host_cpu: int | None = None  # hosted: the CPU to pin it to (None: the last one allowed)
+    cpus: int | None = None  # --cpus N: N CPUs (QEMU -smp N, hosted taskset over N) and cpus=N; None: one
     serial: str = "com1"  # QEMU: the machine's only UART, which carries the log (SERIAL_PORTS)
     screendump: Path | None = None  # QEMU: save the final screen here (PPM) through QMP
     qr_pages: Path | None = None  # QEMU: save every results QR page here (qr-000.ppm, ...) through QMP
@@ -230,7 +239,7 @@ def serial_args(port: str) -> list[str]:
     raise SetupError(f"unknown serial port {port!r}; choose one of {', '.join(SERIAL_PORTS)}")
 
 
-def _qemu_common(spec: RunSpec, qmp: Path | None = None) -> list[str]:
+def _qemu_common(emu: Emulator, spec: RunSpec, qmp: Path | None = None) -> list[str]:
     # --screendump, --qr-pages: a QMP socket to ask for the screen (and press keys) through
     argv = ["-display", "none", *serial_args(spec.serial), "-monitor", "none", "-no-reboot",
             "-device", "isa-debug-exit,iobase=0xf4,iosize=0x04", "-m", str(spec.memory)]
@@ -238,7 +247,11 @@ def _qemu_common(spec: RunSpec, qmp: Path | None = None) -> list[str]:
         argv += ["-qmp", f"unix:{qmp},server=on,wait=off"]
     if spec.cpu:
         argv += ["-cpu", spec.cpu]
-    return argv + list(spec.qemu_args)
+    if spec.cpus:
+        argv += ["-smp", str(spec.cpus)]
+    # QEMU's TSC counts instructions only under -icount (shift=0: one tick per instruction)
+    icount = ["-icount", "shift=0"] if emu.tsc == INSTRUCTIONS else []
+    return argv + list(spec.qemu_args) + icount
 
 
 def _model_plugin(spec: RunSpec, workdir: Path) -> tuple[str, Path]:
@@ -262,13 +275,27 @@ def last_cpu() -> int:
 
 
 def prepare_hosted(spec: RunSpec) -> Launch:
-    """The Linux build, pinned to one CPU with taskset; tokens become argv."""
+    """The Linux build, pinned with taskset to one CPU (--cpus N: to N of them, the last N
+    this process may use, the first of them the benchmark's own); tokens become argv."""
     if spec.cpu is not None:
         raise SetupError("--cpu does not apply to hosted (it runs on the host's CPU)")
     allowed = sorted(os.sched_getaffinity(0))
+    if spec.cpus:
+        if spec.host_cpu is not None:
+            raise SetupError("--host-cpu and --cpus: choose one (--cpus N takes the last N CPUs allowed)")
+        if spec.cpus > len(allowed):
+            raise SetupError(f"--cpus {spec.cpus}: this process may use {len(allowed)} CPU(s) "
+                             f"({', '.join(map(str, allowed))})")
+        cpus = allowed[-spec.cpus:]
+        cpu_list = ",".join(map(str, cpus))
+        return _hosted_launch(spec, cpu_list, {"host_cpus": cpus})
     cpu = spec.host_cpu if spec.host_cpu is not None else allowed[-1]
     if cpu not in allowed:
         raise SetupError(f"--host-cpu {cpu}: not a CPU this process may use ({', '.join(map(str, allowed))})")
+    return _hosted_launch(spec, str(cpu), {"host_cpu": cpu})
+
+
+def _hosted_launch(spec: RunSpec, cpu_list: str, info: dict[str, object]) -> Launch:
     taskset = _need_program("taskset")
     if spec.binary:
         prog = _program(spec, spec.binary)
@@ -276,97 +303,277 @@ def prepare_hosted(spec: RunSpec) -> Launch:
         _need_file(spec.hosted, "hosted build", "make hosted")
         prog = str(spec.hosted)
     tokens = (spec.cmdline or "").split()
-    return Launch([taskset, "-c", str(cpu), prog, *tokens], " ".join(tokens), info={"host_cpu": cpu})
+    return Launch([taskset, "-c", cpu_list, prog, *tokens], " ".join(tokens), info=info)
 
 
-def prepare(spec: RunSpec, workdir: Path) -> Launch:
-    """Check what the run needs, build any temporary ISO, return the launch."""
-    emu = spec.emulator
-    # The emulator runs in workdir: every path it is given must be absolute.
-    spec = replace(spec, kernel=spec.kernel.absolute(), iso=spec.iso.absolute())
-    if emu not in EMULATORS:
-        raise SetupError(f"unknown emulator {emu!r}; choose one of {', '.join(EMULATORS)}")
-    if spec.qemu_args and emu not in QEMU_EMULATORS:
-        raise SetupError(f"--qemu-arg does not apply to {emu}")
-    if spec.serial != "com1" and emu not in QEMU_EMULATORS:
-        raise SetupError(f"--serial does not apply to {emu} (it has COM1 only)")
-    if spec.model is not None and emu != MODEL_EMULATOR:
-        raise SetupError(f"--model applies only to --emulator {MODEL_EMULATOR}, not {emu}")
-    if spec.qr_pages is not None and emu not in QEMU_EMULATORS:
-        raise SetupError(f"--qr-pages needs QEMU ({', '.join(QEMU_EMULATORS)}), not {emu}")
-    if emu == "hosted":
-        return prepare_hosted(replace(spec, hosted=spec.hosted.absolute()))
-    # --screendump: the kernel halts at done (exit=halt unless the user chose
-    # an exit), so the screen is still there when QMP asks for it.
+# --- the builders: RunSpec -> Launch ------------------------------------------------
+
+def run_hosted(emu: Emulator, spec: RunSpec, workdir: Path) -> Launch:
+    """hosted: the Linux build, pinned to one CPU (no guest, no ISO, no final screen)."""
+    return prepare_hosted(replace(spec, hosted=spec.hosted.absolute()))
+
+
+def _final_screen(emu: Emulator, spec: RunSpec, workdir: Path) -> tuple[RunSpec, Path | None, str]:
+    """--screendump and --qr-pages: the kernel halts at done (exit=halt unless the user chose
+    an exit), so the screen is still there when QMP asks for it. Returns the spec
+    (--qr-pages adds qr=on unless the user chose), the QMP socket (None: none) and
+    the exit= to add when the command line names none."""
     qmp: Path | None = None
     exit_default = "auto"
     if spec.screendump is not None:
-        if emu not in QEMU_EMULATORS:
-            raise SetupError(f"--screendump needs QEMU ({', '.join(QEMU_EMULATORS)}), not {emu}")
-        if emu in ISO_EMULATORS and spec.cmdline is None:
+        if not emu.qemu:
+            raise SetupError(f"--screendump needs QEMU ({', '.join(qemu_names())}), not {emu.name}")
+        if emu.needs_iso and spec.cmdline is None:
             raise SetupError("--screendump with the built ISO: give --cmdline (its menu entries exit at done, "
                              "before the screen could be saved)")
         qmp = workdir.absolute() / QMP_SOCKET
         exit_default = "halt"
-    # --qr-pages: the same, and the kernel shows its QR codes (qr=on unless the user chose)
     if spec.qr_pages is not None:
         if spec.screendump is not None:
             raise SetupError("--qr-pages and --screendump: choose one (the QR pages are the final screens)")
-        if emu in ISO_EMULATORS and spec.cmdline is None:
+        if emu.needs_iso and spec.cmdline is None:
             raise SetupError("--qr-pages with the built ISO: give --cmdline (its menu entries exit at done, "
                              "before the codes are shown)")
         qmp = workdir.absolute() / QMP_SOCKET
         exit_default = "halt"
-        spec = replace(spec, cmdline=with_default(spec.cmdline, "qr", "on"))  # --qr-pages
-
+        spec = replace(spec, cmdline=with_default(spec.cmdline, "qr", "on"))
     if qmp is not None:
         _need_module("qemu.qmp", "qemu.qmp")
-    if emu in ("qemu", "qemu-icount", MODEL_EMULATOR):
-        prog = _program(spec, "qemu-system-i386")
-        _need_file(spec.kernel, "kernel", "make")
-        plugin = _model_plugin(spec, workdir) if emu == MODEL_EMULATOR else None
-        cmdline = with_exit(spec.cmdline, exit_default)
-        argv = [prog, "-kernel", str(spec.kernel), "-append", cmdline] + _qemu_common(spec, qmp)
-        if emu in ("qemu-icount", MODEL_EMULATOR):
-            argv += ["-icount", "shift=0"]
-        if plugin is None:
-            return Launch(argv, cmdline, qmp=qmp)
-        option, out = plugin
-        return Launch(argv + ["-plugin", option], cmdline, qmp=qmp, collect=[out])
+    return spec, qmp, exit_default
 
-    # ISO boots: the built ISO as is, or a temporary one carrying --cmdline.
-    iso_cmdline: str | None = None
-    keep: list[Path] = []
+
+def boot_kernel(emu: Emulator, spec: RunSpec, workdir: Path) -> Launch:
+    """QEMU's own multiboot loader: -kernel KERNEL -append CMDLINE (-icount where the row's TSC
+    counts instructions; the model plugin where it models caches)."""
+    spec, qmp, exit_default = _final_screen(emu, spec, workdir)
+    prog = _program(spec, "qemu-system-i386")
+    _need_file(spec.kernel, "kernel", "make")
+    plugin = _model_plugin(spec, workdir) if emu.model_plugin else None
+    cmdline = with_exit(spec.cmdline, exit_default)
+    argv = [prog, "-kernel", str(spec.kernel), "-append", cmdline] + _qemu_common(emu, spec, qmp)
+    if plugin is None:
+        return Launch(argv, cmdline, qmp=qmp)
+    option, out = plugin
+    return Launch(argv + ["-plugin", option], cmdline, qmp=qmp, collect=[out])
+
+
+@dataclass
+class IsoBoot:
+    """What an ISO boot starts from: the built ISO as is, or a temporary one carrying --cmdline."""
+
+    spec: RunSpec
+    qmp: Path | None
+    iso: Path
+    cmdline: str | None  # None: the ISO's own default menu entry
+    keep: list[Path]  # the temporary ISO's grub.cfg
+
+
+def _iso_boot(emu: Emulator, spec: RunSpec, workdir: Path) -> IsoBoot:
+    spec, qmp, exit_default = _final_screen(emu, spec, workdir)
     if spec.cmdline is None:
         _need_file(spec.iso, "ISO", "make iso")
-        iso = spec.iso
-    else:
-        iso_cmdline = with_exit(spec.cmdline, exit_default)
-        iso = make_iso(spec.kernel, iso_cmdline, workdir)
-        keep.append(workdir / "isodir" / "boot" / "grub" / "grub.cfg")
+        return IsoBoot(spec, qmp, spec.iso, None, [])
+    cmdline = with_exit(spec.cmdline, exit_default)
+    iso = make_iso(spec.kernel, cmdline, workdir)
+    return IsoBoot(spec, qmp, iso, cmdline, [workdir / "isodir" / "boot" / "grub" / "grub.cfg"])
 
-    if emu == "iso":
-        prog = _program(spec, "qemu-system-i386")
-        return Launch([prog, "-cdrom", str(iso), "-boot", "d"] + _qemu_common(spec, qmp), iso_cmdline,
-                      keep=keep, qmp=qmp)
-    if emu == "uefi":
-        prog = _program(spec, "qemu-system-x86_64")
-        _need_file(OVMF, "OVMF firmware")
-        return Launch([prog, "-bios", str(OVMF), "-cdrom", str(iso)] + _qemu_common(spec, qmp), iso_cmdline,
-                      keep=keep, qmp=qmp)
 
-    # bochs
-    prog = _program(spec, "bochs")
-    if not spec.binary:
+def boot_iso_bios(emu: Emulator, spec: RunSpec, workdir: Path) -> Launch:
+    """GRUB under SeaBIOS: qemu-system-i386 -cdrom ISO -boot d."""
+    b = _iso_boot(emu, spec, workdir)
+    prog = _program(b.spec, "qemu-system-i386")
+    return Launch([prog, "-cdrom", str(b.iso), "-boot", "d"] + _qemu_common(emu, b.spec, b.qmp), b.cmdline,
+                  keep=b.keep, qmp=b.qmp)
+
+
+def boot_iso_uefi(emu: Emulator, spec: RunSpec, workdir: Path) -> Launch:
+    """GRUB under OVMF: qemu-system-x86_64 -bios OVMF -cdrom ISO."""
+    b = _iso_boot(emu, spec, workdir)
+    prog = _program(b.spec, "qemu-system-x86_64")
+    _need_file(OVMF, "OVMF firmware")
+    return Launch([prog, "-bios", str(OVMF), "-cdrom", str(b.iso)] + _qemu_common(emu, b.spec, b.qmp),
+                  b.cmdline, keep=b.keep, qmp=b.qmp)
+
+
+def boot_bochs(emu: Emulator, spec: RunSpec, workdir: Path) -> Launch:
+    """Bochs booting the ISO, its term display under a pseudo-terminal, COM1 into a file."""
+    b = _iso_boot(emu, spec, workdir)
+    prog = _program(b.spec, "bochs")
+    if not b.spec.binary:
         _need_file(BOCHS_BIOS, "Bochs BIOS")
         _need_file(BOCHS_VGABIOS, "VGA BIOS")
     serial = workdir / "bochs-serial.out"
     rc = workdir / "bochsrc"
     rcfile = workdir / "bochs.rc"
-    rc.write_text(bochsrc(iso, serial, workdir / "bochs.log", spec.memory, spec.cpu), encoding="ascii")
+    rc.write_text(bochsrc(b.iso, serial, workdir / "bochs.log", b.spec.memory, b.spec.cpu), encoding="ascii")
     rcfile.write_text(BOCHS_RC, encoding="ascii")
     serial.write_bytes(b"")
     # Bochs ignores SIGTERM while it runs; its serial file is already written.
-    return Launch([prog, "-q", "-f", str(rc), "-rc", str(rcfile)], iso_cmdline,
+    return Launch([prog, "-q", "-f", str(rc), "-rc", str(rcfile)], b.cmdline,
                   serial_file=serial, needs_pty=True, env={"TERM": "vt100"},
-                  stop_signal=signal.SIGKILL, keep=keep + [rc], emulator_log=workdir / "bochs.log")
+                  stop_signal=signal.SIGKILL, keep=b.keep + [rc], emulator_log=workdir / "bochs.log")
+
+
+# --- the table ---------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Speed:
+    """Measured costs of one emulator on the reference host (the duration estimate, estimate.py)."""
+
+    bytes_per_s: float  # rep stosd zeroing throughput, 1 MiB buffers, paging off and on
+    refill_s: float  # fixed cost of one refill call (size 0)
+    switch_s: float  # one fiber switch
+    boot_s: float  # boot to done with nothing measured
+    lock_rep_s: float  # one rep of the whole locks benchmark (all its cases)
+    aspace_rep_s: float = 0.0  # one rep of every aspace case but workset_threads
+    thread_switch_s: float = 0.0  # one ring-3 thread switch between address spaces
+
+
+def slowed(speed: Speed, factor: float) -> Speed:
+    """An emulator's costs, each `factor` times as long."""
+    return Speed(speed.bytes_per_s / factor, speed.refill_s * factor, speed.switch_s * factor,
+                 speed.boot_s * factor, speed.lock_rep_s * factor, speed.aspace_rep_s * factor,
+                 speed.thread_switch_s * factor)
+
+
+# What a row's runs can show of caches and of the TLB.
+NONE = "not modelled"  # an emulator: every access costs the same
+MODELLED = "modelled"  # the cache/TLB model plugin prices every access (docs/MODEL.md)
+REAL = "real (this CPU's)"
+
+Builder = Callable[["Emulator", RunSpec, Path], Launch]
+
+
+@dataclass(frozen=True)
+class Emulator:
+    """One emulator: everything the tool knows about it (see the module's docstring)."""
+
+    name: str  # --emulator NAME, results.json's run.emulator, results/<time>-NAME
+    help: str  # one line of `run --help`
+    build: Builder  # how a run starts: RunSpec -> Launch
+    speed: Speed  # the duration estimate's costs
+    kind: str  # the machine kind of its results (kinds.py)
+    tsc: Units  # what one TSC tick of its runs is
+    caches: str = NONE  # NONE, MODELLED or REAL
+    tlb: str = NONE
+    refuses_long: bool = True  # a run estimated over estimate.LIMIT_S needs --yes
+    needs_iso: bool = False  # boots the ISO: the built one, or a temporary one carrying --cmdline
+    qemu: bool = False  # QEMU: --qemu-arg, --serial, --screendump and --qr-pages apply
+    smp: bool = False  # --cpus N applies (the machine gets N CPUs, the kernel cpus=N)
+
+    @property
+    def model_plugin(self) -> bool:
+        """It runs the cache/TLB model plugin: --model and --plugin apply, results get `model` figures."""
+        return self.caches == MODELLED
+
+    @property
+    def hosted(self) -> bool:
+        """The hosted build: a Linux process, no guest (no --memory), the hosted build's defaults."""
+        return self.kind == HOSTED
+
+    def shows(self) -> str:
+        """What its runs can show, for --help: the unit of the TSC, caches and TLB."""
+        seen = f"caches and TLB {self.caches}" if self.caches == self.tlb else f"caches {self.caches}, TLB {self.tlb}"
+        return f"TSC unit: {self.tsc.name}; {seen}"
+
+    def launch(self, spec: RunSpec, workdir: Path) -> Launch:
+        if spec.cpus is not None:
+            if not self.smp:
+                raise SetupError(f"--cpus does not apply to {self.name} (it applies to: "
+                                 f"{', '.join(e.name for e in EMULATORS if e.smp)})")
+            spec = replace(spec, cmdline=with_default(spec.cmdline, "cpus", str(spec.cpus)))
+        return self.build(self, spec, workdir)
+
+
+# Measured 2026-11-22 on a 2-CPU AMD EPYC VM, QEMU 7.2.22 (Debian), Bochs 2.7
+# (Debian), with `cleanroom run` of: bench=workset sizes=1M reps=1000 (Bochs:
+# 50) runs=2 warmup=0 paging=both for bytes/s; sizes=0 reps=2000000 (Bochs:
+# 200000) for the refill and switch costs (split by the cycles of single vs
+# multi); sizes=0 reps=1 runs=1 for the boot; bench=locks reps=10000 runs=1
+# warmup=0 paging=off for the locks. See docs/REPORT.md.
+# aspace (2026-11-23, same machine): bench=aspace paging=on sizes=0 reps=2000
+# (Bochs: 500) runs=1 warmup=0, the wall time less the boot over 2 rounds;
+# the thread switch from workset_threads' own cycles at size 0 under TCG
+# (QEMU drops its software TLB at every CR3 load), taken for all emulators.
+# locks (2026-11-23, after the LiteThreads handshake went to a tenth of the
+# steps): bench=locks reps=10000 runs=1 warmup=0 paging=off, the locks time of
+# the run's bench_seconds over 10000 reps (iso and uefi scaled as qemu).
+ICOUNT_SPEED = Speed(1.0e9, 37e-9, 8e-9, 2.0, 27e-6, 560e-6, 4e-6)
+# qemu-model (qemu-icount plus the cache/TLB plugin): every cost of qemu-icount times this factor
+# (the plugin's callback on every memory access). Measured (docs/MODEL.md, Speed): the quick workset,
+# paging=both, 6.1 s under qemu-icount and 29.9 s under qemu-model on the development machine.
+MODEL_SLOWDOWN = 4.9
+
+# In the order `run --help` lists them.
+EMULATORS: tuple[Emulator, ...] = (
+    Emulator("qemu", "qemu-system-i386 -kernel KERNEL -append CMDLINE (TCG)", boot_kernel,
+             Speed(3.7e9, 22e-9, 22e-9, 0.3, 17e-6, 190e-6, 4e-6), QEMU_TCG, HOST_TICKS, qemu=True, smp=True),
+    Emulator("qemu-icount", "the same with -icount shift=0 (TSC counts instructions; runs repeat exactly)",
+             boot_kernel, ICOUNT_SPEED, QEMU_ICOUNT, INSTRUCTIONS, qemu=True, smp=True),
+    Emulator("iso", "qemu-system-i386 -cdrom ISO: GRUB under SeaBIOS", boot_iso_bios,
+             Speed(3.7e9, 21e-9, 22e-9, 0.6, 16e-6, 190e-6, 4e-6), QEMU_TCG, HOST_TICKS, needs_iso=True, qemu=True,
+             smp=True),
+    Emulator("uefi", f"qemu-system-x86_64 -bios {OVMF} -cdrom ISO: GRUB under OVMF", boot_iso_uefi,
+             Speed(3.6e9, 19e-9, 19e-9, 3.6, 20e-6, 190e-6, 4e-6), QEMU_TCG, HOST_TICKS, needs_iso=True, qemu=True,
+             smp=True),
+    Emulator("bochs", "Bochs booting the ISO (term display under a pseudo-terminal)", boot_bochs,
+             Speed(2.1e8, 455e-9, 94e-9, 1.4, 96e-6, 3.2e-3, 4e-6), BOCHS, BOCHS_INSTRUCTIONS, needs_iso=True),
+    # The hosted build's speed, from its own records (cycles / tsc.hz) of sizes=0,1M,24M
+    # reps=200 and sizes=0 reps=2000000: real hardware, so it varies most
+    # between hosts. Used only to raise the silence limit, never to refuse.
+    Emulator("hosted", "build/hosted/cleanroom-hosted (`make hosted`), a Linux build of the benchmarks, pinned "
+                       "with taskset -c to one CPU; CMDLINE tokens become its argv", run_hosted,
+             Speed(1.1e11, 11e-9, 3.7e-9, 0.2, 3.2e-6), HOSTED, TICKS, caches=REAL, tlb=REAL, refuses_long=False,
+             smp=True),
+    Emulator("qemu-model", "qemu-icount plus the cache/TLB model plugin (build/cachemodel/libcachemodel.so, "
+                           "`make`): --model picks the preset; each result gets `model` figures (modelled cycles, "
+                           "misses; docs/MODEL.md), model.jsonl is kept", boot_kernel,
+             slowed(ICOUNT_SPEED, MODEL_SLOWDOWN), QEMU_ICOUNT, INSTRUCTIONS, caches=MODELLED, tlb=MODELLED,
+             qemu=True),
+)
+DEFAULT_EMULATOR = EMULATORS[0].name
+
+
+def names() -> tuple[str, ...]:
+    """Every emulator's name, in the table's order (`run --emulator`'s choices)."""
+    return tuple(e.name for e in EMULATORS)
+
+
+def qemu_names() -> tuple[str, ...]:
+    return tuple(e.name for e in EMULATORS if e.qemu)
+
+
+def find(name: object) -> Emulator | None:
+    """The row of this name; None for anything else (results.json's "serial", a missing name)."""
+    return next((e for e in EMULATORS if e.name == name), None)
+
+
+def get(name: str) -> Emulator:
+    """The row of this name; a SetupError naming the accepted ones for anything else."""
+    emu = find(name)
+    if emu is None:
+        raise SetupError(f"unknown emulator {name!r}; choose one of {', '.join(names())}")
+    return emu
+
+
+def of_kind(kind: str) -> Emulator | None:
+    """The first row whose results are of this machine kind (rows of one kind agree on the unit
+    of the TSC and on whether the caches are real: tests/test_emulator_table.py checks it)."""
+    return next((e for e in EMULATORS if e.kind == kind), None)
+
+
+def prepare(spec: RunSpec, workdir: Path) -> Launch:
+    """Check what the run needs, build any temporary ISO, return the launch."""
+    emu = get(spec.emulator)
+    # The emulator runs in workdir: every path it is given must be absolute.
+    spec = replace(spec, kernel=spec.kernel.absolute(), iso=spec.iso.absolute())
+    if spec.qemu_args and not emu.qemu:
+        raise SetupError(f"--qemu-arg does not apply to {emu.name}")
+    if spec.serial != "com1" and not emu.qemu:
+        raise SetupError(f"--serial does not apply to {emu.name} (it has COM1 only)")
+    if spec.model is not None and not emu.model_plugin:
+        models = " or ".join(e.name for e in EMULATORS if e.model_plugin)
+        raise SetupError(f"--model applies only to --emulator {models}, not {emu.name}")
+    if spec.qr_pages is not None and not emu.qemu:
+        raise SetupError(f"--qr-pages needs QEMU ({', '.join(qemu_names())}), not {emu.name}")
+    return emu.launch(spec, workdir)

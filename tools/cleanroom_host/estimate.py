@@ -5,125 +5,120 @@
               + aspace_reps * aspace_rep_s
 
 bytes, refills and switches are counted from the command line with the
-kernel's own defaults (bench/workset.c, bench/ctxsw.c, app/suite.c):
+kernel's own defaults, read from lib/defaults.h (defaults.py), which the
+kernel and the hosted build compile: runs, warmup and maxsize per suite, the
+sweep's reps, each benchmark's reps (CR_DEF_<BENCH>_REPS, _PAPER_REPS for
+suite=paper):
   workset, per size S with R = reps(S), passes = 2 for paging=both, else 1:
     bytes    = 2 scenarios x 2 buffers x R x S x (runs + warmup) x passes
     refills  = 2 scenarios x 2 buffers x R     x (runs + warmup) x passes
     switches = 2 x R (multi only)              x (runs + warmup) x passes
   ctxsw with R reps: 38 R switch-sized steps per run (4 switch routines x 2
     shapes of 2R switches, each shape with its loop of 2R iterations; 5 round
-    robins of about R switches and their loop of R) and 5 R for the round
-    robins' sizing pass.
-  locks with R reps (10000, 1000000 for suite=paper): lock_reps = R x
-    (runs + warmup) x passes; lock_rep_s is the measured time of one rep of
-    every locks case together. tsc and create take well under a second.
+    robins (CR_DEF_CTXSW_RR_NS) of about R switches and their loop of R) and
+    5 R for the round robins' sizing pass.
+  locks with R reps: lock_reps = R x (runs + warmup) x passes; lock_rep_s is
+    the measured time of one rep of every locks case together. tsc and create
+    take well under a second.
   aspace (paging on only: one pass; every ring-3 case has a probe run, so
     rounds = runs + warmup + 1): workset_threads per size S (in the quick
-    suite only 0, 4K, 64K and 1M), R = reps(S):
+    suite only CR_DEF_ASPACE_QUICK_SIZES), R = reps(S):
     bytes += 2 buffers x R x S x rounds, refills += 2 R x rounds,
-    thread_switches += 2 R x rounds; the other cases with A reps (reps=,
-    20000 for suite=paper, else 1000): aspace_reps = A x rounds, aspace_rep_s
-    being one rep of them all together.
+    thread_switches += 2 R x rounds; the other cases with A reps:
+    aspace_reps = A x rounds, aspace_rep_s being one rep of them all together.
 Sizes whose two buffers do not fit in guest memory are skipped, as the kernel
 skips them. case_seconds gives the longest single case of each benchmark (a
 run is silent for that long between two records): (runs + warmup) rounds, +1
-for aspace, of one size's multi case, of 38 R ctxsw switches, of R locks reps. The per-emulator constants were measured here (docs/REPORT.md).
-The model is approximate: within a factor of about 2 on another host.
+for aspace, of one size's multi case, of 38 R ctxsw switches, of R locks reps.
+The per-emulator constants (each row's `speed` in emulators.EMULATORS) were
+measured here (docs/REPORT.md). The model is approximate: within a factor of
+about 2 on another host.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import itertools
+from dataclasses import dataclass, field, fields
+from typing import get_type_hints
+
+from . import defaults
+
+from . import emulators
+from .emulators import Speed
 
 KIB = 1024
 MIB = 1024 * KIB
 GIB = 1024 * MIB
 
 
-@dataclass(frozen=True)
-class Speed:
-    """Measured costs of one emulator on the reference host."""
-
-    bytes_per_s: float  # rep stosd zeroing throughput, 1 MiB buffers, paging off and on
-    refill_s: float  # fixed cost of one refill call (size 0)
-    switch_s: float  # one fiber switch
-    boot_s: float  # boot to done with nothing measured
-    lock_rep_s: float  # one rep of the whole locks benchmark (all its cases)
-    aspace_rep_s: float = 0.0  # one rep of every aspace case but workset_threads
-    thread_switch_s: float = 0.0  # one ring-3 thread switch between address spaces
+def speed_of(emulator: str) -> Speed | None:
+    """The emulator's measured costs (its row in emulators.EMULATORS); None for an unknown name."""
+    row = emulators.find(emulator)
+    return row.speed if row is not None else None
 
 
-# Measured 2026-11-22 on a 2-CPU AMD EPYC VM, QEMU 7.2.22 (Debian), Bochs 2.7
-# (Debian), with `cleanroom run` of: bench=workset sizes=1M reps=1000 (Bochs:
-# 50) runs=2 warmup=0 paging=both for bytes/s; sizes=0 reps=2000000 (Bochs:
-# 200000) for the refill and switch costs (split by the cycles of single vs
-# multi); sizes=0 reps=1 runs=1 for the boot; bench=locks reps=10000 runs=1
-# warmup=0 paging=off for the locks. See docs/REPORT.md.
-# aspace (2026-11-23, same machine): bench=aspace paging=on sizes=0 reps=2000
-# (Bochs: 500) runs=1 warmup=0, the wall time less the boot over 2 rounds;
-# the thread switch from workset_threads' own cycles at size 0 under TCG
-# (QEMU drops its software TLB at every CR3 load), taken for all emulators.
-# locks (2026-11-23, after the LiteThreads handshake went to a tenth of the
-# steps): bench=locks reps=10000 runs=1 warmup=0 paging=off, the locks time of
-# the run's bench_seconds over 10000 reps (iso and uefi scaled as qemu).
-SPEEDS: dict[str, Speed] = {
-    "qemu": Speed(3.7e9, 22e-9, 22e-9, 0.3, 17e-6, 190e-6, 4e-6),
-    "qemu-icount": Speed(1.0e9, 37e-9, 8e-9, 2.0, 27e-6, 560e-6, 4e-6),
-    "iso": Speed(3.7e9, 21e-9, 22e-9, 0.6, 16e-6, 190e-6, 4e-6),
-    "uefi": Speed(3.6e9, 19e-9, 19e-9, 3.6, 20e-6, 190e-6, 4e-6),
-    "bochs": Speed(2.1e8, 455e-9, 94e-9, 1.4, 96e-6, 3.2e-3, 4e-6),
-    # The hosted build, from its own records (cycles / tsc.hz) of sizes=0,1M,24M
-    # reps=200 and sizes=0 reps=2000000: real hardware, so it varies most
-    # between hosts. Used only to raise the silence limit, never to refuse.
-    "hosted": Speed(1.1e11, 11e-9, 3.7e-9, 0.2, 3.2e-6),
-}
-# qemu-model (qemu-icount plus the cache/TLB plugin): every cost of qemu-icount times this factor
-# (the plugin's callback on every memory access). Measured (docs/MODEL.md, Speed): the quick workset,
-# paging=both, 6.1 s under qemu-icount and 29.9 s under qemu-model on the development machine.
-MODEL_SLOWDOWN = 4.9
+LIMIT_S = 600.0  # longer estimates need --yes (on the emulators whose row refuses_long)
 
-
-def slowed(speed: Speed, factor: float) -> Speed:
-    """An emulator's costs, each `factor` times as long."""
-    return Speed(speed.bytes_per_s / factor, speed.refill_s * factor, speed.switch_s * factor,
-                 speed.boot_s * factor, speed.lock_rep_s * factor, speed.aspace_rep_s * factor,
-                 speed.thread_switch_s * factor)
-
-
-SPEEDS["qemu-model"] = slowed(SPEEDS["qemu-icount"], MODEL_SLOWDOWN)
-LIMIT_S = 600.0  # longer estimates need --yes
-REFUSING = ("qemu", "qemu-icount", "iso", "uefi", "bochs", "qemu-model")  # emulators a long run is refused on
-
-# The kernel's defaults (lib/config.c, app/suite.c, bench/*.c).
+# The benchmarks and suites (bench/registry.def, app/suite.c).
 ALL_BENCHES = ("tsc", "ctxsw", "workset", "locks", "create", "aspace")
 SUITE_BENCHES = {"selftest": (), "quick": ALL_BENCHES, "paper": ALL_BENCHES, "all": ALL_BENCHES}
 TIMED = ("workset", "ctxsw", "locks", "aspace")  # the benchmarks the model counts
 SWEEP_SUITES = ("quick", "paper")  # suites with their own runs/warmup/paging/maxsize defaults
-PAPER_REPS = 100_000
-QUICK_BYTES = 4 * MIB
-QUICK_MIN_REPS = 4
-QUICK_MAX_REPS = 10_000
-CTXSW_REPS = 10_000
 # bench/ctxsw.c: switch-sized steps per round, in units of R: every routine
 # (pushad, callee, fxsave, jump) runs 2R switches in each of its 2 shapes and
-# 2R loop iterations beside each; the round robins about R switches for each
-# of their 5 n, and their loop R iterations. Plus 5 R once per pass (sizing).
+# 2R loop iterations beside each; each round robin about R switches, and their
+# loop R iterations. Plus R per round robin once per pass (sizing).
 CTXSW_ROUTINES = 4
-CTXSW_STEPS = CTXSW_ROUTINES * 2 * 2 * 2 + 5 + 1
-CTXSW_SIZING = 5
-LOCKS_REPS = 10_000
-LOCKS_PAPER_REPS = 1_000_000
-ASPACE_REPS = 1_000
-ASPACE_PAPER_REPS = 20_000
-# The hosted build's quick workset (bench/sweep.c, app/suite.c): real
-# caches need longer series and more runs than an emulator's shapes.
-HOSTED_QUICK_BYTES = 512 * MIB
-HOSTED_QUICK_MIN_REPS = 16
-HOSTED_QUICK_MAX_REPS = 200_000
-HOSTED_QUICK_MAXSIZE = 32 * MIB
-HOSTED_QUICK_RUNS = 5
-# bench/aspace.c: the quick suite measures workset_threads at these sizes only
-ASPACE_QUICK_SIZES = (0, 4 * KIB, 64 * KIB, MIB)
+CTXSW_FIXED_STEPS = CTXSW_ROUTINES * 2 * 2 * 2 + 1  # the routines' switches and loops, and rr's loop
+
+
+@dataclass(frozen=True)
+class Figures:
+    """One build's defaults, the kernel's or the hosted build's, from lib/defaults.h.
+
+    Each field is CR_DEF_<FIELD>_HOSTED or _KERNEL where the header has that
+    variant, else CR_DEF_<FIELD>; `names` says which for each field.
+    """
+
+    runs: int  # outside the quick and paper suites
+    warmup: int
+    maxsize: int
+    quick_runs: int
+    quick_warmup: int
+    quick_maxsize: int
+    paper_runs: int
+    paper_warmup: int
+    paper_maxsize: int
+    sweep_paper_reps: int  # the workset sweep (workset and aspace's workset_threads)
+    sweep_quick_bytes: int
+    sweep_quick_min_reps: int
+    sweep_quick_max_reps: int
+    ctxsw_reps: int
+    ctxsw_paper_reps: int
+    ctxsw_rr_ns: tuple[int, ...]
+    locks_reps: int
+    locks_paper_reps: int
+    aspace_reps: int
+    aspace_paper_reps: int
+    aspace_quick_sizes: tuple[int, ...]
+    names: dict[str, str] = field(compare=False, repr=False)
+
+
+def figures(d: defaults.Defaults, hosted: bool) -> Figures:
+    """The figures of one build (hosted or the kernel); DefaultsError names a missing default."""
+    variant, other = ("_HOSTED", "_KERNEL") if hosted else ("_KERNEL", "_HOSTED")
+    hints = get_type_hints(Figures)
+    values: dict[str, int | tuple[int, ...]] = {}
+    names: dict[str, str] = {}
+    for f in fields(Figures):
+        if f.name == "names":
+            continue
+        base = defaults.PREFIX + f.name.upper()
+        # a figure the other build has a variant of needs this build's variant too
+        name = base + variant if d.has(base + variant) or d.has(base + other) else base
+        values[f.name] = d.numbers(name) if hints[f.name] != int else d.number(name)
+        names[f.name] = name
+    return Figures(**values, names=names)  # type: ignore[arg-type]
 
 
 class CmdlineError(ValueError):
@@ -135,6 +130,9 @@ def parse_size(text: str) -> int:
     digits = text[:-1] if mult > 1 else text
     if not digits.isdigit():
         raise CmdlineError(f"not a size: {text!r}")
+    digits = digits.lstrip("0") or "0"  # the kernel reads any number of leading zeros
+    if len(digits) > 20:  # past uint64 (and past Python's int() digit limit, 4300)
+        raise CmdlineError(f"size out of range: {text[:40]!r}...")
     return int(digits) * mult
 
 
@@ -161,36 +159,54 @@ class Plan:
     passes: int
     sizes: list[int]
     reps: int | None  # reps= if given
+    fig: Figures  # the build's defaults (the kernel's or the hosted build's)
+    maxsize: int
     sizes_given: bool = False  # sizes= was on the command line
-    hosted: bool = False  # the hosted build's defaults (bench/sweep.c, app/suite.c)
+    hosted: bool = False  # the hosted build's figures and passes
     vm_passes: int = 1  # the workset's VM modes: paging off/on (kernel), pages 4k/2m (hosted)
 
     def workset_reps(self, size: int) -> int:
+        """bench/sweep.c's sweep_reps."""
         if self.reps is not None:
             return self.reps
         if self.suite == "paper":
-            return PAPER_REPS
-        if self.hosted:
-            return max(HOSTED_QUICK_MIN_REPS, min(HOSTED_QUICK_MAX_REPS, HOSTED_QUICK_BYTES // max(size, 1)))
-        return max(QUICK_MIN_REPS, min(QUICK_MAX_REPS, QUICK_BYTES // max(size, 1)))
+            return self.fig.sweep_paper_reps
+        f = self.fig
+        return max(f.sweep_quick_min_reps, min(f.sweep_quick_max_reps, f.sweep_quick_bytes // max(size, 1)))
+
+    def _reps(self, quick: int, paper: int) -> int:
+        return self.reps if self.reps is not None else paper if self.suite == "paper" else quick
 
     def ctxsw_reps(self) -> int:
-        return self.reps if self.reps is not None else PAPER_REPS if self.suite == "paper" else CTXSW_REPS
+        return self._reps(self.fig.ctxsw_reps, self.fig.ctxsw_paper_reps)
+
+    def ctxsw_steps(self) -> int:
+        """Switch-sized steps of one ctxsw round, in units of R."""
+        return CTXSW_FIXED_STEPS + len(self.fig.ctxsw_rr_ns)
 
     def locks_reps(self) -> int:
-        return self.reps if self.reps is not None else LOCKS_PAPER_REPS if self.suite == "paper" else LOCKS_REPS
+        return self._reps(self.fig.locks_reps, self.fig.locks_paper_reps)
 
     def aspace_reps(self) -> int:
-        return self.reps if self.reps is not None else ASPACE_PAPER_REPS if self.suite == "paper" else ASPACE_REPS
+        return self._reps(self.fig.aspace_reps, self.fig.aspace_paper_reps)
 
     def aspace_sizes(self) -> list[int]:
-        """workset_threads' sizes: the sweep's, or in the quick suite four of them."""
+        """workset_threads' sizes: the sweep's, or in the quick suite its own, those up to maxsize."""
         if self.suite != "quick" or self.sizes_given:
             return self.sizes
-        return [s for s in ASPACE_QUICK_SIZES if s <= max(self.sizes)]
+        return list(itertools.takewhile(lambda s: s <= self.maxsize, self.fig.aspace_quick_sizes))
 
 
-def plan(cmdline: str | None, hosted: bool = False) -> Plan:
+def suite_figure(fig: Figures, suite: str, what: str) -> int:
+    """runs, warmup or maxsize: the quick and paper suites' own, else the general default."""
+    value: int = getattr(fig, f"{suite}_{what}" if suite in SWEEP_SUITES else what)
+    return value
+
+
+def plan(cmdline: str | None, hosted: bool = False, header: defaults.Defaults | None = None) -> Plan:
+    """What the kernel (or the hosted build) measures for this command line, with the
+    defaults of lib/defaults.h (`header`: another copy of it, read by defaults.load)."""
+    fig = figures(header if header is not None else defaults.load(), hosted)
     kv: dict[str, str] = {}
     for token in (cmdline or "").split():
         key, sep, value = token.partition("=")
@@ -200,19 +216,18 @@ def plan(cmdline: str | None, hosted: bool = False) -> Plan:
     sweep = suite in SWEEP_SUITES
     benches = tuple(b for b in kv["bench"].split(",") if b) if kv.get("bench") else SUITE_BENCHES.get(suite, ())
     try:
-        runs = int(kv.get("runs", (HOSTED_QUICK_RUNS if hosted and suite == "quick" else 3) if sweep else 11))
-        warmup = int(kv.get("warmup", 1 if sweep else 2))
+        runs = int(kv.get("runs", suite_figure(fig, suite, "runs")))
+        warmup = int(kv.get("warmup", suite_figure(fig, suite, "warmup")))
         reps = int(kv["reps"]) if "reps" in kv else None
     except ValueError as exc:
         raise CmdlineError(str(exc)) from exc
     paging = kv.get("paging", "both" if sweep else "off")
-    quick_max = HOSTED_QUICK_MAXSIZE if hosted else 4 * MIB
-    maxsize = parse_size(kv["maxsize"]) if "maxsize" in kv else (quick_max if suite == "quick" else 24 * MIB)
+    maxsize = parse_size(kv["maxsize"]) if "maxsize" in kv else suite_figure(fig, suite, "maxsize")
     sizes = [parse_size(s) for s in kv["sizes"].split(",") if s] if "sizes" in kv else default_sizes(maxsize)
     # hosted: paging cannot be switched (one pass); the workset compares pages= instead
     passes = 1 if hosted else 2 if paging == "both" else 1
     vm_passes = (2 if kv.get("pages") == "both" else 1) if hosted else passes
-    return Plan(suite, benches, runs, warmup, passes, sizes, reps, "sizes" in kv, hosted, vm_passes)
+    return Plan(suite, benches, runs, warmup, passes, sizes, reps, fig, maxsize, "sizes" in kv, hosted, vm_passes)
 
 
 @dataclass
@@ -247,7 +262,7 @@ def duration_text(s: float) -> str:
 
 def estimate(p: Plan, emulator: str, memory_mb: int) -> Estimate | None:
     """None when the emulator has no measured speed or no benchmark the model counts runs."""
-    speed = SPEEDS.get(emulator)
+    speed = speed_of(emulator)
     if speed is None or not (set(TIMED) & set(p.benches)):
         return None
     passes = p.passes
@@ -266,7 +281,7 @@ def estimate(p: Plan, emulator: str, memory_mb: int) -> Estimate | None:
             switches += 2 * r * vm_rounds
     if "ctxsw" in p.benches:
         r = p.ctxsw_reps()
-        switches += CTXSW_STEPS * r * rounds + CTXSW_SIZING * r * passes
+        switches += p.ctxsw_steps() * r * rounds + len(p.fig.ctxsw_rr_ns) * r * passes
     lock_reps = p.locks_reps() * rounds if "locks" in p.benches else 0
     thread_switches = aspace_reps = 0
     if "aspace" in p.benches and speed.aspace_rep_s:
@@ -304,7 +319,7 @@ def case_seconds(p: Plan, emulator: str, memory_mb: int) -> dict[str, float]:
     between rounds once a second has passed: its silence is shorter still).
     locks and ctxsw are bounded by one round of the whole benchmark.
     """
-    speed = SPEEDS.get(emulator)
+    speed = speed_of(emulator)
     if speed is None:
         return {}
     rounds = p.runs + p.warmup
@@ -315,7 +330,7 @@ def case_seconds(p: Plan, emulator: str, memory_mb: int) -> dict[str, float]:
                     for s in p.sizes if _fits(s, memory_mb)]
         out["workset"] = rounds * max(per_size, default=0.0)
     if "ctxsw" in p.benches:
-        out["ctxsw"] = rounds * CTXSW_STEPS * p.ctxsw_reps() * speed.switch_s
+        out["ctxsw"] = rounds * p.ctxsw_steps() * p.ctxsw_reps() * speed.switch_s
     if "locks" in p.benches:
         out["locks"] = rounds * p.locks_reps() * speed.lock_rep_s
     if "aspace" in p.benches and speed.aspace_rep_s:

@@ -8,50 +8,13 @@ kernel run, `host` on a hosted one); the tables have every mode.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable
+from typing import Any
 
 from . import lockreport as lr
-from . import paper
+from .cells import collect, find, modes
 from .context import Run
-from .interval import Interval, verdict, NOISE
-from .plots import DPI, SIZE, _pyplot, save_figure
-
-if TYPE_CHECKING:
-    from matplotlib.axes import Axes
-    from matplotlib.figure import Figure
-
-OURS, THEIRS = "tab:blue", "tab:red"
-
-
-class Context:
-    """The subtitle, the unit and the emulator note shared by the figures."""
-
-    def __init__(self, run: Run) -> None:
-        self.run = run
-        self.records = run.records
-        self.units = run.units
-        cpu, hello = run.first("cpu"), run.first("hello")
-        self.where = str((hello or {}).get("platform") or "bare")
-        if cpu and cpu.get("platform") and cpu.get("platform") != self.where:
-            self.where = f"{self.where}, {cpu.get('platform')}"
-        self.cpu = paper.describe_cpu(cpu)
-        self.note = run.machine.trust if run.machine.emulated else None
-
-    def subtitle(self, mode: str) -> str:
-        return f"{self.cpu} ({self.where}); paging {mode}; unit: {self.units.name}"
-
-
-def _new(ctx: Context, title: str, mode: str) -> tuple["Figure", "Axes"]:
-    plt = _pyplot()
-    fig, ax = plt.subplots(figsize=SIZE, dpi=DPI)
-    fig.suptitle(title, fontsize=13, fontweight="bold")
-    ax.set_title(ctx.subtitle(mode), fontsize=9, color="dimgray")
-    ax.grid(True, which="major", axis="y", alpha=0.3)
-    return fig, ax
-
-
-def _save(fig: "Figure", ctx: Context, path: Path) -> Path:
-    return save_figure(fig, path, ctx.note)
+from .interval import Interval
+from .plotkit import OURS, THEIRS, FigureContext, FigureFn, draw, new_figure, pair_bars, save
 
 
 def _errors(vals: list[Any]) -> list[list[float]] | None:
@@ -62,25 +25,13 @@ def _errors(vals: list[Any]) -> list[list[float]] | None:
             [max(0.0, v.hi - v.mid) if v.bounded else 0.0 for v in vals]]
 
 
-def ratio_label(v: Interval) -> str:
-    """"x3.1", or "~x1" when the ratio's band holds 1."""
-    if not v.ok:
-        return ""
-    if verdict(v, 1.0) == NOISE:
-        return "~x1"
-    text = f"x{v.mid:.3g}"
-    if v.bounded and v.width > 0.1 * abs(v.mid):  # a wide band is part of the answer
-        text += f"\n({v.lo:.3g}..{v.hi:.3g})"
-    return text
-
-
-def litethreads(ctx: Context, out: Path) -> Path | None:
-    points = [p for p in lr.collect(ctx.records, lr.LOCKS) if p.case == "litethreads"]
+def litethreads(ctx: FigureContext, out: Path) -> Path | None:
+    points = [p for p in collect(ctx.records, lr.LOCKS) if p.case == "litethreads"]
     if not points:
         return None
-    mode = lr.modes(points)[0]
+    mode = modes(points)[0]
     points = [p for p in points if p.mode == mode]
-    fig, ax = _new(ctx, "litethreads: cost per item vs the unlock spin", mode)
+    fig, ax = new_figure(ctx, "litethreads: cost per item vs the unlock spin", mode)
     markers = "osD^v"
     for i, lock in enumerate(sorted({int(p.params.get("lock_loops", 0)) for p in points})):
         pts = sorted((p for p in points if int(p.params.get("lock_loops", 0)) == lock),
@@ -90,7 +41,7 @@ def litethreads(ctx: Context, out: Path) -> Path | None:
                 label=f"lock_loops = {lock}", alpha=0.85)
     chk = next((c for c in lr.lite_checks(points) if c.mode == mode), None)
     if chk is not None and chk.slope_2000.ok:
-        base = lr.find(points, mode, "litethreads", lock_loops=0, unlock_loops=0)
+        base = find(points, mode, "litethreads", lock_loops=0, unlock_loops=0)
         if base is not None:
             slope = chk.slope_2000.mid
             xs = [0.0] + [10 ** (k / 20) for k in range(0, 67)]  # 1 .. about 2200, smooth on symlog
@@ -103,25 +54,25 @@ def litethreads(ctx: Context, out: Path) -> Path | None:
     ax.set_ylabel(f"{ctx.units.short} per item (median), log scale")
     ax.grid(True, which="major", alpha=0.3)
     ax.legend(fontsize=8, loc="upper left")
-    return _save(fig, ctx, out / "litethreads.png")
+    return save(fig, ctx, out / "litethreads.png")
 
 
-def valchanov(ctx: Context, out: Path) -> Path | None:
-    points = [p for p in lr.collect(ctx.records, lr.LOCKS) if p.case == "valchanov"]
+def valchanov(ctx: FigureContext, out: Path) -> Path | None:
+    points = [p for p in collect(ctx.records, lr.LOCKS) if p.case == "valchanov"]
     if not points:
         return None
-    mode = lr.modes(points)[0]
+    mode = modes(points)[0]
     points = [p for p in points if p.mode == mode]
     labels = [f"{p.params.get('lock')}" for p in points]
     vals = [p.value for p in points]
     colors = [OURS] * len(vals)
-    nptl = next((p for p in lr.collect(ctx.records, lr.PEERS) if p.case == "lock_pthread_mutex"), None)
+    nptl = next((p for p in collect(ctx.records, lr.PEERS) if p.case == "lock_pthread_mutex"), None)
     if nptl is not None:
         labels.append("NPTL mutex\n(peers, 1 thread)")
         vals.append(nptl.value)
         colors.append(THEIRS)
     threads = points[0].params.get("threads")
-    fig, ax = _new(ctx, f"valchanov: {threads} fibers taking turns on one lock", mode)
+    fig, ax = new_figure(ctx, f"valchanov: {threads} fibers taking turns on one lock", mode)
     bars = ax.bar(range(len(vals)), [v.mid for v in vals], 0.6, color=colors, yerr=_errors(vals), capsize=3)
     ax.bar_label(bars, fmt="%.0f", fontsize=9, padding=2)
     ax.set_xticks(range(len(vals)), labels)
@@ -129,16 +80,16 @@ def valchanov(ctx: Context, out: Path) -> Path | None:
                                             if nptl is not None else ")"))
     ax.set_ylabel(f"{ctx.units.short} per lock+unlock (median; bars: min..max)")
     ax.set_ylim(0, max(v.hi if v.bounded else v.mid for v in vals) * 1.15)
-    return _save(fig, ctx, out / "valchanov.png")
+    return save(fig, ctx, out / "valchanov.png")
 
 
-def create(ctx: Context, out: Path) -> Path | None:
-    points = lr.collect(ctx.records, lr.CREATE)
+def create(ctx: FigureContext, out: Path) -> Path | None:
+    points = collect(ctx.records, lr.CREATE)
     if not points:
         return None
-    mode = lr.modes(points)[0]
+    mode = modes(points)[0]
     rows = [r for r in lr.create_rows(points) if r[1] == mode]
-    fig, ax = _new(ctx, "create: cost of one fiber vs fibers outstanding", mode)
+    fig, ax = new_figure(ctx, "create: cost of one fiber vs fibers outstanding", mode)
     for idx, name, color in ((2, "pool (stack pool)", OURS), (3, "firstfit (first-fit heap)", THEIRS)):
         pts = [(r[0], r[idx]) for r in rows if r[idx] is not None]
         xs, vs = [n for n, _v in pts], [v for _n, v in pts]
@@ -154,34 +105,16 @@ def create(ctx: Context, out: Path) -> Path | None:
     ax.set_ylim(bottom=0)
     ax.grid(True, which="major", alpha=0.3)
     ax.legend(fontsize=8)
-    return _save(fig, ctx, out / "create.png")
+    return save(fig, ctx, out / "create.png")
 
 
-def pair_bars(ax: "Axes", left: list[float], right: list[float], labels: tuple[str, str],
-              ratios: list[Interval], unit: str) -> tuple[list[int], float]:
-    """Two bars a comparison (left ours, right theirs) with their values, the
-    ratio above each pair ("~x1" inside the noise), log y. Returns the x positions and the bar width."""
-    width = 0.38
-    xs = list(range(len(left)))
-    for vals, dx, color, label in ((left, -width / 2, OURS, labels[0]), (right, width / 2, THEIRS, labels[1])):
-        bars = ax.bar([x + dx for x in xs], vals, width, color=color, label=label)
-        ax.bar_label(bars, fmt="%.0f", fontsize=8, padding=2)
-    for x, ratio in zip(xs, ratios):
-        if ratio.ok:
-            ax.annotate(ratio_label(ratio), xy=(x, 1.0), xycoords=("data", "axes fraction"), xytext=(0, -12),
-                        textcoords="offset points", ha="center", fontsize=8, color="black")
-    ax.set_yscale("log")
-    ax.set_ylabel(f"{unit} per operation (median), log scale")
-    return xs, width
-
-
-def peers(ctx: Context, out: Path) -> Path | None:
+def peers(ctx: FigureContext, out: Path) -> Path | None:
     rows = lr.peer_rows(ctx.records)
     if not rows:
         return None
     mode = rows[0].mode
     rows = [r for r in rows if r.mode == mode]
-    fig, ax = _new(ctx, "peers: cleanroom vs glibc/NPTL on the same host", mode)
+    fig, ax = new_figure(ctx, "peers: cleanroom vs glibc/NPTL on the same host", mode)
     ours = [r.ours.value.mid if r.ours else float("nan") for r in rows]
     theirs = [r.theirs.value.mid if r.theirs else float("nan") for r in rows]
     xs, width = pair_bars(ax, ours, theirs, ("cleanroom", "glibc / NPTL"),
@@ -195,7 +128,7 @@ def peers(ctx: Context, out: Path) -> Path | None:
     ax.set_xticks(xs, [r.what.replace(", ", "\n") for r in rows], fontsize=8)
     ax.set_xlabel("comparison (x: NPTL / cleanroom)")
     ax.legend(fontsize=8, loc="center right")
-    return _save(fig, ctx, out / "peers.png")
+    return save(fig, ctx, out / "peers.png")
 
 
 # (bits, shape) -> bar colour and hatch: blue 32-bit, orange 64-bit; the asymmetric shape hatched
@@ -203,7 +136,7 @@ SERIES_STYLE = {(32, "symmetric"): ("tab:blue", ""), (32, "asymmetric"): ("light
                 (64, "symmetric"): ("tab:orange", ""), (64, "asymmetric"): ("navajowhite", "//")}
 
 
-def switches(ctx: Context, out: Path) -> Path | None:
+def switches(ctx: FigureContext, out: Path) -> Path | None:
     """The peers' switch table as bars: per system, one bar per (bits, shape) the run has, log y."""
     rows = lr.switch_rows(ctx.records)
     if not rows:
@@ -211,8 +144,8 @@ def switches(ctx: Context, out: Path) -> Path | None:
     names = list(dict.fromkeys(r.name for r in rows))
     series = [(b, shape) for b in lr.switch_bits(rows) for shape in lr.SHAPES
               if any(r.shape == shape and b in r.values for r in rows)]
-    mode = lr.modes(lr.collect(ctx.records, lr.PEERS))[0]
-    fig, ax = _new(ctx, "peers: one switch, 32- and 64-bit, both shapes", mode)
+    mode = modes(collect(ctx.records, lr.PEERS))[0]
+    fig, ax = new_figure(ctx, "peers: one switch, 32- and 64-bit, both shapes", mode)
     width = 0.8 / len(series)
     for i, (b, shape) in enumerate(series):
         vals = []
@@ -232,23 +165,13 @@ def switches(ctx: Context, out: Path) -> Path | None:
     top = max(v for r in rows for v in (x.mid for x in r.values.values()) if v == v)
     ax.set_ylim(1, top * 8)
     ax.legend(fontsize=8, loc="upper left")
-    return _save(fig, ctx, out / "peers-switches.png")
+    return save(fig, ctx, out / "peers-switches.png")
 
 
-FigureFn = Callable[[Context, Path], "Path | None"]
 FIGURES: tuple[tuple[str, FigureFn], ...] = (
     ("litethreads", litethreads), ("valchanov", valchanov), ("create", create), ("peers", peers),
     ("switches", switches),
 )
-
-
-def draw(figures: tuple[tuple[str, FigureFn], ...], benches: tuple[str, ...], run: Run, out: Path) -> list[Path]:
-    """Draw every figure the run has data for (when it has results of
-    one of these benchmarks); return the files written."""
-    if not run.results(*benches):
-        return []
-    ctx = Context(run)
-    return [path for _name, fn in figures if (path := fn(ctx, out)) is not None]
 
 
 def write_all(run: Run, out: Path) -> list[Path]:

@@ -15,11 +15,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
-from . import text
-from .context import CELL_HEADER, Cell, Derived, Run, csv_and_plots
-from .derive import mode_of
+from .cells import Cell, Point, collect, find, make_cell, modes, ratio_cell, ratio_of, write_cells
+from .context import Derived, Run, csv_and_plots
 from .interval import Interval, cell, short
 from .protocol import Record
 from .text import table
@@ -28,7 +27,6 @@ BENCHES = ("locks", "create", "peers")
 LOCKS, CREATE, PEERS = BENCHES
 LOCKS_CSV = "locks.csv"
 SWITCHES_TABLE = "peers_switches"  # locks.csv's table of the switch rows
-LOCKS_HEADER = CELL_HEADER
 
 UNCONTENDED = ("tas", "ttas", "ticket", "tas_pause", "ttas_pause", "ticket_pause", "mutex", "spinblock", "sem")
 # (group, the case, the params naming a row, what one operation is)
@@ -79,59 +77,6 @@ PAPERS = ("papers, for context: Valchanov-Andreev, 5 threads x 1 000 000 lock/un
           "with the unlock spin and is unaffected by the lock spin")
 LITE_SLOPE_FROM = ((0, 0), (0, 200), (1000, 2000))
 LITE_LOCK_ONLY = ((0, 0), (100, 0), (1000, 0))
-
-
-@dataclass(frozen=True)
-class Point:
-    bench: str
-    case: str
-    mode: str
-    params: dict[str, Any]
-    value: Interval
-    impl: str
-
-
-def collect(records: Iterable[Record], bench: str) -> list[Point]:
-    out = []
-    for r in records:
-        if r.get("t") != "result" or r.get("bench") != bench:
-            continue
-        params = r.get("params") if isinstance(r.get("params"), dict) else {}
-        out.append(Point(bench, str(r.get("case")), mode_of(params), params, Interval.of(r),
-                         str(params.get("impl", ""))))
-    return out
-
-
-def modes(points: list[Point]) -> list[str]:
-    """Paging modes in the order the run measured them."""
-    return list(dict.fromkeys(p.mode for p in points))
-
-
-def find(points: list[Point], mode: str, case: str, **params: Any) -> Interval | None:
-    for p in points:
-        if p.mode == mode and p.case == case and all(p.params.get(k) == v for k, v in params.items()):
-            return p.value
-    return None
-
-
-def _nan() -> Interval:
-    return Interval.none()
-
-
-def _cell(v: Interval | None, digits: int = 0) -> str:
-    return cell(v, digits)
-
-
-def ratio_cell(v: Interval | None, digits: int = 2) -> str:
-    """A ratio with its band; "~1" when the band holds 1 (no difference)."""
-    return cell(v, digits, null=1.0)
-
-
-def _ratio(a: Interval | None, b: Interval | None) -> Interval:
-    """a / b of the medians, with the band of the two; NaN when either is missing or b is 0."""
-    if a is None or b is None:
-        return Interval.none()
-    return a.ratio(b)
 
 
 def spread(values: list[Interval]) -> Interval:
@@ -194,8 +139,8 @@ def lite_checks(points: list[Point]) -> list[LiteCheck]:
         base, short_, long_ = (c(*s) for s in LITE_SLOPE_FROM)
         if base is None:
             continue
-        s1 = (short_ - base).scale(1.0 / LITE_SLOPE_FROM[1][1]) if short_ else _nan()
-        s2 = (long_ - base).scale(1.0 / LITE_SLOPE_FROM[2][1]) if long_ else _nan()
+        s1 = (short_ - base).scale(1.0 / LITE_SLOPE_FROM[1][1]) if short_ else Interval.none()
+        s2 = (long_ - base).scale(1.0 / LITE_SLOPE_FROM[2][1]) if long_ else Interval.none()
         only = [v for v in (c(*s) for s in LITE_LOCK_ONLY) if v is not None]
         out.append(LiteCheck(mode, s1, s2, spread(only)))
     return out
@@ -213,7 +158,7 @@ def section_locks(run: Run) -> list[str]:
     if not points:
         return []
     ms = modes(points)
-    body = [[r.group, r.label, r.per] + [_cell(r.values.get(m)) for m in ms] for r in lock_rows(points)]
+    body = [[r.group, r.label, r.per] + [cell(r.values.get(m)) for m in ms] for r in lock_rows(points)]
     out = [f"locks: {run.units.name} per operation, median (min..max), per paging mode"]
     out += table(["test", "case/params", "per"] + [f"paging {m}" for m in ms], body, numeric=set(range(3, 3 + len(ms))))
     out += [lite_text(chk, run.units.short) for chk in lite_checks(points)]
@@ -232,7 +177,7 @@ def create_rows(points: list[Point]) -> list[tuple[int, str, Interval | None, In
             pool = find(points, mode, "pool", outstanding=n)
             ff = find(points, mode, "firstfit", outstanding=n)
             if pool or ff:
-                rows.append((n, mode, pool, ff, _ratio(ff, pool)))
+                rows.append((n, mode, pool, ff, ratio_of(ff, pool)))
     return rows
 
 
@@ -250,8 +195,8 @@ def section_create(run: Run) -> list[str]:
     for n in outs:
         row = [str(n)]
         for m in ms:
-            pool, ff, r = by.get((n, m), (None, None, _nan()))
-            row += [_cell(pool), _cell(ff), ratio_cell(r)]
+            pool, ff, r = by.get((n, m), (None, None, Interval.none()))
+            row += [cell(pool), cell(ff), ratio_cell(r)]
         body.append(row)
     return [f"create: {run.units.name} per fiber (create, run to exit, join), stack pool vs first-fit heap"] + table(
         head, body, numeric=set(range(len(head))))
@@ -269,7 +214,7 @@ class PeerRow:
 
     @property
     def ratio(self) -> Interval:
-        return _ratio(self.theirs.value if self.theirs else None, self.ours.value if self.ours else None)
+        return ratio_of(self.theirs.value if self.theirs else None, self.ours.value if self.ours else None)
 
 
 def _skip_why(records: list[Record], case: str) -> str:
@@ -308,9 +253,9 @@ def section_peers(run: Run) -> list[str]:
     body = []
     for r in rows:
         body.append([r.what + (f" ({r.mode})" if many else ""),
-                     r.ours.impl if r.ours else "", _cell(r.ours.value) if r.ours else "",
+                     r.ours.impl if r.ours else "", cell(r.ours.value) if r.ours else "",
                      (r.theirs.impl if r.theirs else "skipped: " + (r.skipped or "no record")),
-                     _cell(r.theirs.value) if r.theirs else "", ratio_cell(r.ratio, 1)])
+                     cell(r.theirs.value) if r.theirs else "", ratio_cell(r.ratio, 1)])
     u = run.units.short
     return ([f"peers: cleanroom vs glibc/NPTL on the same host, {run.units.name} per operation, median (min..max)"]
             + table(["comparison", "cleanroom", u, "glibc/NPTL", u, "NPTL/cleanroom"], body,
@@ -426,7 +371,7 @@ def section_switches(run: Run) -> list[str]:
         for b in widths:
             ratio = boost_ratio(rows, r, b)
             own = r.system == BOOST and b == boost_ref(rows, b) and b in r.values  # itself: no ratio to show
-            line += [_cell(r.values.get(b)), "ref" if own else ratio_cell(ratio, ratio_digits(ratio))]
+            line += [cell(r.values.get(b)), "ref" if own else ratio_cell(ratio, ratio_digits(ratio))]
         body.append(line)
     out = [f"peers, switches: {run.units.name} per switch (the timed loop over its switches, nothing subtracted), "
            f"median (min..max); / Boost: over Boost.Context's jump_fcontext in the same shape"]
@@ -519,12 +464,6 @@ def summary(run: Run) -> list[str]:
 
 # --- locks.csv -------------------------------------------------------------
 
-def make_cell(tbl: str, mode: str, row: str, column: str, unit: str, v: Interval | None, null: float = 0.0,
-              derived: bool = False) -> Cell:
-    """A CSV cell; a value that could not be computed is NaN."""
-    return Cell(tbl, mode, row, column, unit, v if v is not None else _nan(), null, derived)
-
-
 def cells(run: Run) -> list[Cell]:
     out: list[Cell] = []
     u = run.units.short
@@ -561,10 +500,6 @@ def cells(run: Run) -> list[Cell]:
     return out
 
 
-def csv_rows(run: Run) -> list[list[str]]:
-    return [c.csv() for c in cells(run)]
-
-
 def derived(run: Run) -> list[Derived]:
     def group(tbl: str) -> str:
         return PEERS if tbl == SWITCHES_TABLE else tbl if tbl in BENCHES else LOCKS
@@ -573,11 +508,9 @@ def derived(run: Run) -> list[Derived]:
 
 def write_csv(run: Run, path: Path) -> Path | None:
     """locks.csv (docs/REPORT.md); None when the set has no locks/create/peers results."""
-    rows = csv_rows(run)
-    if not rows:
-        return None
-    return text.write_csv(path, LOCKS_HEADER, rows)
+    return write_cells(cells(run), path)
 
 
 def files(run: Run, out: Path, plots: bool) -> list[Path]:
-    return csv_and_plots(run, out, plots, lambda: write_csv(run, out / LOCKS_CSV), BENCHES, "lockplots")
+    from . import lockplots  # here, not at the top: lockplots draws this module's tables
+    return csv_and_plots(run, out, plots, lambda: write_csv(run, out / LOCKS_CSV), BENCHES, lockplots.write_all)

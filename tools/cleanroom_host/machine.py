@@ -13,41 +13,22 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Iterable
 
+from . import emulators
+from .kinds import BOCHS, HARDWARE, HOSTED, QEMU_ICOUNT, QEMU_TCG, TICKS, UNKNOWN, VM, Units
 from .protocol import Record
-
-QEMU_TCG, QEMU_ICOUNT, BOCHS = "qemu-tcg", "qemu-icount", "bochs"
-HOSTED, HARDWARE, VM, UNKNOWN = "hosted", "hardware", "vm", "unknown"
-EMULATORS = (QEMU_TCG, QEMU_ICOUNT, BOCHS)  # model no caches and no TLB timing
 
 TCG_SIGNATURE = "TCGTCGTCGTCG"
 KVM_SIGNATURE = "KVMKVMKVM"
+# hello.platform and cpu.platform as the kernel writes them (docs/PROTOCOL.md)
+PLATFORM_HOSTED = "hosted"
+PLATFORM_BOCHS = "bochs"
+PLATFORM_QEMU = "qemu"  # under KVM too
 # Under -icount shift=0 the guest's TSC runs at 1 GHz, one tick per instruction; a TCG guest's
 # TSC follows the host's, which is never exactly that.
 ICOUNT_HZ = 1_000_000_000
 ICOUNT_HZ_TOLERANCE = 0.001
 ICOUNT_RDTSC = 3  # a back-to-back rdtsc pair under icount: three instructions
 
-# results.json's run.emulator -> platform kind ("serial": a real PC, by capture)
-EMULATOR_KIND = {"qemu": QEMU_TCG, "iso": QEMU_TCG, "uefi": QEMU_TCG, "qemu-icount": QEMU_ICOUNT,
-                 "bochs": BOCHS, "hosted": HOSTED, "qemu-model": QEMU_ICOUNT}
-
-
-@dataclass(frozen=True)
-class Units:
-    """How a TSC-based value is named: `name` in headings and sentences, `short` in compound units
-    ("TSC ticks per switch", derived.csv's "TSC ticks/series")."""
-
-    name: str
-    short: str
-
-    def per(self, what: str) -> str:
-        return f"{self.short}/{what}"
-
-
-TICKS = Units("TSC ticks", "TSC ticks")
-HOST_TICKS = Units("TSC ticks (host time)", "TSC ticks")
-INSTRUCTIONS = Units("instructions", "instructions")
-BOCHS_INSTRUCTIONS = Units("instructions (Bochs: one TSC tick per instruction)", "instructions")
 
 TRUST = {
     QEMU_TCG: "QEMU TCG: host time, no caches or TLB modelled; read instruction counts under qemu-icount instead",
@@ -98,8 +79,9 @@ class Machine:
 
     @property
     def emulated(self) -> bool:
-        """An emulator: no caches, no TLB timing; its cache sizes are made up."""
-        return self.kind in EMULATORS
+        """An emulator: no caches, no TLB timing; its cache sizes are made up (its row says so)."""
+        row = emulators.of_kind(self.kind)
+        return row is not None and row.caches != emulators.REAL
 
     @property
     def plot_caches(self) -> list[Cache]:
@@ -155,28 +137,30 @@ def _looks_icount(records: list[Record]) -> bool:
 
 def classify(records: list[Record], run: dict[str, Any] | None = None) -> str:
     """The platform kind: from the run's emulator when results.json recorded it, else from the records."""
-    emulator = run.get("emulator") if isinstance(run, dict) else None
-    if emulator in EMULATOR_KIND:
-        return EMULATOR_KIND[str(emulator)]
+    row = emulators.find(run.get("emulator")) if isinstance(run, dict) else None  # "serial": a real PC, by capture
+    if row is not None:
+        return row.kind
     hello, cpu = _first(records, "hello"), _first(records, "cpu")
-    if hello and hello.get("platform") == "hosted" or cpu and cpu.get("platform") == "hosted":
+    if hello and hello.get("platform") == PLATFORM_HOSTED or cpu and cpu.get("platform") == PLATFORM_HOSTED:
         return HOSTED
     if cpu is None:
         return UNKNOWN
     platform, hyper = cpu.get("platform"), cpu.get("hypervisor")
-    if platform == "bochs":
+    if platform == PLATFORM_BOCHS:
         return BOCHS
     # The kernel calls QEMU with KVM "qemu" too (exit=auto drives both the same way); under KVM
     # the CPU, its caches and its TSC are real.
     if hyper == KVM_SIGNATURE:
         return VM
-    if platform == "qemu" or hyper == TCG_SIGNATURE:
+    if platform == PLATFORM_QEMU or hyper == TCG_SIGNATURE:
         return QEMU_ICOUNT if _looks_icount(records) else QEMU_TCG
     return VM if hyper else HARDWARE
 
 
 def units_of(kind: str) -> Units:
-    return {QEMU_TCG: HOST_TICKS, QEMU_ICOUNT: INSTRUCTIONS, BOCHS: BOCHS_INSTRUCTIONS}.get(kind, TICKS)
+    """What a TSC tick is on this kind of platform: its emulators' row says; elsewhere a real TSC tick."""
+    row = emulators.of_kind(kind)
+    return row.tsc if row is not None else TICKS
 
 
 def data_caches(cpu: Record | None) -> list[Cache]:

@@ -13,7 +13,8 @@ from typing import Any, Iterable
 from .derive import MISS_EVENTS, EVENT_SHORT, OFF, Row, conc_counter, pick
 from .interval import (EXACT, FINDINGS, NO_SPREAD, NOISE, RESOLVED, UNRESOLVED, cell, chance, chance_limit, short,
                        verdict)
-from .machine import Cache, Machine, Units, data_caches
+from .kinds import BOCHS, HOSTED, Units
+from .machine import Cache, Machine, data_caches
 from .protocol import Record
 
 __all__ = ["Cache", "data_caches", "cache_position", "comparison", "emulated", "size_text", "bytes_text"]
@@ -309,11 +310,11 @@ def comparison(rows: list[Row], machine: Machine | Record | None, units: Units |
 def emulated(records: Iterable[Record]) -> str | None:
     """Why this run cannot show cache effects, or None when it ran on hardware."""
     m = Machine.of(list(records))
-    if m.kind == "hosted":
+    if m.kind == HOSTED:
         return ("hosted run: a Linux process pinned to one CPU; interrupts, the scheduler and other cores "
                 "still disturb it, and paging is always on (the kernel's paging cases are skipped)")
     if m.emulated:
-        who = "bochs" if m.kind == "bochs" else "qemu"
+        who = "bochs" if m.kind == BOCHS else "qemu"
         return (f"this run came from {who} (cpu.hypervisor {m.hypervisor or 'none'}): emulators model no caches, "
                 f"so no cache effect is expected; the curves show the emulator's costs, not the paper's "
                 f"cache pollution. Cache effects need real hardware (docs/HARDWARE.md).")

@@ -9,22 +9,21 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Iterable
+from typing import TYPE_CHECKING, Callable, Iterable
 
-from . import model, paper
+from . import paper
 from .context import Run
 from .derive import (EVENT_SHORT, HOST_LARGE, MISS_EVENTS, OFF, Row, Series, SwitchCost, collect_ctxsw, conc_counter,
                      derive, pick, switch_costs, vm_label, vm_pairs)
 from .interval import FINDINGS, NO_SPREAD, verdict
-from .machine import Units
+from .kinds import Units
+from .plotkit import DPI, new_axes, pyplot, save_figure, size_axis
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
     from matplotlib.figure import Figure
 
 PAPER = "Klimiankou 2018"
-DPI = 110
-SIZE = (9.0, 5.4)
 MODE_COLORS = {"off": "tab:blue", "on/4k": "tab:orange", "on/4m": "tab:green", "host": "tab:blue",
                "host/2m": "tab:blue", "host/4k": "tab:orange"}
 # Figures 6 and 7 draw single and multi for each paging mode: colour by case,
@@ -78,61 +77,9 @@ class PlotData:
         return any(r.base == HOST_LARGE for r in self.rows)
 
 
-def _pyplot() -> Any:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    return plt
-
-
-def save_figure(fig: "Figure", path: Path, note: str) -> Path:
-    """Writes a figure as PNG, with the run's note (e.g. "emulated: no caches") at the bottom."""
-    if note:
-        fig.text(0.01, 0.01, note, fontsize=8, color="firebrick", ha="left", va="bottom")
-    fig.tight_layout(rect=(0, 0.03 if note else 0, 1, 1))
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, format="png")
-    _pyplot().close(fig)
-    return path
-
-
 def _new(title: str, data: PlotData, series: Iterable[str]) -> tuple["Figure", "Axes"]:
-    plt = _pyplot()
-    fig, ax = plt.subplots(figsize=SIZE, dpi=DPI)
     names = sorted(set(series))
-    sub = data.subtitle + (f"; {names[0]}" if len(names) == 1 and names[0] else "")
-    fig.suptitle(title, fontsize=13, fontweight="bold")
-    ax.set_title(sub, fontsize=9, color="dimgray")
-    return fig, ax
-
-
-def _size_axis(ax: "Axes", sizes: list[int], caches: list[paper.Cache]) -> None:
-    """log2 working-set axis with byte labels and the caches as labelled lines."""
-    from matplotlib.ticker import FixedLocator, FuncFormatter, NullFormatter
-
-    ax.set_xscale("log", base=2)
-    lo = min(sizes) if sizes else 1
-    hi = max(sizes) if sizes else 1 << 20
-    k0, k1 = int(math.floor(math.log2(lo))), int(math.ceil(math.log2(hi)))
-    step = 1 if k1 - k0 <= 12 else 2
-    major = [2.0 ** k for k in range(k0 - (k0 % step), k1 + 1, step)]
-    ax.xaxis.set_major_locator(FixedLocator(major))
-    ax.xaxis.set_major_formatter(FuncFormatter(lambda x, _pos: paper.size_text(int(round(x)))))
-    ax.xaxis.set_minor_locator(FixedLocator([2.0 ** k for k in range(k0, k1 + 1)]))
-    ax.xaxis.set_minor_formatter(NullFormatter())
-    ax.set_xlim(2.0 ** k0 / 1.3, 2.0 ** k1 * 1.3)
-    ax.set_xlabel("working set: bytes per buffer (two buffers per scenario), log2 scale")
-    ax.grid(True, which="major", alpha=0.3)
-    for c in caches:
-        if not lo / 2 <= c.size <= hi * 2:
-            continue
-        ax.axvline(c.size, color="gray", linestyle=":", linewidth=1.2)
-        ax.annotate(f"{c.name} {paper.size_text(c.size)}", xy=(c.size, 0.0), xycoords=("data", "axes fraction"),
-                    xytext=(-2, 4), textcoords="offset points", rotation=90, va="bottom", ha="right",
-                    fontsize=8, color="dimgray",
-                    bbox={"boxstyle": "square,pad=0.1", "facecolor": "white", "edgecolor": "none", "alpha": 0.8})
+    return new_axes(title, data.subtitle + (f"; {names[0]}" if len(names) == 1 and names[0] else ""))
 
 
 def _y_scale(ax: "Axes", values: list[float], unit: str) -> None:
@@ -257,7 +204,7 @@ def _quantity_figure(data: PlotData, out: Path, name: str, title: str, ylabel: s
             color, style = MODE_COLORS.get(mode, "tab:purple"), "-"
         values += _line(ax, rows, _label(s, text, many), color, style, data.banded(s))
         sizes += [r.size for r in rows if r.size > 0]
-    _size_axis(ax, sizes, data.caches)
+    size_axis(ax, sizes, data.caches)
     ax.set_ylabel(ylabel)
     banded = any(data.banded(s) for _q, s, *_ in lines)
     return _finish(fig, ax, data, out / name, values, unit, banded, decorate)
@@ -394,7 +341,7 @@ def ctxsw(data: PlotData, out: Path) -> Path | None:
     above the mark); line: round robin against n, its loop dashed."""
     if not data.switches:
         return None
-    plt = _pyplot()
+    plt = pyplot()
     pairs = [c for c in data.switches if c.variant != "rr"]
     rr = [c for c in data.switches if c.variant == "rr"]
     fig, axes = plt.subplots(1, 2 if rr else 1, figsize=(12.0 if rr else 8.0, 5.0), dpi=DPI, squeeze=False,

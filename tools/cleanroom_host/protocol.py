@@ -4,6 +4,9 @@ A record line is ``@cr1 <json> ~<crc>`` (see docs/PROTOCOL.md). The log is
 read as bytes; any other text around records is ignored. A frame whose CRC
 or JSON is bad is counted as corrupt and never guessed at; every good record
 is kept, duplicates are dropped, reordered records are put back in seq order.
+A log may hold several boots (a capture left running across a reset, logs
+joined): each begins at the kernel's banner line or its `hello`, and each
+is parsed on its own (parse_boots); parse_log wants a log of one.
 """
 
 from __future__ import annotations
@@ -13,12 +16,15 @@ import json
 import re
 import zlib
 from dataclasses import dataclass, field
-from typing import Any, Iterator
+from typing import Any, Iterable, Iterator
 
 PROTO_VERSION = 1
 MARKER = b"@cr1 "
 CRC_SEP = b" ~"
 EOL = b"\r\n"
+# The end of the line the kernel prints before its first record,
+# "cleanroom <version>: records follow (protocol v1)" (WIRE_BANNER_TAIL).
+BANNER_TAIL = b": records follow (protocol v1)"
 
 RECORD_TYPES = (
     "hello", "cpu", "tsc", "mem", "config", "progress", "result", "test",
@@ -57,6 +63,7 @@ class Frame:
     record: Record | None  # the decoded record, or None when corrupt
     raw: bytes  # the JSON bytes (good) or the frame text (corrupt), capped
     reason: str = ""  # why it is corrupt
+    banner: bool = False  # not a record: the kernel's banner line, where a boot begins
 
 
 def decode_frame(segment: bytes) -> tuple[Record | None, bytes, str]:
@@ -115,9 +122,16 @@ def split_lines(data: bytes) -> Iterator[tuple[int, bytes]]:
 
 
 def scan(data: bytes) -> Iterator[Frame]:
-    """Yield every frame of a whole log, in arrival order."""
+    """Yield every frame of a whole log, in arrival order, and a banner
+    Frame where the kernel's banner line is."""
     for lineno, line in split_lines(data):
-        yield from scan_line(line, lineno)
+        at = line.find(BANNER_TAIL)
+        if at < 0:
+            yield from scan_line(line, lineno)
+            continue
+        yield from scan_line(line[:at], lineno)  # a record cut off by a reset, say
+        yield Frame(lineno, None, b"", banner=True)
+        yield from scan_line(line[at:], lineno)
 
 
 @dataclass
@@ -134,6 +148,9 @@ class ParseResult:
     done: Record | None = None
     complete: bool = False
     problems: list[str] = field(default_factory=list)
+    boot: int = 1  # which boot of the log this is (1-based)
+    boots: int = 1  # how many the log holds
+    lines: tuple[int, int] | None = None  # the log lines its frames came from (None: no frame)
 
     @property
     def status(self) -> str | None:
@@ -154,6 +171,11 @@ class ParseResult:
             if r.get("t") == t:
                 return r
         return None
+
+    def boot_text(self) -> str:
+        """'boot 2 of 3 (log lines 41-80)'."""
+        where = f" (log lines {self.lines[0]}-{self.lines[1]})" if self.lines else ""
+        return f"boot {self.boot} of {self.boots}{where}"
 
     def summary_line(self) -> str:
         return (f"records: {len(self.records)} good, {self.corrupt} corrupt, "
@@ -219,6 +241,8 @@ def assemble(frames: Iterator[Frame]) -> ParseResult:
     arrival: list[int] = []
     max_seen = -1
     for fr in frames:
+        if fr.banner:
+            continue
         if fr.record is None:
             res.corrupt += 1
             res.corrupt_lines.append(fr.line)
@@ -263,9 +287,69 @@ def assemble(frames: Iterator[Frame]) -> ParseResult:
     return res
 
 
+def split_boots(frames: Iterable[Frame]) -> list[list[Frame]]:
+    """Frames in arrival order, one list per boot. A boot begins at the
+    kernel's banner or at a good `hello`, once the boot before holds a good
+    record (a hello repeated before anything else of its boot arrived is a
+    duplicated line, not a boot). Frames before the first go with it."""
+    boots: list[list[Frame]] = [[]]
+    hello: bytes | None = None  # the boot's hello, while nothing else of it has arrived
+    other = False  # the boot holds a good record besides that hello
+    for fr in frames:
+        rec = fr.record
+        is_hello = rec is not None and rec.get("t") == "hello"
+        repeat = is_hello and not other and fr.raw == hello
+        if (fr.banner or is_hello and not repeat) and (other or hello is not None):
+            boots.append([])
+            hello, other = None, False
+        if is_hello and not other:
+            hello = fr.raw
+        elif rec is not None and not repeat:
+            other = True
+        boots[-1].append(fr)
+    return boots
+
+
+def parse_boots(data: bytes) -> list[ParseResult]:
+    """Parse a whole serial log (bytes exactly as received): one ParseResult
+    per boot, in the order they ran; records of two boots are never merged."""
+    boots = split_boots(scan(data))
+    results = []
+    for k, frames in enumerate(boots, 1):
+        res = assemble(iter(frames))
+        res.boot, res.boots = k, len(boots)
+        res.lines = (frames[0].line, frames[-1].line) if frames else None
+        results.append(res)
+    return results
+
+
+class SeveralBoots(ValueError):
+    """A log of several boots where one results set was asked for."""
+
+    def __init__(self, what: str, boots: list[ParseResult]) -> None:
+        self.boots = boots
+        listed = "; ".join(f"{b.boot}: log lines {b.lines[0]}-{b.lines[1]}, {b.status or 'no done'}"
+                           if b.lines else f"{b.boot}: empty" for b in boots)
+        super().__init__(f"{what} holds {len(boots)} boots ({listed}), and a results set is one boot: "
+                         f"pick one with --boot K, or run `cleanroom parse` on the log, which writes each "
+                         f"boot's set into boot-1/ ... boot-{len(boots)}/ beside it")
+
+
+def pick_boot(boots: list[ParseResult], boot: int | None, what: str) -> ParseResult:
+    """The log's only boot, or boot number `boot` (1-based) of several."""
+    if boot is None:
+        if len(boots) > 1:
+            raise SeveralBoots(what, boots)
+        return boots[0]
+    if not 1 <= boot <= len(boots):
+        raise ValueError(f"--boot {boot}: {what} holds {len(boots)} boot{'s' if len(boots) > 1 else ''}; "
+                         f"choose 1 to {len(boots)}")
+    return boots[boot - 1]
+
+
 def parse_log(data: bytes) -> ParseResult:
-    """Parse a whole serial log (bytes exactly as received)."""
-    return assemble(scan(data))
+    """Parse a serial log of one boot; SeveralBoots when it holds more."""
+    return pick_boot(parse_boots(data), None, "the log")
 
 
 class StreamScanner:

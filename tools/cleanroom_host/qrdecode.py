@@ -22,7 +22,6 @@ from typing import Any, Iterable, Iterator
 from .protocol import consecutive_runs
 from .text import not_installed
 
-from .text import not_installed
 QR_PREFIX = "CR1"
 _FIELDS = 7  # prefix, i, n, len(L), CRC(L), CRC(chunk), data
 UNREADABLE_NAMED = 10  # images without a code named one by one; the rest counted

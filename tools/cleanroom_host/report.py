@@ -22,7 +22,8 @@ from typing import Any, Callable
 from . import aspacereport, benchreport, lockreport, model
 from .context import Run
 from .interval import Interval, short
-from .machine import BOCHS, QEMU_ICOUNT, counters_text
+from .kinds import INSTRUCTIONS
+from .machine import counters_text
 from .paper import size_text
 from .protocol import format_ranges
 from .results import ResultSet
@@ -104,10 +105,7 @@ def section_run(rs: ResultSet) -> list[str]:
 def _tsc_text(run: Run, tsc: dict[str, Any]) -> str:
     """The TSC as what it is on this platform: under icount and Bochs a tick is an instruction."""
     hz = human_hz(tsc.get("hz"))
-    kind = run.machine.kind
-    if kind == QEMU_ICOUNT:
-        rate = f"one tick per instruction ({hz} of emulated time; {tsc.get('hz')} Hz, method {tsc.get('method')})"
-    elif kind == BOCHS:
+    if run.units.short == INSTRUCTIONS.short:  # the emulator's row says its TSC counts instructions
         rate = f"one tick per instruction ({hz} of emulated time; {tsc.get('hz')} Hz, method {tsc.get('method')})"
     else:
         rate = f"{hz} ({tsc.get('hz')} Hz, method {tsc.get('method')})"

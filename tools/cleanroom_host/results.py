@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from . import model, text
-from .protocol import ParseResult, Record, parse_log
+from .protocol import ParseResult, Record, parse_boots, pick_boot
 
 RESULTS_JSON = "results.json"
 RESULTS_CSV = "results.csv"
@@ -39,6 +39,8 @@ def to_json_doc(res: ParseResult, source: str, run: dict[str, Any] | None = None
         "problems": res.problems,
         "records": res.records,
     }
+    if res.boots > 1:  # one boot of a log that holds several
+        doc["boot"] = {"index": res.boot, "of": res.boots, "lines": list(res.lines) if res.lines else None}
     if run is not None:
         doc["run"] = run
     return doc
@@ -99,6 +101,14 @@ def write_results(out_dir: Path, res: ParseResult, source: str,
     return json_path, csv_path
 
 
+def boot_dirs(out_dir: Path, boots: list[ParseResult]) -> list[Path]:
+    """Where each boot's results set goes: out_dir for a single one, else
+    out_dir/boot-K for boot K, so that no set ever holds two boots."""
+    if len(boots) == 1:
+        return [out_dir]
+    return [out_dir / f"boot-{res.boot}" for res in boots]
+
+
 def previous_run(out_dir: Path) -> dict[str, Any] | None:
     """The `run` object of an existing results.json in out_dir, if any."""
     try:
@@ -130,10 +140,16 @@ class ResultSet:
         return found[0] if found else None
 
 
-def load(path: Path) -> ResultSet:
-    """Load a results.json, a serial log, or a directory holding either."""
+def load(path: Path, boot: int | None = None) -> ResultSet:
+    """Load a results.json, a serial log, or a directory holding either.
+
+    A results set is one boot: a log of several needs boot (1-based), or a
+    directory holds them as boot-K/ (what parse writes for such a log).
+    """
     if path.is_dir():
-        if (path / RESULTS_JSON).is_file():
+        if boot is not None and (path / f"boot-{boot}").is_dir():
+            path, boot = path / f"boot-{boot}", None
+        if boot is None and (path / RESULTS_JSON).is_file():
             path = path / RESULTS_JSON
         elif (path / SERIAL_LOG).is_file():
             path = path / SERIAL_LOG
@@ -143,14 +159,24 @@ def load(path: Path) -> ResultSet:
         raise FileNotFoundError(f"{path}: no such file")
     data = path.read_bytes()
     if path.suffix == ".json":
+        if boot is not None:
+            raise ValueError(f"--boot {boot} picks a boot of a serial log; {path} is one results set already")
         try:
             doc = json.loads(data)
         except ValueError as exc:
             raise ValueError(f"{path}: not a results.json ({exc})") from exc
         if not isinstance(doc, dict) or not isinstance(doc.get("records"), list):
             raise ValueError(f"{path}: not a results.json (no records list)")
+        # written before boots were told apart: a second boot's hello and done among the
+        # records, or among the conflicts where its seq numbers were taken
+        conflicts = doc.get("conflicts")
+        kept = [r for r in doc["records"] + (conflicts if isinstance(conflicts, list) else []) if isinstance(r, dict)]
+        boots = max(sum(1 for r in kept if r.get("t") == t) for t in ("hello", "done"))
+        if boots > 1:
+            raise ValueError(f"{path} mixes the records of {boots} boots (written before boots were told apart): "
+                             f"run `cleanroom parse` on its serial log again")
         return ResultSet(path, doc)
-    return ResultSet(path, to_json_doc(parse_log(data), str(path)))
+    return ResultSet(path, to_json_doc(pick_boot(parse_boots(data), boot, str(path)), str(path)))
 
 
 # Exit status of `parse`, `run` and `capture` (documented in --help).
@@ -158,7 +184,7 @@ EXIT_OK = 0        # complete, done.status ok, nothing corrupt or missing
 EXIT_FAIL = 1      # done.status fail: a self-test or check failed
 EXIT_CONFIG = 2    # done.status config: the kernel rejected the command line
 EXIT_FAULT = 3     # done.status fault: an unexpected CPU exception
-EXIT_DAMAGED = 4   # incomplete (hung, timed out, interrupted), corrupt or missing records
+EXIT_DAMAGED = 4   # incomplete (hung, timed out, interrupted), corrupt or missing records; several boots
 EXIT_SETUP = 5     # could not run: missing kernel, ISO, emulator, port, bad arguments
 
 EXIT_HELP = """exit status:
@@ -167,7 +193,8 @@ EXIT_HELP = """exit status:
   2  done status config (the kernel rejected the command line)
   3  done status fault (an unexpected CPU exception)
   4  incomplete (hung: no record for the silence limit; --timeout; Ctrl-C),
-     corrupt or missing records (status ok or none)
+     corrupt or missing records (status ok or none), or a log of several
+     boots (each written as its own set, boot-1/, boot-2/, ...)
   5  could not run: kernel/ISO/emulator/port missing, bad arguments"""
 
 _STATUS_EXIT = {"fail": EXIT_FAIL, "config": EXIT_CONFIG, "fault": EXIT_FAULT}
@@ -183,3 +210,25 @@ def exit_status(res: ParseResult, cut_short: bool = False) -> int:
     if cut_short or not res.complete or res.damaged or res.status != "ok":
         return EXIT_DAMAGED
     return EXIT_OK
+
+
+def boots_exit_status(boots: list[ParseResult], cut_short: bool = False) -> int:
+    """exit_status of a log's only boot; a log of several boots is no one
+    run, whatever each says (4)."""
+    return exit_status(boots[0], cut_short) if len(boots) == 1 else EXIT_DAMAGED
+
+
+def boots_summary(boots: list[ParseResult], dirs: list[Path]) -> list[str]:
+    """What parse, run and capture print about the records: a single boot's
+    summary and details; for several, each boot's under its own heading."""
+    if len(boots) == 1:
+        return [boots[0].summary_line(), *boots[0].detail_lines()]
+    out = [f"the log holds {len(boots)} boots (a reset while it was captured, or logs joined): "
+           f"each is a results set of its own"]
+    for res, d in zip(boots, dirs):
+        hello = res.first("hello")
+        cmdline = f", cmdline {hello.get('cmdline')!r}" if hello else ", no hello"
+        out.append(f"{res.boot_text()}{cmdline}: results in {d}")
+        out.extend("  " + line for line in [res.summary_line(), *res.detail_lines()])
+    out.append(f"report one with `cleanroom report {dirs[0].parent}/boot-K`; `parse --boot K` writes one alone")
+    return out

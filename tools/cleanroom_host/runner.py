@@ -24,8 +24,8 @@ from typing import IO, Any, Awaitable, BinaryIO, Callable, TextIO
 
 from . import emulators, model
 from .progress import Progress
-from .protocol import ParseResult, Record, StreamScanner, parse_log
-from .results import SERIAL_LOG, write_results
+from .protocol import ParseResult, Record, StreamScanner, parse_boots
+from .results import SERIAL_LOG, boot_dirs, boots_summary, write_results
 from .text import bench_time_text, not_installed
 
 # After a good `done` record, give the emulator this long to exit by itself.
@@ -154,7 +154,7 @@ class Outcome:
     """What a run or capture produced."""
 
     out_dir: Path
-    result: ParseResult
+    boots: list[ParseResult]  # one per boot the log holds (a reset during a capture makes two)
     run: dict[str, Any]
     cut_short: bool  # hung, timed out or interrupted: not a whole run, whatever the records say
     messages: list[str] = field(default_factory=list)
@@ -165,21 +165,43 @@ def repo_root() -> Path:
     return Path(__file__).resolve().parents[2]
 
 
-def default_out_dir(results_dir: Path, label: str, now: datetime | None = None) -> Path:
-    """results/<UTC YYYYmmdd-HHMMSS>-<label>, made unique with a suffix."""
+def new_results_dir(results_dir: Path, label: str, now: datetime | None = None) -> Path:
+    """Create results/<UTC YYYYmmdd-HHMMSS>-<label> (or -2, -3, ... after it) and return it.
+
+    The mkdir that creates it is what makes the name this run's: a name
+    another run took first fails it, so concurrent runs never share one.
+    """
     stamp = (now or datetime.now(timezone.utc)).strftime("%Y%m%d-%H%M%S")
-    base = results_dir / f"{stamp}-{label}"
-    path, n = base, 2
-    while path.exists():
-        path = base.with_name(f"{base.name}-{n}")
-        n += 1
-    return path
+    base = f"{stamp}-{label}"
+    n = 1
+    while True:
+        path = results_dir / (base if n == 1 else f"{base}-{n}")
+        try:
+            path.mkdir(parents=True)
+            return path
+        except FileExistsError:
+            n += 1
+
+
+def discard_results_dir(path: Path) -> None:
+    """Remove a results directory new_results_dir made for a run that never
+    started, and results/ too when that leaves it empty; never one that
+    results/latest already names."""
+    latest = path.parent / "latest"
+    if latest.is_symlink() and os.readlink(latest) == path.name:
+        return
+    for d in (path, path.parent):
+        try:
+            d.rmdir()
+        except OSError:  # not empty (or gone): keep it
+            return
 
 
 def point_latest(out_dir: Path) -> None:
-    """Make results/latest a relative symlink to out_dir (atomically)."""
+    """Make results/latest a relative symlink to out_dir (atomically: a
+    symlink of a name no other run uses, renamed over latest)."""
     latest = out_dir.parent / "latest"
-    tmp = out_dir.parent / f".latest.{os.getpid()}"
+    tmp = out_dir.parent / f".latest.{os.getpid()}.{threading.get_ident()}"
     if tmp.is_symlink() or tmp.exists():
         tmp.unlink()
     os.symlink(out_dir.name, tmp)
@@ -600,7 +622,8 @@ def run_emulator(spec: emulators.RunSpec, out_dir: Path, limits: Limits,
             if name.is_file():
                 shutil.copyfile(name, out_dir / name.name)
 
-    result = parse_log((out_dir / SERIAL_LOG).read_bytes())
+    boots = parse_boots((out_dir / SERIAL_LOG).read_bytes())
+    result = boots[-1]
     run = {
         "emulator": spec.emulator,
         "command": launch.argv,
@@ -619,8 +642,9 @@ def run_emulator(spec: emulators.RunSpec, out_dir: Path, limits: Limits,
         run["qr_pages"] = qr_pages.info() if qr_pages is not None else None
     messages: list[str] = []
     model_ok = True
-    if spec.emulator == emulators.MODEL_EMULATOR:
+    if emulators.get(spec.emulator).model_plugin:
         # every recorded sample of every result gets the model's figures, or the run says which did not
+        # (QEMU runs with -no-reboot: the model's file is one boot's)
         joined = model.join_file(result.records, out_dir / model.MODEL_FILE,
                                  spec.model if spec.model is not None else model.DEFAULT_PRESET)
         run["model"] = joined.run
@@ -640,8 +664,8 @@ def run_emulator(spec: emulators.RunSpec, out_dir: Path, limits: Limits,
         if tail:
             msg += f"; it said:\n{tail}"
         messages.append(msg)
-    write_results(out_dir, result, SERIAL_LOG, run)
-    return Outcome(out_dir, result, run, stop is not None or interrupted, messages, model_ok)
+    write_boots(out_dir, boots, run)
+    return Outcome(out_dir, boots, run, stop is not None or interrupted, messages, model_ok)
 
 
 def capture_port(port: str, baud: int, out_dir: Path, limits: Limits, progress: Progress,
@@ -688,7 +712,7 @@ def capture_port(port: str, baud: int, out_dir: Path, limits: Limits, progress: 
             interrupted = True
     progress.finish()
     wall = time.monotonic() - start
-    result = parse_log((out_dir / SERIAL_LOG).read_bytes())
+    boots = parse_boots((out_dir / SERIAL_LOG).read_bytes())
     run = {
         "emulator": "serial",
         "port": port,
@@ -702,19 +726,23 @@ def capture_port(port: str, baud: int, out_dir: Path, limits: Limits, progress: 
         messages.append(limits.message(stop, session))
     elif interrupted:
         messages.append(f"interrupted; {session.good} records received")
-    elif closed is not None and result.done is None:
+    elif closed is not None and boots[-1].done is None:
         messages.append(f"{port} closed before a done record: {closed}")
-    write_results(out_dir, result, SERIAL_LOG, run)
-    return Outcome(out_dir, result, run, stop is not None or interrupted, messages)
+    write_boots(out_dir, boots, run)
+    return Outcome(out_dir, boots, run, stop is not None or interrupted, messages)
+
+
+def write_boots(out_dir: Path, boots: list[ParseResult], run: dict[str, Any]) -> None:
+    """results.json and .csv of each boot the log holds (boot-K/ when several)."""
+    for res, boot_dir in zip(boots, boot_dirs(out_dir, boots)):
+        write_results(boot_dir, res, SERIAL_LOG if boot_dir == out_dir else f"../{SERIAL_LOG}", run)
 
 
 def print_outcome(outcome: Outcome, out: TextIO, err: TextIO) -> None:
     """The summary a user reads after run/capture."""
     for msg in outcome.messages:
         err.write(msg + "\n")
-    res = outcome.result
-    out.write(res.summary_line() + "\n")
-    for line in res.detail_lines():
+    for line in boots_summary(outcome.boots, boot_dirs(outcome.out_dir, outcome.boots)):
         out.write(line + "\n")
     run = outcome.run
     out.write(f"run: {run['emulator']} in {run['wall_seconds']:.1f} s"

@@ -1,0 +1,66 @@
+#include "bench/parallel.h"
+
+#include "arch/tsc.h"
+#include "arch/x86.h"
+#include "kernel/smp.h"
+
+/* How long the workers may take to reach the start line (their CPUs are
+ * idle and spinning: microseconds, unless one faulted); the TSC rate
+ * assumed when it is not known (too long, never too short). */
+#define START_LINE_S 10u
+#define START_LINE_HZ 5000000000ull
+
+struct start_line {
+    parallel_fn fn;
+    void *arg;
+    volatile uint32_t ready __attribute__((aligned(64)));
+    volatile uint32_t go __attribute__((aligned(64)));
+};
+
+struct worker {
+    struct start_line *line;
+    uint32_t index;
+};
+
+static void worker_entry(void *p)
+{
+    struct worker *w = p;
+    struct start_line *l = w->line;
+    __atomic_add_fetch(&l->ready, 1, __ATOMIC_ACQ_REL);
+    while (!l->go)
+        cpu_pause();
+    l->fn(w->index, l->arg);
+}
+
+const char *parallel_unavailable(uint32_t k)
+{
+    if (k > smp_cpus())
+        return smp_cpus() == 1 ? "needs more than one CPU: cpus=N (tools/cleanroom run --cpus N)"
+                               : "more workers than the CPUs this run has (cpus=)";
+    return 0;
+}
+
+int64_t parallel_run(uint32_t k, parallel_fn fn, void *arg)
+{
+    static struct start_line line;
+    static struct worker workers[SMP_MAX_CPUS];
+    line.fn = fn;
+    line.arg = arg;
+    line.ready = 0;
+    line.go = 0;
+    for (uint32_t w = 1; w < k; w++) {
+        workers[w] = (struct worker){ &line, w };
+        smp_post(w, worker_entry, &workers[w]);
+    }
+    /* bounded: a CPU that faulted or went silent before the start line is
+     * then named by smp_wait (a fault record, or an error and the end) */
+    uint64_t hz = tsc_info()->hz ? tsc_info()->hz : START_LINE_HZ, t = rdtsc();
+    while (line.ready != k - 1 && rdtsc() - t < START_LINE_S * hz)
+        cpu_pause();
+    uint64_t t0 = tsc_begin();
+    line.go = 1;
+    fn(0, arg);
+    for (uint32_t w = 1; w < k; w++)
+        smp_wait(w);
+    return (int64_t)(tsc_end() - t0);
+}

@@ -1,0 +1,69 @@
+/* More than one CPU: cpus=N|all starts the others at boot (the default, 1,
+ * starts nothing: the clean room of one CPU). The CPUs come from the ACPI
+ * MADT; each gets INIT-SIPI-SIPI with the SDM's delays and every wait is
+ * bounded: a CPU that does not answer is named in an `error` record and the
+ * run goes on with those that did.
+ *
+ * A started CPU runs with IF=0 on a stack, GDT and TSS of its own and the
+ * shared IDT, and waits on its mailbox (spinning with pause) for work: a
+ * function and an argument (smp_post), run with the boot CPU's paging
+ * state, then idle again (smp_wait). It never touches the console: the
+ * boot CPU writes every record, and an exception on another CPU becomes
+ * the boot CPU's `fault` record naming that CPU and its APIC id.
+ *
+ * The hosted build implements the same with one pthread per CPU, pinned
+ * (hosted/smp.c). CPU 0 is always the caller's own. */
+#ifndef KERNEL_SMP_H
+#define KERNEL_SMP_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "lib/config.h"
+
+#define SMP_MAX_CPUS SMP_CPUS_MAX /* lib/config.h: what cpus= accepts */
+
+enum smp_cpu_state { SMP_CPU_OFF, SMP_CPU_IDLE, SMP_CPU_BUSY, SMP_CPU_FAULTED, SMP_CPU_SILENT };
+
+struct smp_summary {
+    uint32_t wanted;              /* cpus= (0: all) */
+    uint32_t found;               /* CPUs the platform lists (the MADT's enabled entries) */
+    uint32_t found_ids[SMP_MAX_CPUS]; /* their APIC ids (hosted: OS CPU numbers), the first SMP_MAX_CPUS */
+    uint32_t used;                /* CPUs the run has, this one included */
+    uint32_t used_ids[SMP_MAX_CPUS];
+    uint32_t failed;              /* CPUs that did not answer */
+    uint32_t failed_ids[SMP_MAX_CPUS];
+    const char *apic;             /* "xapic", "x2apic", "host" (hosted), or 0 */
+    uint32_t trampoline;          /* the start-up page (physical), 0 if none */
+    uint64_t start_ticks;         /* TSC ticks the whole start took */
+    const char *why;              /* why fewer CPUs than wanted (0: as asked) */
+};
+
+/* Starts the CPUs cpus= asks for (want: 1..SMP_MAX_CPUS, 0: every one),
+ * after the TSC is calibrated (the start-up delays) and paging is set up.
+ * Writes `error` records for what could not be started. */
+void smp_init(uint32_t want);
+const struct smp_summary *smp_summary(void);
+/* CPUs the run can use, the caller's included (1 unless cpus= started more). */
+uint32_t smp_cpus(void);
+/* The calling CPU's index (0: the boot CPU). */
+uint32_t smp_this_cpu(void);
+/* fn(arg) on CPU cpu (1 .. smp_cpus()-1), in the background. False when
+ * that CPU is not idle or does not exist. */
+bool smp_post(uint32_t cpu, void (*fn)(void *), void *arg);
+/* Until CPU cpu is idle again. An exception there ends the run with a
+ * `fault` record naming it; a CPU silent past SMP_WAIT_S seconds is named
+ * in an `error` record and the run ends (status fail). */
+void smp_wait(uint32_t cpu);
+#define SMP_WAIT_S 600u
+
+/* IPIs (kernel only; the hosted build has none): fn runs on the receiving
+ * CPU, with IF=1 only where that CPU turned interrupts on itself. */
+void smp_ipi_handler(void (*fn)(void));
+bool smp_ipi_send(uint32_t cpu);
+
+/* For kernel/fault.c: an exception on a CPU other than the boot CPU. */
+struct fault_report;
+__attribute__((noreturn)) void smp_cpu_faulted(const struct fault_report *r);
+
+#endif

@@ -1,0 +1,87 @@
+/* Every default that sizes a benchmark or a suite (runs, warm-up, sweep
+ * sizes, repetitions), in one place: the kernel and the hosted build
+ * compile it, and the host tool reads it (tools/cleanroom_host/defaults.py)
+ * to estimate how long a run takes, so the two cannot drift apart.
+ * tests/test_defaults.py boots both and checks that what they used is what
+ * the host predicts from this file.
+ *
+ * The host reads this file strictly and refuses any line it cannot read.
+ * Besides the include guard, blank lines and comments (block comments
+ * only), every line is
+ *     #define CR_DEF_NAME VALUE
+ * where VALUE is an integer constant expression of decimal literals (an
+ * optional u suffix), *, << and parentheses, every intermediate result
+ * below 2^31; or a brace list { VALUE, VALUE, ... } for an array's
+ * initialiser. A kernel and a hosted figure get distinct names
+ * (..._KERNEL, ..._HOSTED), with no #ifdef here: the C code picks.
+ * Freestanding: no includes, since every layer includes it. */
+#ifndef LIB_DEFAULTS_H
+#define LIB_DEFAULTS_H
+
+/* --- runs, warm-up and the sweep's largest size, per suite (lib/config.c,
+ * app/suite.c) --- */
+
+/* Outside the quick and paper suites (bench= with suite=selftest or all). */
+#define CR_DEF_RUNS 11
+#define CR_DEF_WARMUP 2
+#define CR_DEF_MAXSIZE (24u << 20)
+
+/* The quick suite. Hosted, on a real machine's caches, the sweep must reach
+ * past the last-level cache (the L3 effect of the development machine is at
+ * 8 MiB per buffer) and give a median with an interval; under an emulator,
+ * which models no cache, the kernel's small sweep shows the same shapes in a
+ * fraction of the time. */
+#define CR_DEF_QUICK_RUNS_KERNEL 3
+#define CR_DEF_QUICK_RUNS_HOSTED 5
+#define CR_DEF_QUICK_WARMUP 1
+#define CR_DEF_QUICK_MAXSIZE_KERNEL (4u << 20)
+#define CR_DEF_QUICK_MAXSIZE_HOSTED (32u << 20)
+
+/* The paper suite. */
+#define CR_DEF_PAPER_RUNS 3
+#define CR_DEF_PAPER_WARMUP 1
+#define CR_DEF_PAPER_MAXSIZE (24u << 20)
+
+/* --- the working-set sweep's refills per series (bench/sweep.c: workset
+ * and aspace's workset_threads) --- */
+
+#define CR_DEF_SWEEP_PAPER_REPS 100000
+/* quick: QUICK_BYTES / size refills, clamped to [MIN, MAX]. An emulator
+ * models no cache: a few MiB show every shape. */
+#define CR_DEF_SWEEP_QUICK_BYTES_KERNEL (4u << 20)
+#define CR_DEF_SWEEP_QUICK_MIN_REPS_KERNEL 4
+#define CR_DEF_SWEEP_QUICK_MAX_REPS_KERNEL 10000
+/* Real caches: a series long enough (5-20 ms: a cached buffer fills at
+ * 100-150 GB/s on the development machine, one from L3 or DRAM at 20-30)
+ * that a timer tick is a small part of it, and enough refills (at least 16)
+ * that each buffer is reused from the cache many times over. The cap keeps
+ * the smallest sizes, where a refill costs ~10 ns, near 4 ms a series; with
+ * pages=both the quick sweep takes ~15 s there. */
+#define CR_DEF_SWEEP_QUICK_BYTES_HOSTED (512u << 20)
+#define CR_DEF_SWEEP_QUICK_MIN_REPS_HOSTED 16
+#define CR_DEF_SWEEP_QUICK_MAX_REPS_HOSTED 200000
+
+/* --- per benchmark: repetitions inside one run when reps= is not given --- */
+
+/* bench/ctxsw.c: switches per fiber; its round robins' fiber counts (each
+ * at most RR_MAX, 64) */
+#define CR_DEF_CTXSW_REPS 10000
+#define CR_DEF_CTXSW_PAPER_REPS 100000
+#define CR_DEF_CTXSW_RR_NS { 2, 4, 8, 16, 64 }
+
+/* bench/locks.c: lock/unlock pairs per run */
+#define CR_DEF_LOCKS_REPS 10000
+#define CR_DEF_LOCKS_PAPER_REPS 1000000
+
+/* bench/aspace.c: every case but workset_threads (which takes the sweep's)
+ * and tlb_refill (a fixed count); the quick suite's workset_threads sizes,
+ * one per region of the sweep (no buffer, a page, L1-sized, L2-sized) */
+#define CR_DEF_ASPACE_REPS 1000
+#define CR_DEF_ASPACE_PAPER_REPS 20000
+#define CR_DEF_ASPACE_TLB_REPS 100
+#define CR_DEF_ASPACE_QUICK_SIZES { 0, 4096, 65536, 1u << 20 }
+
+/* bench/peers.c (hosted only): switches, lock pairs and handoffs per run */
+#define CR_DEF_PEERS_REPS 10000
+
+#endif

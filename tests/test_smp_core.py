@@ -1,0 +1,91 @@
+"""More than one CPU (issue 20), the shared core: cpus=N starts the other CPUs from the MADT
+with INIT-SIPI-SIPI, every CPU runs what the boot CPU posts, paging follows the boot CPU's,
+an IPI arrives, no increment is lost; what does not exist is a named error, never a hang; an
+exception on another CPU is the boot CPU's fault record naming that CPU. Under QEMU TCG the
+vCPUs are host threads: these tests check invariants, never timings. The default (cpus=1)
+starts nothing (the existing tests show its records unchanged)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from booting import HOSTED, KERNEL, boot, done, of_type
+
+needs_kernel = pytest.mark.skipif(not KERNEL.exists(), reason="build/cleanroom.elf missing: run `make`")
+SMP_TESTS = {"smp_every_cpu_answers", "smp_no_lost_increment", "smp_paging_follows", "smp_ipi"}
+
+
+def smp_record(res: dict) -> dict:
+    [s] = of_type(res, "smp")
+    return s
+
+
+@needs_kernel
+@pytest.mark.parametrize("cpus,accel", [(2, "multi"), (4, "multi"), (4, "single")])
+def test_every_cpu_starts_and_passes_the_smp_self_tests(tmp_path: Path, cpus: int, accel: str) -> None:
+    rc, res = boot(tmp_path, "qemu", "suite=selftest", "--cpus", str(cpus),
+                   f"--qemu-arg=-accel", f"--qemu-arg=tcg,thread={accel}")
+    assert rc == 0 and done(res)["status"] == "ok"
+    s = smp_record(res)
+    assert s["wanted"] == cpus and s["found"] == cpus and s["used"] == cpus
+    assert s["used_ids"] == list(range(cpus)) and s["failed_ids"] == [] and s["why"] is None
+    assert s["apic"] == "xapic" and 0 < s["trampoline"] < 0x100000 and s["trampoline"] % 4096 == 0
+    tests = {t["name"]: t for t in of_type(res, "test")}
+    assert SMP_TESTS <= tests.keys() and all(tests[n]["ok"] for n in SMP_TESTS), \
+        [tests[n]["detail"] for n in SMP_TESTS if n in tests]
+    assert f"{cpus} CPUs, {cpus} ran" in tests["smp_every_cpu_answers"]["detail"]
+
+
+@needs_kernel
+def test_more_cpus_than_exist_is_a_named_error_not_a_hang(tmp_path: Path) -> None:
+    rc, res = boot(tmp_path, "qemu", "bench=tsc runs=2 cpus=8", "--qemu-arg=-smp", "--qemu-arg=2")
+    assert rc == 0 and done(res)["status"] == "ok"  # the run goes on with the CPUs there are
+    [err] = [e for e in of_type(res, "error") if e["code"] == "cpus"]
+    assert "cpus=8" in err["msg"] and "lists 2 CPUs" in err["msg"] and "running on 2" in err["msg"]
+    s = smp_record(res)
+    assert s["used"] == 2 and s["why"] == "fewer CPUs than cpus= asks for"
+
+
+@needs_kernel
+def test_one_cpu_by_default_and_no_smp_record(tmp_path: Path) -> None:
+    rc, res = boot(tmp_path, "qemu", "suite=selftest", "--qemu-arg=-smp", "--qemu-arg=2")
+    assert rc == 0 and not of_type(res, "smp")
+    assert of_type(res, "config")[0]["cfg"]["cpus"] == 1
+    assert not SMP_TESTS & {t["name"] for t in of_type(res, "test")}  # nothing to test with one CPU
+
+
+@needs_kernel
+def test_a_fault_on_another_cpu_names_that_cpu(tmp_path: Path) -> None:
+    rc, res = boot(tmp_path, "qemu", "bench=tsc provoke=cpufault", "--cpus", "2")
+    [fault] = of_type(res, "fault")
+    assert fault["vector"] == 6 and fault["name"] == "invalid_opcode"
+    assert fault["cpu"] == 1 and fault["apic_id"] == 1 and fault["bench"] == "provoke"
+    assert done(res)["status"] == "fault" and rc != 0
+    rc, res = boot(tmp_path / "one", "qemu", "bench=tsc runs=2 provoke=cpufault")
+    [skip] = [s for s in of_type(res, "skip") if s["what"] == "provoke=cpufault"]
+    assert "second CPU" in skip["why"] and done(res)["status"] == "ok"
+
+
+@pytest.mark.skipif(not HOSTED.exists(), reason="build/hosted/cleanroom-hosted missing: run `make hosted`")
+def test_the_hosted_build_pins_one_thread_per_cpu(tmp_path: Path) -> None:
+    import os
+    allowed = sorted(os.sched_getaffinity(0))
+    if len(allowed) < 2:
+        pytest.skip("this machine gives the tests one CPU")
+    rc, res = boot(tmp_path, "hosted", "bench=tsc runs=2", "--cpus", "2")
+    assert rc == 0 and res["run"]["host_cpus"] == allowed[-2:]
+    s = smp_record(res)
+    assert s["used"] == 2 and s["used_ids"] == allowed[-2:] and s["apic"] == "host"
+
+
+def test_cpus_is_refused_where_it_does_not_apply(tmp_path: Path) -> None:
+    import subprocess
+    from booting import TOOL
+    proc = subprocess.run([str(TOOL), "run", "--emulator", "bochs", "--cpus", "2", "--out", str(tmp_path / "b")],
+                          capture_output=True, text=True, stdin=subprocess.DEVNULL)
+    assert proc.returncode != 0 and "--cpus does not apply to bochs" in proc.stderr
+    proc = subprocess.run([str(TOOL), "run", "--emulator", "qemu", "--cpus", "0", "--out", str(tmp_path / "z")],
+                          capture_output=True, text=True, stdin=subprocess.DEVNULL)
+    assert proc.returncode != 0 and "not a whole number from 1" in proc.stderr

@@ -1,0 +1,99 @@
+"""What the table-making report modules share (lockreport.py, aspacereport.py):
+results as points, the cells of their CSV files, ratios of medians with bands.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Iterable
+
+from .context import Derived
+from .derive import mode_of
+from .interval import Interval, cell, verdict
+from .protocol import Record
+from .text import exact, write_csv
+
+CELL_HEADER = ["table", "paging", "row", "column", "unit", "value", "min", "max", "verdict"]
+
+
+@dataclass(frozen=True)
+class Point:
+    """One result record: its benchmark, case, paging mode and params, and its median with its runs' band."""
+
+    bench: str
+    case: str
+    mode: str
+    params: dict[str, Any]
+    value: Interval
+    impl: str
+
+
+def collect(records: Iterable[Record], bench: str) -> list[Point]:
+    out = []
+    for r in records:
+        if r.get("t") != "result" or r.get("bench") != bench:
+            continue
+        params = r.get("params") if isinstance(r.get("params"), dict) else {}
+        out.append(Point(bench, str(r.get("case")), mode_of(params), params, Interval.of(r),
+                         str(params.get("impl", ""))))
+    return out
+
+
+def modes(points: list[Point]) -> list[str]:
+    """Paging modes in the order the run measured them."""
+    return list(dict.fromkeys(p.mode for p in points))
+
+
+def find(points: list[Point], mode: str, case: str, **params: Any) -> Interval | None:
+    for p in points:
+        if p.mode == mode and p.case == case and all(p.params.get(k) == v for k, v in params.items()):
+            return p.value
+    return None
+
+
+def ratio_of(a: Interval | None, b: Interval | None) -> Interval:
+    """a / b of the medians, with the band of the two; NaN when either is missing or b is 0."""
+    if a is None or b is None:
+        return Interval.none()
+    return a.ratio(b)
+
+
+def ratio_cell(v: Interval | None, digits: int = 2) -> str:
+    """A ratio with its band; "~1" when the band holds 1 (no difference)."""
+    return cell(v, digits, null=1.0)
+
+
+@dataclass(frozen=True)
+class Cell:
+    """One cell of a benchmark's table as its CSV (locks.csv, aspace.csv) writes it."""
+
+    table: str
+    mode: str  # the paging mode: 'off', 'on/4k', 'host'
+    row: str
+    column: str
+    unit: str
+    value: Any  # an Interval
+    null: float = 0.0  # 1 for a ratio
+    derived: bool = False  # computed from several records (a ratio, a difference), not one median
+
+    def csv(self) -> list[str]:
+        v = self.value
+        return [self.table, self.mode, self.row, self.column, self.unit, exact(v.mid), exact(v.lo), exact(v.hi),
+                verdict(v, self.null)]
+
+    def as_derived(self, group: str) -> Derived:
+        return Derived(group, f"{self.table} {self.mode} {self.row} {self.column}", self.unit, self.value, self.null)
+
+
+def make_cell(tbl: str, mode: str, row: str, column: str, unit: str, v: Interval | None, null: float = 0.0,
+              derived: bool = False) -> Cell:
+    """A CSV cell; a value that could not be computed is NaN."""
+    return Cell(tbl, mode, row, column, unit, v if v is not None else Interval.none(), null, derived)
+
+
+def write_cells(cells: list[Cell], path: Path) -> Path | None:
+    """A table module's CSV (locks.csv, aspace.csv: CELL_HEADER, one cell a row); None when it has no cells."""
+    if not cells:
+        return None
+    return write_csv(path, CELL_HEADER, [c.csv() for c in cells])
