@@ -101,7 +101,7 @@ def test_bad_cmdline_is_rejected_before_measuring(tmp_path: Path) -> None:
     errors = of_type(res, "error")
     tokens = {e["token"]: e for e in errors}
     assert set(tokens) == {"suite=fast", "runs=12x", "sizes=", "foo=1", "reps=6"}
-    assert tokens["suite=fast"]["accepted"] == "selftest|quick|paper|all"
+    assert tokens["suite=fast"]["accepted"] == "selftest|quick|paper|all|smp"
     assert "suite=" in tokens["foo=1"]["accepted"]
     assert tokens["reps=6"]["msg"] == "duplicate key"
     measured = {"tsc", "result", "test", "progress"} & {r["t"] for r in res["records"]}
