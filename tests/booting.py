@@ -95,6 +95,11 @@ def of_type(res: dict[str, Any], t: str) -> list[dict[str, Any]]:
     return [r for r in res["records"] if r["t"] == t]
 
 
+def errors(res: dict[str, Any], code: str) -> list[dict[str, Any]]:
+    """The error records of one code."""
+    return [e for e in of_type(res, "error") if e.get("code") == code]
+
+
 def done(res: dict[str, Any]) -> dict[str, Any]:
     d = of_type(res, "done")
     assert len(d) == 1, "exactly one done record"

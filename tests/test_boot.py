@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from booting import HOSTED, KERNEL, QUICK_ICOUNT, SMALL_ALL, TOOL, TOOL_SAFETY_NET_S, boot, done, of_type
+from booting import HOSTED, KERNEL, QUICK_ICOUNT, SMALL_ALL, TOOL, TOOL_SAFETY_NET_S, boot, done, errors, of_type
 
 # What the issue asks the self-test to cover, by record name.
 REQUIRED_SELFTESTS = {
@@ -80,7 +80,7 @@ def assert_grub_multiboot2(res: dict[str, Any]) -> dict[str, Any]:
     passed the RSDP, which the kernel takes before any scan. The acpi object."""
     assert of_type(res, "hello")[0]["multiboot"] == 2
     assert of_type(res, "mem")[0]["image"][0] == 1 << 20
-    assert not [e for e in of_type(res, "error") if e["code"] == "image_overlap"]
+    assert not errors(res, "image_overlap")
     acpi: dict[str, Any] = of_type(res, "tsc")[0]["acpi"]
     assert acpi["where"] == "multiboot2" and acpi["rsdp"] is None, "the loader passed a copy, not an address"
     return acpi

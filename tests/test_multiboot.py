@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from booting import KERNEL, boot_iso, done, grub_iso, of_type
+from booting import KERNEL, boot_iso, done, errors, grub_iso, of_type
 
 MIB = 1 << 20
 CHEAP = "bench=tsc runs=1 exit=auto"
@@ -29,7 +29,7 @@ def test_grub_multiboot_v1_puts_the_image_on_bad_memory_and_the_kernel_says_so(t
     base, length = mem["image"]
     assert base == 2 * MIB, "multiboot v1: the link address, whatever the map says"
     assert not [f for f in mem["free"] if f[0] < 4 * MIB and f[0] + f[1] > 2 * MIB], "cutmem's range is not free"
-    overlap = [e for e in of_type(res, "error") if e["code"] == "image_overlap"]
+    overlap = errors(res, "image_overlap")
     assert len(overlap) == 1, of_type(res, "error")
     e = overlap[0]
     assert e["image"] == [base, length] and e["overlap"] == [base, length]
@@ -49,7 +49,7 @@ def test_grub_multiboot2_on_uefi_places_the_image_where_the_map_has_room(tmp_pat
     assert rc == 0 and done(res)["status"] == "ok" and len(of_type(res, "result")) == 8
     assert of_type(res, "hello")[0]["multiboot"] == 2
     assert of_type(res, "mem")[0]["image"][0] == 1536 * 1024
-    assert not [e for e in of_type(res, "error") if e["code"] == "image_overlap"]
+    assert not errors(res, "image_overlap")
 
 
 def test_grub_multiboot2_on_a_bios_ignores_cutmem_and_the_kernel_says_so(tmp_path: Path) -> None:
@@ -60,6 +60,6 @@ def test_grub_multiboot2_on_a_bios_ignores_cutmem_and_the_kernel_says_so(tmp_pat
     assert rc == 0 and done(res)["status"] == "ok"
     base, length = of_type(res, "mem")[0]["image"]
     assert base == MIB
-    overlap = [e for e in of_type(res, "error") if e["code"] == "image_overlap"]
+    overlap = errors(res, "image_overlap")
     assert len(overlap) == 1 and overlap[0]["overlap"] == [base, min(length, 512 * 1024)], "the part in the hole"
     assert overlap[0]["map_type"] is None and "multiboot map does not list" in overlap[0]["msg"]
