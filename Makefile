@@ -166,11 +166,13 @@ units: $(UNIT_BINS)
 
 # The tests of arch/ code include the file they test (arch/modelmark.c, to
 # log the stores; arch/memtype.c, the MTRR/PAT lookup; arch/madt.c, the CPUs;
-# arch/acpi.c, the tables' walk over tables the test builds).
+# arch/acpi.c, the tables' walk over tables the test builds; arch/pse36.c,
+# the entries that reach above 4 GiB).
 $(BUILD)/units/test_modelmark: arch/modelmark.c arch/modelmark.h
 $(BUILD)/units/test_memtype: arch/memtype.c arch/memtype.h
 $(BUILD)/units/test_madt: arch/madt.c arch/madt.h
 $(BUILD)/units/test_acpi: arch/acpi.c arch/acpi.h
+$(BUILD)/units/test_pse36: arch/pse36.c arch/pse36.h
 
 $(BUILD)/units/%: tests/unit/%.c tests/unit/unit.h $(LIB_SRCS) | toolchain
 	@mkdir -p $(dir $@)

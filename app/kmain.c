@@ -61,6 +61,7 @@ void kmain(uint32_t magic, uint32_t info)
     /* serial= and qr= are needed before the first record: parsed silently
      * here (a rejected value keeps its default; the full parse reports it) */
     const struct config *early = startup_early_config();
+    fbcon_use_window(early->provoke == PROVOKE_FBWINDOW); /* the framebuffer drawn as one above 4 GiB is */
     console_init(early->serial, early->serial_clock);    /* the screen (VGA text or framebuffer), then the serial ports (bounded, serial=) */
     gdt_init();                     /* our own flat segments and TSS */
     idt_init();                     /* every exception has a named handler */

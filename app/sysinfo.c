@@ -38,6 +38,8 @@ void sysinfo_hello(void)
         rec_str("fb", vga_screen_geometry());
     else
         rec_null("fb");
+    if (vga_screen_access())
+        rec_str("fb_access", vga_screen_access());
     if (vga_screen_why())
         rec_str("screen_why", vga_screen_why());
     if (b->aslr)

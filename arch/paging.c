@@ -5,6 +5,7 @@
 #include "arch/mmu.h"
 #include "arch/modelmark.h"
 #include "arch/mtrr.h"
+#include "arch/pse36.h"
 #include "arch/x86.h"
 #include "lib/string.h"
 
@@ -21,6 +22,7 @@ static bool enabled, global_ok;
 static enum page_size current = PAGESIZE_4K;
 
 static paging_alloc_fn table_alloc;
+
 
 static uint32_t *alloc_table(void)
 {
@@ -202,4 +204,50 @@ uint32_t paging_get_flags(uint32_t va)
 {
     uint32_t *pte = pte_of(va);
     return pte ? *pte & 0xfff : 0;
+}
+
+uint32_t paging_pse36_bits(void)
+{
+    if (!cpu_probe(FEAT_PSE) || !cpu_probe(FEAT_PSE36))
+        return 0;
+    uint32_t bits = cpu_phys_bits();
+    return bits < PSE36_MAX_BITS ? bits : PSE36_MAX_BITS;
+}
+
+const char *paging_window_build(const struct pse36_window *w, struct paging_window *out)
+{
+    if (!dir_4m)
+        return "no 4 MiB-page directory to copy (no PSE, or no memory for the page tables)";
+    uint32_t *dir = table_alloc(PAGE_SIZE, PAGE_SIZE); /* not the identity maps' (mem.page_tables) */
+    if (!dir)
+        return "no memory for the window's page directory";
+    uint32_t bits = paging_pse36_bits();
+    for (uint32_t pde = 0; pde < ENTRIES; pde++)
+        dir[pde] = dir_4m[pde];
+    for (uint32_t i = 0; i < w->slots; i++) {
+        uint32_t entry;
+        if (dir[w->first_slot + i] || !pse36_pde(w->pa_base + (uint64_t)i * LARGE_PAGE_SIZE, bits, PTE_P | PTE_W, &entry))
+            return "the window's slots are taken, or beyond this CPU's PSE-36 reach";
+        pde_write(&dir[w->first_slot + i], entry, false);
+    }
+    out->dir = dir;
+    return 0;
+}
+
+bool paging_window_enter(const struct paging_window *pw)
+{
+    if (!pw->dir || enabled)
+        return false;
+    uint32_t cr4 = (read_cr4() | CR4_PSE) & ~CR4_PGE; /* PGE off: leaving flushes every entry */
+    write_cr4(cr4);
+    write_cr3((uint32_t)pw->dir);
+    write_cr0(read_cr0() | CR0_PG);
+    model_mark_paging_on((uint32_t)pw->dir, true, false);
+    return true;
+}
+
+void paging_window_leave(void)
+{
+    write_cr0(read_cr0() & ~CR0_PG);
+    model_mark_paging_off();
 }

@@ -1,18 +1,26 @@
 #include "kernel/fbcon.h"
 
 #include "arch/mmu.h"
+#include "arch/paging.h"
 #include "arch/x86.h"
 #include "kernel/font.h"
+#include "kernel/memory.h"
 #include "lib/fmt.h"
 
 #define MAX_CELLS (80 * 25)
+#define FOUR_GIB ((uint64_t)1 << 32)
 
 /* What the loader said, copied before the multiboot data can go. */
 static struct boot_fb fb;
 
 static char geometry[40];
-static bool ready;
-static volatile uint8_t *base;
+static bool ready, cleared;
+static volatile uint8_t *base; /* where the pixels are while drawing: 0 until known */
+/* Above 4 GiB (or provoke=fbwindow): drawn through arch/paging.c's PSE-36
+ * window, which exists once paging_init has built the tables it copies. */
+static bool high, force_window;
+static struct pse36_window window;
+static struct paging_window window_dir;
 static uint32_t columns, rows, scale, bytes_per_pixel, origin_x, origin_y;
 static uint32_t palette[16];
 /* What the screen shows, cell by cell (a VGA text cell each). */
@@ -63,6 +71,8 @@ static void fill_line(volatile uint8_t *p, uint32_t pixels, uint32_t v)
         put_pixel(p, v);
 }
 
+void fbcon_use_window(bool on) { force_window = on; }
+
 const char *fbcon_init(uint32_t cols, uint32_t nrows)
 {
     if (!fb.given)
@@ -72,8 +82,6 @@ const char *fbcon_init(uint32_t cols, uint32_t nrows)
                                                           : "the framebuffer has indexed colours";
     if (fb.bpp != 15 && fb.bpp != 16 && fb.bpp != 24 && fb.bpp != 32)
         return "the framebuffer's depth is not 15, 16, 24 or 32 bits per pixel";
-    if (fb.addr + (uint64_t)fb.pitch * fb.height > ((uint64_t)1 << 32))
-        return "the framebuffer lies above 4 GiB, out of a 32-bit kernel's reach";
     if (cols * nrows > MAX_CELLS)
         return "the text grid is larger than the console keeps";
     uint32_t sx = fb.width / (cols * FBCON_CELL_WIDTH), sy = fb.height / (nrows * FBCON_CELL_HEIGHT);
@@ -85,7 +93,15 @@ const char *fbcon_init(uint32_t cols, uint32_t nrows)
         return "the framebuffer's pitch is shorter than a line of pixels";
     if (read_cr0() & CR0_PG)
         return "paging is on: the framebuffer is not mapped";
-    base = (volatile uint8_t *)(uint32_t)fb.addr;
+    uint64_t size = (uint64_t)fb.pitch * fb.height;
+    high = force_window || fb.addr + size > FOUR_GIB;
+    if (high) {
+        const char *why = pse36_window_plan(fb.addr, size, memory_top(), paging_pse36_bits(), &window);
+        if (why)
+            return why;
+    } else {
+        base = (volatile uint8_t *)(uint32_t)fb.addr;
+    }
     columns = cols, rows = nrows;
     origin_x = (fb.width - cols * FBCON_CELL_WIDTH * scale) / 2;
     origin_y = (fb.height - nrows * FBCON_CELL_HEIGHT * scale) / 2;
@@ -93,13 +109,52 @@ const char *fbcon_init(uint32_t cols, uint32_t nrows)
         palette[i] = channel(vga_rgb[i][0], fb.red_pos, fb.red_size) |
                      channel(vga_rgb[i][1], fb.green_pos, fb.green_size) |
                      channel(vga_rgb[i][2], fb.blue_pos, fb.blue_size);
-    /* The whole screen black: GRUB's and the firmware's text goes. */
-    for (uint32_t y = 0; y < fb.height; y++)
-        fill_line(base + y * fb.pitch, fb.width, palette[0]);
     for (uint32_t i = 0; i < cols * nrows; i++)
-        shown[i] = ' '; /* black on black: what a cleared cell looks like */
+        shown[i] = ' '; /* black on black: what the cleared screen shows */
     ready = true;
     return 0;
+}
+
+const char *fbcon_access(void)
+{
+    if (!ready)
+        return 0;
+    return high ? "pse36" : "direct";
+}
+
+/* Whether the pixels can be reached now: only while paging is off (the
+ * identity maps leave the framebuffer out, and benchmarks may be timing
+ * with paging on); above 4 GiB once the window could be built. */
+static bool drawable(void)
+{
+    if (!ready || (read_cr0() & CR0_PG))
+        return false;
+    if (high && !base) {
+        if (paging_window_build(&window, &window_dir))
+            return false;
+        base = (volatile uint8_t *)(uintptr_t)window.va;
+    }
+    return true;
+}
+
+/* end_draw() after every true. The first draw blackens the whole screen:
+ * GRUB's and the firmware's text goes. */
+static bool begin_draw(void)
+{
+    if (!drawable() || (high && !paging_window_enter(&window_dir)))
+        return false;
+    if (!cleared) {
+        for (uint32_t y = 0; y < fb.height; y++)
+            fill_line(base + y * fb.pitch, fb.width, palette[0]);
+        cleared = true;
+    }
+    return true;
+}
+
+static void end_draw(void)
+{
+    if (high)
+        paging_window_leave();
 }
 
 static void draw_cell(uint32_t r, uint32_t c, uint16_t cell)
@@ -129,7 +184,7 @@ static bool looks_same(uint16_t a, uint16_t b)
 
 void fbcon_sync(const uint16_t *grid)
 {
-    if (!ready || (read_cr0() & CR0_PG))
+    if (!begin_draw())
         return;
     for (uint32_t r = 0; r < rows; r++)
         for (uint32_t c = 0; c < columns; c++) {
@@ -139,11 +194,12 @@ void fbcon_sync(const uint16_t *grid)
                 shown[i] = grid[i];
             }
         }
+    end_draw();
 }
 
 bool fbcon_screen_size(uint32_t *width, uint32_t *height)
 {
-    if (!ready || (read_cr0() & CR0_PG))
+    if (!drawable())
         return false;
     *width = fb.width, *height = fb.height;
     return true;
@@ -170,15 +226,16 @@ static void forget_shown(void)
 
 void fbcon_fill_rect(uint32_t x, uint32_t y, uint32_t w, uint32_t h, uint8_t color)
 {
-    if (!ready || (read_cr0() & CR0_PG))
+    if (!begin_draw())
         return;
     fill_rect(x, y, w, h, color);
+    end_draw();
     forget_shown();
 }
 
 void fbcon_draw_text(uint32_t x, uint32_t y, uint32_t scale, const char *s, uint8_t fg, uint8_t bg)
 {
-    if (!ready || (read_cr0() & CR0_PG) || scale == 0)
+    if (scale == 0 || !begin_draw())
         return;
     for (; *s; s++, x += FBCON_CELL_WIDTH * scale) {
         if (x + FBCON_CELL_WIDTH * scale > fb.width || y + FBCON_CELL_HEIGHT * scale > fb.height)
@@ -191,5 +248,6 @@ void fbcon_draw_text(uint32_t x, uint32_t y, uint32_t scale, const char *s, uint
             }
         }
     }
+    end_draw();
     forget_shown();
 }

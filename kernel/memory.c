@@ -15,6 +15,7 @@ static uint32_t top;
 static struct acpi_range acpi_ranges[ACPI_RANGES_MAX];
 static uint32_t n_acpi_ranges;
 static uint32_t image_base, image_end, map_dropped;
+static uint64_t high_base, high_len; /* the first available range above 4 GiB */
 static bool image_overlaps;
 static struct boot_overlap image_overlap;
 static uint32_t low_page;
@@ -39,6 +40,10 @@ const struct boot_info *boot_info(void) { return &boot; }
 static void add_usable(uint64_t base, uint64_t len)
 {
     usable += len;
+    if (base + len > FOUR_GIB && !high_len) {
+        high_base = base > FOUR_GIB ? base : FOUR_GIB;
+        high_len = base + len - high_base;
+    }
     if (base >= FOUR_GIB)
         return;
     if (base + len > FOUR_GIB)
@@ -77,6 +82,8 @@ static void read_map(const struct boot_map *map)
         const struct boot_map_entry *e = &map->e[i];
         if (e->type != BOOT_MEM_AVAILABLE && e->len && e->base < FOUR_GIB)
             regions_remove(&free_set, e->base, e->base + e->len > FOUR_GIB ? FOUR_GIB : e->base + e->len);
+        if (e->type != BOOT_MEM_AVAILABLE && e->base < high_base + high_len && e->base + e->len > high_base)
+            high_len = 0; /* not plain RAM after all: left alone */
     }
     reserved_overlap = before - regions_total(&free_set);
     usable -= reserved_overlap;
@@ -143,6 +150,12 @@ void memory_image(uint32_t *base, uint32_t *end)
 
 const struct boot_overlap *memory_image_overlap(void) { return image_overlaps ? &image_overlap : 0; }
 uint32_t memory_map_dropped(void) { return map_dropped; }
+
+bool memory_high_ram(uint64_t *base, uint64_t *len)
+{
+    *base = high_base, *len = high_len;
+    return high_len != 0;
+}
 
 bool memory_is_free_ram(const void *p, uint32_t len)
 {

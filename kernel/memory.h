@@ -55,6 +55,9 @@ void memory_image(uint32_t *base, uint32_t *end);
 const struct boot_overlap *memory_image_overlap(void);
 /* Map entries past BOOT_MAP_MAX (lib/bootinfo.h), never read. */
 uint32_t memory_map_dropped(void);
+/* The first range the map calls available above 4 GiB (never handed out:
+ * the kernel does not map it), for the PSE-36 self-test; false if none. */
+bool memory_high_ram(uint64_t *base, uint64_t *len);
 /* A 4 KiB page below 1 MiB that the map calls RAM (never handed out by
  * memory_alloc), for the other CPUs' start-up code; 0 if there is none. */
 uint32_t memory_low_page(void);

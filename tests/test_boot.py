@@ -47,6 +47,7 @@ def test_selftest_qemu(tmp_path: Path) -> None:
     assert hello["proto"] == 1 and hello["loader"] == "qemu" and "suite=selftest" in hello["cmdline"]
     assert hello["multiboot"] == 1, "QEMU's -kernel speaks multiboot v1 only"
     assert of_type(res, "mem")[0]["image"][0] == 2 << 20, "v1 loaders put the image at its link address"
+    assert "paging_pse36" not in {t["name"] for t in of_type(res, "test")}, "no RAM above 4 GiB: not applied"
     cpu = of_type(res, "cpu")[0]
     assert cpu["platform"] == "qemu" and cpu["hypervisor"] == "TCGTCGTCGTCG"
     assert "tsc" in cpu["features"] and cpu["caches"], "QEMU's default CPU reports leaf-4 caches"
@@ -68,6 +69,7 @@ def test_iso_uefi_through_grub(tmp_path: Path) -> None:
     hello = of_type(res, "hello")[0]
     assert hello["loader"].startswith("GRUB")
     assert hello["vga"] is False, "UEFI leaves no VGA text mode: the mirror must say it is absent"
+    assert hello["screen"] == "framebuffer" and hello["fb_access"] == "direct"
     acpi = assert_grub_multiboot2(res)
     assert acpi["revision"] == 2 and acpi["root"] == "xsdt", "OVMF publishes ACPI 2.0+ tables"
     assert acpi["pm_timer"] and acpi["hpet"], "the FADT and HPET tables behind that RSDP must be read"
@@ -156,6 +158,17 @@ def test_pentium_completes_with_cpuid_serialisation(tmp_path: Path) -> None:
     skipped = {s["what"] for s in of_type(res, "skip")}
     assert {"rdtscp", "rdtsc_lfence"} <= skipped
     assert {r["case"] for r in of_type(res, "result")} >= {"rdtsc", "rdtsc_cpuid", "empty"}
+
+
+def test_pse36_pages_reach_ram_above_4gib(tmp_path: Path) -> None:
+    """The paging_pse36 self-test runs where there is RAM above 4 GiB and
+    PSE-36: QEMU's CPU walks the PDE the kernel builds (address bits 32-39
+    in bits 13-20) to the high RAM, not to its alias below 4 GiB."""
+    rc, res = boot(tmp_path, "qemu", "suite=selftest", "--memory", "5120", "--cpu", "qemu32,+pse36")
+    tests = {t["name"]: t for t in of_type(res, "test")}
+    assert rc == 0 and done(res)["status"] == "ok"
+    pse36 = tests["paging_pse36"]
+    assert pse36["ok"] and pse36["detail"].startswith("0x1") and "kept its own" in pse36["detail"], pse36
 
 
 def test_small_memory_completes(tmp_path: Path) -> None:
