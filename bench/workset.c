@@ -9,22 +9,33 @@
  * is the cost of concurrency: the switches plus the cache refills they force.
  * Both scenarios use the same buffers, allocated before either runs.
  *
+ *   parallel (cpus= of 2 or more): two workers on two CPUs, each refilling
+ *           its own buffer reps times at once (bench/parallel.h): 2*reps
+ *           refills and no switch; the time from their common start to the
+ *           later one's finish. With one CPU there is no such case, and the
+ *           records are what they were before it existed.
  * Everything one size compares is measured in turn, sample by sample:
- * single and multi, in every memory mode (bench/vmmode.h: paging off and on
+ * single, multi (and parallel), in every memory mode (bench/vmmode.h: paging off and on
  * in the kernel, 4 KiB and 2 MiB pages hosted), so drift of the machine
  * lands on every point alike instead of reading as a difference. */
 #include "arch/cpu.h"
 #include "arch/tsc.h"
 #include "bench/fill_user.h"
+#include "bench/parallel.h"
 #include "bench/registry.h"
 #include "bench/sweep.h"
 #include "bench/vmmode.h"
 #include "kernel/memory.h"
+#include "kernel/smp.h"
 #include "runtime/pair.h"
 
 _Static_assert(SWITCH_PUSHAD == 0 && SWITCH_CALLEE == 1 && SWITCH_FXSAVE == 2 && SWITCH_JUMP == 3 &&
                    SWITCH_COUNT == 4,
                "switch= values are listed in enum switch_kind order (lib/config.c)");
+
+#define PARALLEL_CPUS 2u
+#define SCENARIOS_MAX 3u
+static const char *const scenario_names[SCENARIOS_MAX] = { "single", "multi", "parallel" };
 
 struct workset {
     uint8_t *buf[2]; /* the current mode's pair (select_mode) */
@@ -40,6 +51,7 @@ struct mode {
     const struct config *cfg;
     const struct vm_buffers *vb;
     uint32_t m;
+    struct parallel_tally tally; /* parallel's samples re-run (hosted) */
 };
 
 static void refill(void *ctx, int which)
@@ -72,7 +84,24 @@ static int64_t run_multi(void *arg)
     return (int64_t)(tsc_end() - t0);
 }
 
-/* Before every multi sample: the mode's buffers (idempotent, no switch). */
+/* Worker w of `parallel`, on CPU w: buffer w, reps times. */
+static void refill_alone(uint32_t worker, void *arg)
+{
+    struct workset *w = arg;
+    for (uint32_t i = 0; i < w->reps; i++)
+        refill(w, (int)worker);
+}
+
+static int64_t parallel_once(void *arg) { return parallel_run(PARALLEL_CPUS, refill_alone, arg); }
+
+static int64_t run_parallel(void *arg)
+{
+    struct mode *md = arg;
+    return parallel_undisturbed(parallel_once, md->w, &md->tally);
+}
+
+/* Before every multi and parallel sample: the mode's buffers (idempotent,
+ * no switch). */
 static void select_mode(void *arg)
 {
     struct mode *md = arg;
@@ -94,6 +123,13 @@ static void mode_params(struct bench_case *c, void *arg)
     vm_params(md->cfg, md->m, md->vb, c);
 }
 
+static void parallel_params(struct bench_case *c, void *arg)
+{
+    struct mode *md = arg;
+    mode_params(c, md);
+    parallel_tally_params(c, &md->tally);
+}
+
 static const char *unavailable(const struct config *cfg)
 {
     if (cfg->fill == FILL_SSE && !cpu_has(FEAT_SSE))
@@ -111,8 +147,9 @@ static void size_case(struct bench_case *c, const char *name, const struct works
 }
 
 /* Every (mode, scenario) of one size in turn: per round, for each mode,
- * its paging, then single, then multi; the records in the same order. */
-static void one_size(struct bench_ctx *ctx, struct workset *w, uint32_t modes)
+ * its paging, then single, then multi (then parallel, with scenarios = 3);
+ * the records in the same order. */
+static void one_size(struct bench_ctx *ctx, struct workset *w, uint32_t modes, uint32_t scenarios)
 {
     const struct config *cfg = ctx->cfg;
     struct region_mark mark;
@@ -121,31 +158,36 @@ static void one_size(struct bench_ctx *ctx, struct workset *w, uint32_t modes)
     bool have = vm_alloc(cfg, w->size, &vb);
     bool fits = have && pair_init(&w->pair, (enum switch_kind)cfg->switch_kind, w->reps, refill, w);
     if (!fits) {
-        for (uint32_t m = 0; m < modes; m++) {
-            bench_skip(ctx, "single", "two buffers of this size do not fit in memory");
-            bench_skip(ctx, "multi", "two buffers of this size do not fit in memory");
-        }
+        for (uint32_t m = 0; m < modes; m++)
+            for (uint32_t sc = 0; sc < scenarios; sc++)
+                bench_skip(ctx, scenario_names[sc], "two buffers of this size do not fit in memory");
     } else {
-        struct bench_case single, multi;
+        struct bench_case single, multi, parallel;
         size_case(&single, "single", w, cfg);
         size_case(&multi, "multi", w, cfg);
+        size_case(&parallel, "parallel", w, cfg);
+        parallel.params[parallel.nparams++] = (struct bench_param)PARAM_NUM("cpus", PARALLEL_CPUS);
         struct mode md[VM_MODES_MAX];
-        struct bench_item items[2 * VM_MODES_MAX];
+        struct bench_item items[SCENARIOS_MAX * VM_MODES_MAX];
         uint32_t n = 0;
         for (uint32_t m = 0; m < modes; m++) {
             /* a mode the host did not give these buffers (hosted pages=2m
              * without huge pages) is skipped here; the others still run */
             const char *why = vm_unavailable(cfg, m, &vb);
             if (why) {
-                bench_skip(ctx, "single", why);
-                bench_skip(ctx, "multi", why);
+                for (uint32_t sc = 0; sc < scenarios; sc++)
+                    bench_skip(ctx, scenario_names[sc], why);
                 continue;
             }
-            md[m] = (struct mode){ w, cfg, &vb, m };
+            md[m] = (struct mode){ .w = w, .cfg = cfg, .vb = &vb, .m = m };
             items[n++] = (struct bench_item){ .c = &single, .fn = run_single, .arg = w, .before = enter_mode,
                                               .late_params = mode_params, .hook_arg = &md[m] };
             items[n++] = (struct bench_item){ .c = &multi, .fn = run_multi, .arg = w, .before = select_mode,
                                               .late_params = mode_params, .hook_arg = &md[m] };
+            if (scenarios == SCENARIOS_MAX)
+                items[n++] = (struct bench_item){ .c = &parallel, .fn = run_parallel, .arg = &md[m],
+                                                  .before = select_mode, .late_params = parallel_params,
+                                                  .hook_arg = &md[m] };
         }
         if (n)
             bench_measure_set(ctx, items, n);
@@ -163,7 +205,9 @@ static void run(struct bench_ctx *ctx)
     uint32_t nsizes = sweep_sizes(cfg, &sizes);
     const char *why = 0;
     uint32_t modes = vm_modes(cfg, &why);
-    bench_plan(ctx, 2 * modes * nsizes + (why ? 1 : 0));
+    /* parallel needs a second CPU; with one the set is what it always was */
+    uint32_t scenarios = parallel_unavailable(PARALLEL_CPUS) ? 2 : SCENARIOS_MAX;
+    bench_plan(ctx, scenarios * modes * nsizes + (why ? 1 : 0));
     if (why) /* the suite skips the benchmark when no mode runs; here one of two is missing */
         bench_skip(ctx, "workset", why);
     static struct workset w;
@@ -171,7 +215,7 @@ static void run(struct bench_ctx *ctx)
         w.size = (uint32_t)sizes[i];
         w.reps = sweep_reps(ctx, sizes[i]);
         w.fill = (enum fill_kind)cfg->fill;
-        one_size(ctx, &w, modes);
+        one_size(ctx, &w, modes, scenarios);
     }
     vm_leave();
 }

@@ -9,6 +9,7 @@
 #include <pthread.h>
 #include <sched.h>
 #include <stdio.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -145,6 +146,14 @@ void smp_wait(uint32_t cpu)
     struct slot *s = &slots[cpu];
     while (__atomic_load_n(&s->finished, __ATOMIC_ACQUIRE) != s->posted)
         cpu_pause();
+}
+
+uint64_t smp_switched_out(void)
+{
+    struct rusage u;
+    if (getrusage(RUSAGE_THREAD, &u) != 0)
+        return 0;
+    return (uint64_t)u.ru_nvcsw + (uint64_t)u.ru_nivcsw;
 }
 
 void smp_ipi_handler(void (*fn)(void)) { (void)fn; }

@@ -7,6 +7,7 @@
 #include "arch/machine.h"
 #include "arch/madt.h"
 #include "arch/mmu.h"
+#include "arch/modelmark.h"
 #include "arch/paging.h"
 #include "arch/tsc.h"
 #include "arch/x86.h"
@@ -50,7 +51,7 @@ static struct slot slots[SMP_MAX_CPUS];
 static struct smp_summary summary = { .wanted = 1, .found = 0, .used = 1 };
 static void (*ipi_fn)(void);
 
-/* Read by boot/ap.asm (exchanged with 0 by the CPU that takes it). */
+/* Read by the start-up code in boot/ap.asm, which exchanges it with 0 when it takes it. */
 volatile uint32_t ap_boot_stack;
 extern const uint8_t ap_trampoline[], ap_trampoline_end[], ap_gdtr[];
 
@@ -103,7 +104,7 @@ static void adopt_paging(struct slot *s)
     if (cr0 & CR0_PG)
         write_cr0(cr0 & ~CR0_PG);
     write_cr4(s->cr4);
-    write_cr3(s->cr3);
+    cr3_load(s->cr3); /* announced to the cache/TLB model, as every CR3 load is */
     gdt_set_double_fault_cr3(s->cr3);
     write_cr0(read_cr0() | CR0_PG | CR0_WP);
 }
@@ -310,6 +311,8 @@ void smp_wait(uint32_t cpu)
         finish_run(RUN_FAIL);
     }
 }
+
+uint64_t smp_switched_out(void) { return 0; }
 
 void smp_ipi_handler(void (*fn)(void)) { ipi_fn = fn; }
 

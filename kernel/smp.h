@@ -57,6 +57,12 @@ bool smp_post(uint32_t cpu, void (*fn)(void *), void *arg);
 void smp_wait(uint32_t cpu);
 #define SMP_WAIT_S 600u
 
+/* Times the calling CPU's thread was taken off its CPU so far: the hosted
+ * build's voluntary and involuntary context switches of the thread
+ * (getrusage), so that a benchmark can tell a sample the OS interrupted
+ * from one it did not; 0 in the kernel, where nothing preempts. */
+uint64_t smp_switched_out(void);
+
 /* IPIs (kernel only; the hosted build has none): fn runs on the receiving
  * CPU, with IF=1 only where that CPU turned interrupts on itself. */
 void smp_ipi_handler(void (*fn)(void));

@@ -325,3 +325,16 @@ def describe_cpu(cpu: Any) -> str:
     if not isinstance(cpu, dict):
         return "unknown CPU"
     return str(cpu.get("brand") or cpu.get("vendor") or "unknown CPU")
+
+
+# --- the multi-core papers (issue 20): what the SMP answers set beside this run's numbers ------------------
+# Each is the paper's own framing, quoted in the summary's brackets (smpreport.py); none is computed.
+
+LIU_FALSE_SHARING = ("Liu 2014 Fig. 1.3-1.4: threads incrementing their own ints of one array run ~13x slower "
+                     "than expected at 8 threads on 8 cores")
+PREDATOR_OFFSET = ("Predator (Liu 2014 Fig. 5.2): linear_regression ~15x slower with its objects at byte 24 "
+                   "of a line, no slowdown at byte 0 or 56 (8 cores); the fix gave >12x")
+ISOLATION_SPEEDUPS = ("Dthreads >8x and Sheriff-Protect ~10x faster than pthreads on linear_regression "
+                      "(8 cores); PATHREADS lr 8.15x on 16 cores (7.45x on Linux 4.10)")
+COHERENCE_PAPERS = "no paper states it: the line transfer that false sharing repeats at every write"
+PARALLEL_WORKSET = "Klimiankou ran one CPU; two CPUs, each with its own caches, can take half the time or less"

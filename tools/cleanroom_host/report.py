@@ -19,7 +19,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any, Callable
 
-from . import aspacereport, benchreport, lockreport, model
+from . import aspacereport, benchreport, lockreport, model, smpreport
 from .context import Run
 from .interval import Interval, short
 from .kinds import INSTRUCTIONS
@@ -37,6 +37,7 @@ REPORTS: tuple[ModuleType, ...] = (
     benchreport,   # ctxsw, workset: Klimiankou 2018, Figures 3-8
     lockreport,    # locks, create, peers: LiteThreads, Valchanov-Andreev
     aspacereport,  # aspace: PATHREADS, Sheriff, Dthreads
+    smpreport,     # coherence, falseshare, isolation (and workset's parallel): Liu, Predator, Dthreads, PATHREADS
 )
 HOOKS = ("BENCHES", "summary", "sections", "derived", "files")
 

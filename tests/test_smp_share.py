@@ -1,0 +1,240 @@
+"""The multi-core sharing benchmarks (coherence, falseshare, isolation, workset's parallel case):
+booted under QEMU TCG with -smp 2 and -smp 4 (multi-threaded TCG and -accel tcg,thread=single), run
+hosted on this machine's cores, and reported.
+
+Under TCG the CPUs are host threads, so these tests assert what must hold however they were scheduled:
+every benchmark ends, every CPU is reported, no commit loses a word, every view is private, every worker
+did all its updates. The shapes of real cores (false sharing slower than padding, isolation removing
+most of it) are asserted on a run recorded here (tests/fixtures/hosted-smp.log: the hosted build on the
+two vCPUs of a KVM guest of an AMD EPYC, 2026-11-25), never on a live timing."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from booting import KERNEL, TOOL_SAFETY_NET_S, boot, done, of_type
+from test_hosted import HOSTED
+from test_report_locks import png_ok, tool
+
+from cleanroom_host import smpplots
+from cleanroom_host import smpreport as sr
+from cleanroom_host.context import Run
+from cleanroom_host.lockplots import Context
+from cleanroom_host.protocol import parse_log
+
+BENCHES = "bench=coherence,falseshare,isolation"
+HOSTED_SMP = "hosted-smp.log"
+HOSTED_PARALLEL = "hosted-workset-parallel.log"
+QEMU_SMP4 = "qemu-smp4.log"
+PAPER_NUMBERS = ("~13x", "~15x", "byte 24", ">12x", "Dthreads >8x", "Sheriff-Protect ~10x", "8.15x")
+
+kernel_only = pytest.mark.skipif(not KERNEL.exists(), reason="build/cleanroom.elf missing: run `make`")
+
+
+def qemu_smp(n: int, single_thread: bool = False) -> list[str]:
+    extra = ["--qemu-arg=-smp", f"--qemu-arg={n}"]
+    return extra + (["--qemu-arg=-accel", "--qemu-arg=tcg,thread=single"] if single_thread else [])
+
+
+def results(res: dict[str, Any], bench: str | None = None) -> list[dict[str, Any]]:
+    return [r for r in of_type(res, "result") if bench is None or r["bench"] == bench]
+
+
+def check_invariants(res: dict[str, Any], cpus: int) -> None:
+    """What every SMP run must show, however its CPUs were scheduled."""
+    assert done(res)["status"] == "ok" and res["complete"] and not res["missing"]
+    smp = of_type(res, "smp")[0]
+    assert smp["used"] == cpus and len(smp["used_ids"]) == cpus
+    recs = results(res)
+    assert {r["bench"] for r in recs} == {"coherence", "falseshare", "isolation"}
+    assert all("cpus" in r["params"] for r in recs)
+    # the kernel has nothing that preempts: no sample is ever re-run
+    assert all(r["params"]["retried"] == 0 and r["params"]["disturbed"] == 0 for r in recs)
+    # coherence: every pair of CPUs once, so every CPU is reported, with its APIC id
+    pairs = {(r["params"]["from"], r["params"]["to"]) for r in results(res, "coherence")}
+    assert pairs == {(a, b) for a in range(cpus) for b in range(a + 1, cpus)}
+    ids = {r["params"][k] for r in results(res, "coherence") for k in ("from_id", "to_id")}
+    assert ids == set(smp["used_ids"])
+    assert all(r["params"]["gave_up"] == 0 and r["params"]["cpus"] == 2 and r["params"]["of"] == cpus
+               for r in results(res, "coherence"))
+    # falseshare and isolation: k = 1..cpus, both ops, every worker finished, no commit lost a word
+    for bench in ("falseshare", "isolation"):
+        ks = {(r["params"]["cpus"], r["params"]["op"]) for r in results(res, bench)}
+        assert ks == {(k, op) for k in range(1, cpus + 1) for op in ("plain", "atomic")}, bench
+    assert all(r["params"]["unfinished"] == 0 for r in results(res, "falseshare"))
+    iso = results(res, "isolation")
+    assert all(r["params"]["lost"] == 0 for r in iso)
+    isolated = [r for r in iso if r["case"] == "isolated"]
+    assert isolated and all(r["params"]["leaked"] == 0 for r in isolated)
+    assert {r["params"]["paging"] for r in iso} == {"on"}  # a page directory per CPU needs paging
+
+
+@kernel_only
+def test_two_cpus_multithreaded_tcg_and_cpus8_named(tmp_path: Path) -> None:
+    """-smp 2 with cpus=8: an error record names what was asked and what exists, and every benchmark
+    runs on the two CPUs there are instead of waiting for six that never come."""
+    rc, res = boot(tmp_path, "qemu", f"{BENCHES} cpus=8 runs=2 warmup=0 reps=20", *qemu_smp(2))
+    assert rc == 0
+    errors = [e for e in of_type(res, "error") if e["code"] == "cpus"]
+    assert len(errors) == 1 and "cpus=8" in errors[0]["msg"] and "running on 2" in errors[0]["msg"]
+    check_invariants(res, 2)
+
+
+@kernel_only
+@pytest.mark.parametrize("single_thread", [False, True], ids=["mttcg", "thread-single"])
+def test_four_cpus(tmp_path: Path, single_thread: bool) -> None:
+    rc, res = boot(tmp_path, "qemu", f"{BENCHES} cpus=4 runs=1 warmup=0 reps=10", *qemu_smp(4, single_thread))
+    assert rc == 0
+    check_invariants(res, 4)
+
+
+@kernel_only
+def test_one_cpu_skips_with_a_reason(tmp_path: Path) -> None:
+    rc, res = boot(tmp_path, "qemu", f"{BENCHES} runs=1 warmup=0 reps=10")
+    assert rc == 0 and done(res)["status"] == "ok" and not results(res)
+    skips = {s["bench"]: s["why"] for s in of_type(res, "skip")}
+    assert set(skips) == {"coherence", "falseshare", "isolation"}
+    assert all("cpus=N" in why for why in skips.values())
+
+
+@kernel_only
+def test_workset_parallel_beside_single_and_multi(tmp_path: Path) -> None:
+    rc, res = boot(tmp_path, "qemu", "bench=workset cpus=2 sizes=0,4K reps=20 runs=2 warmup=0", *qemu_smp(2))
+    assert rc == 0 and done(res)["status"] == "ok"
+    ws = results(res, "workset")
+    cases = [(r["case"], r["params"]["size"], r["params"]["paging"]) for r in ws]
+    assert sorted(cases) == sorted((c, s, p) for s in (0, 4096) for p in ("off", "on")
+                                   for c in ("single", "multi", "parallel"))
+    # measured in the same interleaved set: single, multi, parallel for each mode, in turn
+    assert [r["case"] for r in ws[:3]] == ["single", "multi", "parallel"]
+    par = [r for r in ws if r["case"] == "parallel"]
+    assert all(r["params"]["cpus"] == 2 and r["params"]["retried"] == 0 for r in par)
+    assert all("cpus" not in r["params"] for r in ws if r["case"] != "parallel")
+
+
+def test_one_cpu_workset_has_no_parallel_case(quick_icount: tuple[int, dict[str, Any]]) -> None:
+    """cpus=1 (the default): the quick suite's workset records are what they were before parallel existed."""
+    _rc, res = quick_icount
+    ws = results(res, "workset")
+    assert ws and {r["case"] for r in ws} == {"single", "multi"}
+    assert not any(k in r["params"] for r in ws for k in ("cpus", "retried", "disturbed"))
+
+
+@pytest.mark.skipif(not HOSTED.exists(), reason="build/hosted/cleanroom-hosted missing: run `make hosted`")
+@pytest.mark.skipif(len(os.sched_getaffinity(0)) < 2, reason="needs two CPUs to run on")
+def test_hosted_on_two_cores(tmp_path: Path) -> None:
+    """The same benchmarks as pthreads pinned to two of this machine's CPUs (taskset, as --cpus will)."""
+    cpus = ",".join(str(c) for c in sorted(os.sched_getaffinity(0))[:2])
+    proc = subprocess.run(["taskset", "-c", cpus, str(HOSTED), BENCHES, "cpus=2", "runs=2", "warmup=0", "reps=500"],
+                          capture_output=True, timeout=TOOL_SAFETY_NET_S, stdin=subprocess.DEVNULL)
+    assert proc.returncode == 0, proc.stderr
+    parsed = parse_log(proc.stdout)
+    res = {"records": parsed.records, "complete": parsed.complete, "missing": parsed.missing}
+    assert of_type(res, "smp")[0]["used_ids"] == [int(c) for c in cpus.split(",")]
+    recs = results(res)
+    assert all(r["params"]["paging"] == "host" for r in recs)
+    iso = [r for r in recs if r["bench"] == "isolation"]
+    assert iso and all(r["params"]["lost"] == 0 for r in iso)
+    assert all(r["params"]["leaked"] == 0 for r in iso if r["case"] == "isolated")
+    assert all(r["params"]["unfinished"] == 0 for r in recs if r["bench"] == "falseshare")
+    assert {(r["params"]["from"], r["params"]["to"]) for r in recs if r["bench"] == "coherence"} == {(0, 1)}
+
+
+# --- the recorded hosted run: the shapes of real cores ---------------------------
+
+@pytest.fixture(scope="module")
+def hosted_run(fixtures_dir: Path) -> Run:
+    return Run.of(parse_log((fixtures_dir / HOSTED_SMP).read_bytes()).records)
+
+
+def top(rows: list[Any], op: str) -> Any:
+    return max((r for r in rows if r.op == op), key=lambda r: r.k)
+
+
+def test_false_sharing_is_slower_than_padding(hosted_run: Run) -> None:
+    """Two cores incrementing their own ints of one line: slower than on lines of their own, by a band
+    that excludes 1, with locked adds (which must own the line) and plain ones alike; Predator's object
+    array at byte 24 of a line is slower than at byte 0, at byte 56 it is not."""
+    rows = sr.share_rows(hosted_run.records)
+    for op in ("atomic", "plain"):
+        row = top(rows, op)
+        assert row.k == 2 and row.slowdown.lo > 1.5, (op, row.slowdown)
+        assert row.offset_ratio(24).lo > 1.5, (op, row.offset_ratio(24))
+        assert row.offset_ratio(56).holds(1.0), (op, row.offset_ratio(56))
+        one = next(r for r in rows if r.op == op and r.k == 1)
+        assert one.slowdown.holds(1.0)  # one worker has nobody to share a line with
+
+
+def test_isolation_removes_most_of_it(hosted_run: Run) -> None:
+    """Isolated address spaces with a commit at the end: faster than the shared space by a band above 1,
+    and most of the cost of false sharing gone (what padding by hand removes); committing every 100
+    increments costs more than the sharing did."""
+    row = top(sr.iso_rows(hosted_run.records), "atomic")
+    best = row.best
+    assert best is not None and row.speedup(best).lo > 1.5
+    assert row.removed(best).mid > 0.5
+    assert row.speedup(min(row.isolated)).hi < 1.0
+
+
+def test_hosted_report_answers_with_the_papers_numbers(cleanroom_tool: Path, fixtures_dir: Path,
+                                                       hosted_run: Run, tmp_path: Path) -> None:
+    proc = tool(cleanroom_tool, "report", str(fixtures_dir / HOSTED_SMP), "--out", str(tmp_path), "--no-plots")
+    assert proc.returncode == 0, proc.stderr
+    answers = proc.stdout[proc.stdout.index("answers"):]
+    for number in PAPER_NUMBERS:
+        assert number in answers, number
+    lines = answers.splitlines()
+    fs = next(line for line in lines if line.strip().startswith("false sharing, atomic increments, k=2"))
+    assert "one line / padded 4.05 (3.65..4.98)" in fs  # the value, its band, then the paper in brackets
+    assert fs.index("4.05") < fs.index("[Liu 2014")
+    iso = next(line for line in lines if line.strip().startswith("isolation, atomic, k=2"))
+    assert "removes 97 % (69..154)" in iso and iso.index("removes") < iso.index("[Dthreads")
+    assert "median pair 1155 (1127..1212)" in answers  # the cross-CPU round trip
+    assert "emulator" not in answers
+    assert "every commit merged every worker's words" in answers and "samples run again" in answers
+    csv_text = (tmp_path / sr.SMP_CSV).read_text()
+    assert "isolation,host,atomic shared/isolated every=20000,k=2,ratio," in csv_text
+    # the figures, drawn here rather than in a second process (matplotlib's start is most of their cost)
+    written = smpplots.write_all(hosted_run, tmp_path / "plots")
+    assert sorted(p.name for p in written) == ["coherence_matrix.png", "falseshare.png", "isolation_commit.png",
+                                               "isolation_cpus.png"]
+    for path in written:
+        png_ok(path)
+
+
+def test_emulator_run_is_labelled_and_its_matrix_drawn(cleanroom_tool: Path, fixtures_dir: Path,
+                                                        tmp_path: Path) -> None:
+    proc = tool(cleanroom_tool, "report", str(fixtures_dir / QEMU_SMP4), "--out", str(tmp_path), "--no-plots")
+    assert proc.returncode == 0, proc.stderr
+    answers = proc.stdout[proc.stdout.index("answers"):]
+    assert "multi-core, emulator: its CPUs are host threads" in answers
+    assert "removes" not in answers  # no share of a cost the emulator did not have
+    text = (tmp_path / "report.txt").read_text()
+    matrix = text[text.index("coherence: "):].splitlines()
+    assert matrix[1].split() == ["from", "\\", "to", "0", "1", "2", "3"] and len(matrix) >= 7
+    run = Run.of(parse_log((fixtures_dir / QEMU_SMP4).read_bytes()).records)
+    png_ok(smpplots.coherence_matrix(Context(run), tmp_path))  # the heat map alone (every plot: above)
+
+
+def test_workset_parallel_report(fixtures_dir: Path, tmp_path: Path) -> None:
+    run = Run.of(parse_log((fixtures_dir / HOSTED_PARALLEL).read_bytes()).records)
+    rows = sr.parallel_rows(run.records)
+    assert [r.size for r in rows] == [16384, 262144, 1 << 20, 4 << 20]
+    assert all(r.single is not None and r.multi is not None for r in rows)
+    at256k = next(r for r in rows if r.size == 262144)
+    assert at256k.speedup.lo > 1.5  # two CPUs, a buffer each: well ahead of one
+    assert any(line.startswith("workset on two CPUs, single / parallel") for line in sr.summary(run))
+    png_ok(smpplots.workset_parallel(Context(run), tmp_path))
+
+
+def test_a_failed_check_is_reported(hosted_run: Run) -> None:
+    records = [dict(r) for r in hosted_run.records]
+    victim = next(r for r in records if r.get("bench") == "isolation" and r.get("case") == "isolated")
+    victim["params"] = dict(victim["params"], lost=3)
+    lines = sr.summary(Run.of(records))
+    assert any("CHECKS FAILED in 1 results" in line and "3 words a commit lost" in line for line in lines)

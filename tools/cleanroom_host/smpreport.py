@@ -1,0 +1,491 @@
+"""The report of the multi-core sharing benchmarks: `coherence` (a cache line's round trip between two
+CPUs, every pair: the core-to-core matrix), `falseshare` (Liu 2014 Fig. 1.3 and Predator's object
+offset), `isolation` (the Dthreads / Sheriff / PATHREADS mechanism) and workset's `parallel` case:
+summary lines, tables, smp.csv and figures (smpplots.py). A module of the report registry (report.py).
+
+Every figure is a record's median with its runs' band, per operation: the kernel records a whole run
+of `reps` operations per sample (per 1), and this module divides by params.reps, so that an increment of
+about one tick keeps its fractions; ratios are of medians with the interval-arithmetic band of their inputs (interval.py). Each
+benchmark's increment variants (`op`: plain, atomic) are reported apart, never averaged. Under an
+emulator the CPUs are the host's threads: the numbers say how the emulator ran, not what a line costs,
+and every answer says so. docs/REPORT.md describes the tables and smp.csv.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+from . import paper, text
+from .context import Cell, Derived, Run, csv_and_plots
+from .interval import Interval, cell, short
+from .derive import mode_of
+from .aspacereport import as_int as _int
+from .lockreport import LOCKS_HEADER, Point, _ratio, collect, make_cell
+from .machine import QEMU_ICOUNT
+from .protocol import Record
+
+BENCHES = ("coherence", "falseshare", "isolation")
+COHERENCE, FALSESHARE, ISOLATION = BENCHES
+WORKSET = "workset"
+PARALLEL = "parallel"  # workset's case on two CPUs (benchreport draws single and multi)
+SMP_CSV = "smp.csv"
+OPS = ("atomic", "plain")  # the summary's order: the locked add first, where a line cannot hide
+OFFSETS = (0, 24, 56)  # Predator's byte offsets of the object array in a line
+FALSE_AT, CLEAN_AT = 24, (0, 56)
+# The params the kernel checks in every result: a count that must be 0
+INVARIANTS = (("lost", "words a commit lost"), ("unfinished", "workers short of their count"),
+              ("gave_up", "ping-pongs abandoned"))
+EMULATOR_CAVEAT = ("emulator: its CPUs are host threads taking turns on the host's cores, so cross-CPU timings "
+                   "show how the emulator ran, not a machine's caches")
+ICOUNT_CAVEAT = ("qemu-icount runs the CPUs one after another in one thread: no two ever run at once, "
+                 "so no sharing cost can show")
+
+
+def points(records: list[Record], bench: str) -> list[Point]:
+    """The bench's results, each value per operation: divided by params.reps where the record holds a whole
+    run (per 1), as these benchmarks' records do."""
+    out = []
+    for r in records:
+        if r.get("t") != "result" or r.get("bench") != bench:
+            continue
+        params = r.get("params") if isinstance(r.get("params"), dict) else {}
+        value, reps = Interval.of(r), _int(params.get("reps"))
+        if (_int(r.get("per")) or 1) <= 1 and reps:
+            value = value.scale(1.0 / reps)
+        out.append(Point(bench, str(r.get("case")), mode_of(params), params, value, str(params.get("impl", ""))))
+    return out
+
+
+def caveat(run: Run) -> str | None:
+    """What the run's cross-CPU numbers are, when they are not a machine's."""
+    if run.machine.kind == QEMU_ICOUNT:
+        return ICOUNT_CAVEAT
+    return EMULATOR_CAVEAT if run.machine.emulated else None
+
+
+# --- coherence ---------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Pair:
+    mode: str
+    a: int  # the CPUs by index in the run (0: the boot CPU)
+    b: int
+    a_id: int | None  # APIC ids (hosted: OS CPU numbers)
+    b_id: int | None
+    value: Interval  # per round trip
+
+
+def coherence_pairs(records: list[Record]) -> list[Pair]:
+    out = []
+    for p in points(records, COHERENCE):
+        a, b = _int(p.params.get("from")), _int(p.params.get("to"))
+        if a is not None and b is not None:
+            out.append(Pair(p.mode, a, b, _int(p.params.get("from_id")), _int(p.params.get("to_id")), p.value))
+    return out
+
+
+def matrix(pairs: list[Pair]) -> tuple[list[int], dict[tuple[int, int], Interval]]:
+    """The CPUs (by index) and the round trip of each ordered pair (the matrix is symmetric: a to b is
+    b to a), of the first mode."""
+    if not pairs:
+        return [], {}
+    mode = pairs[0].mode
+    cells: dict[tuple[int, int], Interval] = {}
+    for p in pairs:
+        if p.mode == mode:
+            cells[(p.a, p.b)] = cells[(p.b, p.a)] = p.value
+    cpus = sorted({c for a, b in cells for c in (a, b)})
+    return cpus, cells
+
+
+def cpu_label(pairs: list[Pair], cpu: int) -> str:
+    """"1 (id 2)": the CPU's index in the run and its APIC id (hosted: the OS's number) when they differ."""
+    ids = {p.a: p.a_id for p in pairs} | {p.b: p.b_id for p in pairs}
+    cid = ids.get(cpu)
+    return f"{cpu}" if cid is None or cid == cpu else f"{cpu} (id {cid})"
+
+
+def coherence_summary(run: Run) -> list[str]:
+    pairs = coherence_pairs(run.records)
+    pairs = [p for p in pairs if pairs and p.mode == pairs[0].mode]
+    if not pairs:
+        return []
+    cpus, _cells = matrix(pairs)
+    ranked = sorted(pairs, key=lambda p: p.value.mid)
+    lo, hi = ranked[0], ranked[-1]
+    mid = ranked[len(ranked) // 2]
+    spread = f"; fastest pair {lo.a}-{lo.b} {short(lo.value)}, slowest {hi.a}-{hi.b} {short(hi.value)}" \
+        if len(pairs) > 1 else ""
+    return [f"coherence, a line's round trip between two CPUs (CAS ping-pong), {len(cpus)} CPUs, "
+            f"{run.units.short}: median pair {short(mid.value)}{spread}  [{paper.COHERENCE_PAPERS}]"]
+
+
+def section_coherence(run: Run) -> list[str]:
+    pairs = coherence_pairs(run.records)
+    if not pairs:
+        return []
+    cpus, cells = matrix(pairs)
+    out = [f"coherence: {run.units.name} per round trip of one line between two CPUs (median (min..max)), "
+           f"paging {pairs[0].mode}; CPUs by index (APIC id, hosted: OS CPU number)"]
+    body = [[cpu_label(pairs, a)] + [("-" if a == b else cell(cells.get((a, b)))) for b in cpus] for a in cpus]
+    out += text.table(["from \\ to"] + [str(c) for c in cpus], body, numeric=set(range(1, 1 + len(cpus))))
+    return out
+
+
+# --- falseshare --------------------------------------------------------------
+
+@dataclass(frozen=True)
+class ShareRow:
+    """One (mode, op, k) of falseshare: ticks per update of each layout."""
+
+    mode: str
+    op: str
+    k: int
+    packed: Interval | None
+    padded: Interval | None
+    objects: dict[int, Interval] = field(default_factory=dict)  # offset -> per update (five sums)
+
+    @property
+    def slowdown(self) -> Interval:
+        """packed / padded: what sharing one line costs at this k (1: nothing)."""
+        return _ratio(self.packed, self.padded)
+
+    def offset_ratio(self, offset: int) -> Interval:
+        """The object array at `offset` / at byte 0 (Predator's comparison)."""
+        return _ratio(self.objects.get(offset), self.objects.get(0))
+
+
+def share_rows(records: list[Record]) -> list[ShareRow]:
+    by: dict[tuple[str, str, int], dict[str, Any]] = {}
+    for p in points(records, FALSESHARE):
+        k = _int(p.params.get("cpus"))
+        if k is None:
+            continue
+        slot = by.setdefault((p.mode, str(p.params.get("op")), k), {"objects": {}})
+        if p.case == "object" and _int(p.params.get("offset")) is not None:
+            slot["objects"][int(p.params["offset"])] = p.value
+        elif p.case in ("packed", "padded"):
+            slot[p.case] = p.value
+    return [ShareRow(m, op, k, s.get("packed"), s.get("padded"), s["objects"]) for (m, op, k), s in by.items()]
+
+
+def ops_of(rows: list[Any]) -> list[str]:
+    seen = {r.op for r in rows}
+    return [o for o in OPS if o in seen] + sorted(seen - set(OPS))
+
+
+def top_row(rows: list[Any], op: str) -> Any:
+    """The row of the most CPUs for op, in the first mode."""
+    mine = [r for r in rows if r.op == op and r.mode == rows[0].mode]
+    return max(mine, key=lambda r: r.k) if mine else None
+
+
+def falseshare_summary(rows: list[ShareRow], units: str) -> list[str]:
+    out = []
+    for op in ops_of(rows):
+        top = top_row(rows, op)
+        if top is None or top.k < 2:
+            continue
+        pred = ", ".join(f"byte {o} {short(top.offset_ratio(o), 2, null=1.0)}" for o in (FALSE_AT, CLEAN_AT[1])
+                         if o in top.objects)
+        out.append(f"false sharing, {op} increments, k={top.k}: one line / padded {short(top.slowdown, 2, null=1.0)}"
+                   f" (per increment: {short(top.packed)} vs {short(top.padded)} {units})  "
+                   f"[{paper.LIU_FALSE_SHARING}]")
+        if pred:
+            out.append(f"  object offset, {op}, k={top.k}, / byte 0: {pred}  [{paper.PREDATOR_OFFSET}]")
+    return out
+
+
+# A table row of one case or ratio against k: (name, the row's value of a (mode, op, k) row, null).
+# null None: a time (no digits); 1.0: a ratio.
+RowSpec = tuple[str, Callable[[Any], "Interval | None"], "float | None"]
+
+
+def per_k_tables(rows: list[Any], head: str, specs: Callable[[list[Any]], list[RowSpec]]) -> list[str]:
+    """head, then per paging mode and op a table with a column per k and a row per spec (specs gets the
+    mode's and op's rows, one per k)."""
+    ks = sorted({r.k for r in rows})
+    out = [head]
+    for mode in dict.fromkeys(r.mode for r in rows):
+        for op in ops_of(rows):
+            mine = {r.k: r for r in rows if r.mode == mode and r.op == op}
+            body = [[name] + [cell(get(mine[k]), 2 if null else 0, null or 0.0) if k in mine else "" for k in ks]
+                    for name, get, null in specs(list(mine.values()))]
+            out.append(f"  {op}, paging {mode}")
+            out += text.table(["case"] + [f"k={k}" for k in ks], body, numeric=set(range(1, 1 + len(ks))))
+    return out
+
+
+def section_falseshare(run: Run) -> list[str]:
+    rows = share_rows(run.records)
+    if not rows:
+        return []
+
+    def specs(_mine: list[ShareRow]) -> list[RowSpec]:
+        return ([("packed", lambda r: r.packed, None), ("padded", lambda r: r.padded, None)]
+                + [(f"object@{o}", lambda r, o=o: r.objects.get(o), None) for o in OFFSETS]
+                + [("packed/padded", lambda r: r.slowdown, 1.0)]
+                + [(f"object@{o}/object@0", lambda r, o=o: r.offset_ratio(o), 1.0) for o in OFFSETS[1:]])
+    return per_k_tables(rows, f"falseshare: {run.units.name} per update (median (min..max)) vs CPUs k; packed: "
+                              f"ints 4 bytes apart (one line), padded: 64 apart, object@N: Predator's 64-byte "
+                              f"objects from byte N of a line (an update = five sums)", specs)
+
+
+# --- isolation ---------------------------------------------------------------
+
+@dataclass(frozen=True)
+class IsoRow:
+    """One (mode, op, k) of isolation: ticks per increment."""
+
+    mode: str
+    op: str
+    k: int
+    padded: Interval | None
+    shared: Interval | None
+    isolated: dict[int, Interval] = field(default_factory=dict)  # commit_every -> per increment
+
+    def speedup(self, every: int) -> Interval:
+        """shared / isolated: how much faster the isolated spaces ran (Dthreads' and PATHREADS' ratio)."""
+        return _ratio(self.shared, self.isolated.get(every))
+
+    @property
+    def bound(self) -> Interval:
+        """shared / padded: the speedup removing the false sharing by hand gives."""
+        return _ratio(self.shared, self.padded)
+
+    def removed(self, every: int) -> Interval:
+        """(shared - isolated) / (shared - padded): the part of false sharing's cost isolation removed."""
+        iso = self.isolated.get(every)
+        if self.shared is None or self.padded is None or iso is None:
+            return Interval.none()
+        return (self.shared - iso).ratio(self.shared - self.padded)
+
+    @property
+    def best(self) -> int | None:
+        """The commit interval with the highest speedup."""
+        good = [m for m in self.isolated if self.speedup(m).ok]
+        return max(good, key=lambda m: self.speedup(m).mid) if good else None
+
+
+def iso_rows(records: list[Record]) -> list[IsoRow]:
+    by: dict[tuple[str, str, int], dict[str, Any]] = {}
+    for p in points(records, ISOLATION):
+        k = _int(p.params.get("cpus"))
+        if k is None:
+            continue
+        slot = by.setdefault((p.mode, str(p.params.get("op")), k), {"isolated": {}})
+        every = _int(p.params.get("commit_every"))
+        if p.case == "isolated" and every is not None:
+            slot["isolated"][every] = p.value
+        elif p.case in ("padded", "shared"):
+            slot[p.case] = p.value
+    return [IsoRow(m, op, k, s.get("padded"), s.get("shared"), s["isolated"]) for (m, op, k), s in by.items()]
+
+
+def isolation_summary(rows: list[IsoRow], machine_timing: bool = True) -> list[str]:
+    """machine_timing: False for an emulator, whose differences of a few instructions would make the share
+    of the false-sharing cost removed a meaningless fraction."""
+    out = []
+    for op in ops_of(rows):
+        top = top_row(rows, op)
+        if top is None or top.k < 2 or not top.isolated:
+            continue
+        everies = sorted(top.isolated, reverse=True)
+        picks = list(dict.fromkeys([everies[0], top.best or everies[0], everies[-1]]))
+        parts = ", ".join(f"every {m} {short(top.speedup(m), 2, null=1.0)}" for m in picks)
+        best = top.best
+        shared_costs = machine_timing and top.bound.known and top.bound.lo > 1.0  # a cost there is to remove
+        removed = (f"; removes {short(top.removed(best).scale(100.0), 0, unit=' %')} of the false-sharing cost "
+                   f"(every {best})" if best is not None and shared_costs else "")
+        out.append(f"isolation, {op}, k={top.k}: shared space / isolated spaces, commits {parts}; padded by hand "
+                   f"{short(top.bound, 2, null=1.0)}{removed}  [{paper.ISOLATION_SPEEDUPS}]")
+    return out
+
+
+def section_isolation(run: Run) -> list[str]:
+    rows = iso_rows(run.records)
+    if not rows:
+        return []
+
+    def specs(mine: list[IsoRow]) -> list[RowSpec]:
+        everies = sorted({m for r in mine for m in r.isolated})
+        return ([("padded", lambda r: r.padded, None), ("shared", lambda r: r.shared, None)]
+                + [(f"isolated, every {m}", lambda r, m=m: r.isolated.get(m), None) for m in everies]
+                + [(f"shared/isolated, every {m}", lambda r, m=m: r.speedup(m), 1.0) for m in everies]
+                + [("shared/padded", lambda r: r.bound, 1.0)])
+    return per_k_tables(rows, f"isolation: {run.units.name} per increment (median (min..max)) vs CPUs k; shared: "
+                              f"one address space, the ints in one line; isolated: a page per CPU, twin/diff "
+                              f"commit every M increments; padded: one space, a line per int", specs)
+
+
+# --- workset's parallel case ---------------------------------------------------
+
+@dataclass(frozen=True)
+class ParallelRow:
+    mode: str
+    size: int
+    single: Interval | None
+    multi: Interval | None
+    parallel: Interval
+
+    @property
+    def speedup(self) -> Interval:
+        """single / parallel: what the second CPU bought (2: all the work split; more: its caches too)."""
+        return _ratio(self.single, self.parallel)
+
+
+def parallel_rows(records: list[Record]) -> list[ParallelRow]:
+    ws = collect(records, WORKSET)
+    out = []
+    for p in ws:
+        size = _int(p.params.get("size"))
+        if p.case != PARALLEL or size is None:
+            continue
+        def get(case: str) -> Interval | None:
+            return next((q.value for q in ws if q.case == case and q.mode == p.mode
+                         and q.params.get("size") == size), None)
+        out.append(ParallelRow(p.mode, size, get("single"), get("multi"), p.value))
+    return out
+
+
+def parallel_summary(rows: list[ParallelRow]) -> list[str]:
+    rows = [r for r in rows if r.mode == rows[0].mode and r.size > 0] if rows else []
+    if not rows:
+        return []
+    best = max(rows, key=lambda r: r.speedup.mid if r.speedup.ok else 0.0)
+    largest = rows[-1]
+    parts = [f"at {paper.bytes_text(best.size)} {short(best.speedup, 2, null=1.0)} (the most)"]
+    if largest is not best:
+        parts.append(f"at {paper.bytes_text(largest.size)} {short(largest.speedup, 2, null=1.0)}")
+    return [f"workset on two CPUs, single / parallel (Klimiankou's two workers each on a CPU), paging {rows[0].mode}: "
+            + ", ".join(parts) + f"  [{paper.PARALLEL_WORKSET}]"]
+
+
+def section_parallel(run: Run) -> list[str]:
+    rows = parallel_rows(run.records)
+    if not rows:
+        return []
+    body = [[r.mode, paper.size_text(r.size), cell(r.single), cell(r.multi), cell(r.parallel),
+             cell(r.speedup, 2, 1.0), cell(_ratio(r.multi, r.parallel), 2, 1.0)] for r in rows]
+    return ([f"workset on two CPUs: {run.units.name} per series (median (min..max)); parallel: each buffer "
+             f"refilled reps times by a worker of its own on its own CPU"]
+            + text.table(["paging", "size", "single", "multi", "parallel", "single/parallel", "multi/parallel"],
+                         body, numeric={2, 3, 4, 5, 6}))
+
+
+# --- invariants --------------------------------------------------------------
+
+def invariant_problems(records: list[Record]) -> list[str]:
+    """Results whose checks failed: a count that must be 0 (params.lost, unfinished, gave_up) is not."""
+    out = []
+    for r in records:
+        params = r.get("params") if isinstance(r.get("params"), dict) else {}
+        if r.get("t") != "result" or r.get("bench") not in BENCHES:
+            continue
+        for key, what in INVARIANTS:
+            n = _int(params.get(key))
+            if n:
+                out.append(f"{r.get('bench')}/{r.get('case')} k={params.get('cpus')}: {n} {what}")
+    return out
+
+
+def retries_text(records: list[Record]) -> str | None:
+    """Hosted: how many samples were run again because the OS took a worker off its CPU, and how many were
+    kept disturbed (every try was): the records' params.retried and params.disturbed."""
+    retried = disturbed = 0
+    for r in records:
+        params = r.get("params") if isinstance(r.get("params"), dict) else {}
+        if r.get("t") == "result" and (r.get("bench") in BENCHES or r.get("case") == PARALLEL):
+            retried += _int(params.get("retried")) or 0
+            disturbed += _int(params.get("disturbed")) or 0
+    if not retried and not disturbed:
+        return None
+    return (f"{retried} samples run again because the OS took a worker off its CPU"
+            + (f", {disturbed} kept although every try was disturbed" if disturbed else ""))
+
+
+def invariants_line(records: list[Record]) -> str | None:
+    checked = sum(1 for r in records if r.get("t") == "result" and r.get("bench") in BENCHES)
+    if not checked:
+        return None
+    bad = invariant_problems(records)
+    if bad:
+        return f"CHECKS FAILED in {len(bad)} results: " + "; ".join(bad[:3]) + ("; ..." if len(bad) > 3 else "")
+    return (f"checks: every commit merged every worker's words, every worker did all its updates, every "
+            f"ping-pong ended ({checked} results)")
+
+
+# --- the hooks ---------------------------------------------------------------
+
+def summary(run: Run) -> list[str]:
+    """The papers' multi-core questions, answered from this run's numbers."""
+    records = run.records
+    lines = (coherence_summary(run) + falseshare_summary(share_rows(records), run.units.short)
+             + isolation_summary(iso_rows(records), caveat(run) is None) + parallel_summary(parallel_rows(records)))
+    if not lines:
+        return []
+    check, retries, note = invariants_line(records), retries_text(records), caveat(run)
+    return (([f"multi-core, {note}:"] if note else []) + lines + ([f"  {check}"] if check else [])
+            + ([f"  {retries}"] if retries else []))
+
+
+def sections(run: Run) -> list[str]:
+    out: list[str] = []
+    for block in (section_coherence(run), section_falseshare(run), section_isolation(run), section_parallel(run)):
+        if block:
+            out += ([""] if out else []) + block
+    note, retries = caveat(run), retries_text(run.records)
+    if out and retries:
+        out.append(retries)
+    if out and note:
+        out.append(f"note: {note}")
+    return out
+
+
+def cells(run: Run) -> list[Cell]:
+    out: list[Cell] = []
+    u = run.units.short
+    pairs = coherence_pairs(run.records)
+    for p in pairs:
+        out.append(make_cell("coherence", p.mode, f"from={p.a}", f"to={p.b}", f"{u}/round trip", p.value))
+    for r in share_rows(run.records):
+        col = f"k={r.k}"
+        out.append(make_cell("falseshare", r.mode, f"{r.op} packed", col, f"{u}/update", r.packed))
+        out.append(make_cell("falseshare", r.mode, f"{r.op} padded", col, f"{u}/update", r.padded))
+        for o in OFFSETS:
+            out.append(make_cell("falseshare", r.mode, f"{r.op} object@{o}", col, f"{u}/update", r.objects.get(o)))
+        out.append(make_cell("falseshare", r.mode, f"{r.op} packed/padded", col, "ratio", r.slowdown, 1.0, True))
+        for o in OFFSETS[1:]:
+            out.append(make_cell("falseshare", r.mode, f"{r.op} object@{o}/object@0", col, "ratio",
+                                 r.offset_ratio(o), 1.0, True))
+    for i in iso_rows(run.records):
+        col = f"k={i.k}"
+        out.append(make_cell("isolation", i.mode, f"{i.op} padded", col, f"{u}/increment", i.padded))
+        out.append(make_cell("isolation", i.mode, f"{i.op} shared", col, f"{u}/increment", i.shared))
+        for m in sorted(i.isolated):
+            out.append(make_cell("isolation", i.mode, f"{i.op} isolated every={m}", col, f"{u}/increment",
+                                 i.isolated[m]))
+            out.append(make_cell("isolation", i.mode, f"{i.op} shared/isolated every={m}", col, "ratio",
+                                 i.speedup(m), 1.0, True))
+        out.append(make_cell("isolation", i.mode, f"{i.op} shared/padded", col, "ratio", i.bound, 1.0, True))
+    for w in parallel_rows(run.records):
+        row = f"size={w.size}"
+        out.append(make_cell("workset_parallel", w.mode, row, "parallel", f"{u}/series", w.parallel))
+        out.append(make_cell("workset_parallel", w.mode, row, "single/parallel", "ratio", w.speedup, 1.0, True))
+    return out
+
+
+def derived(run: Run) -> list[Derived]:
+    return [c.as_derived(c.table if c.table in BENCHES else WORKSET) for c in cells(run) if c.derived]
+
+
+def write_csv(run: Run, path: Path) -> Path | None:
+    """smp.csv (docs/REPORT.md); None when the set has none of these results."""
+    rows = [c.csv() for c in cells(run)]
+    return text.write_csv(path, LOCKS_HEADER, rows) if rows else None
+
+
+def files(run: Run, out: Path, plots: bool) -> list[Path]:
+    return csv_and_plots(run, out, plots, lambda: write_csv(run, out / SMP_CSV), BENCHES + (WORKSET,), "smpplots")
