@@ -129,6 +129,8 @@ static void run_benches(const struct config *cfg, bool paging_on)
 
 void suite_defaults(struct config *cfg)
 {
+    if (cfg->suite == SUITE_SMP && !cfg->given[KEY_CPUS])
+        cfg->cpus = 0; /* the multi-CPU suite: every CPU there is, unless cpus= says */
     if (cfg->suite != SUITE_QUICK && cfg->suite != SUITE_PAPER)
         return;
     bool quick = cfg->suite == SUITE_QUICK;

@@ -78,6 +78,10 @@ def test_the_hosted_build_pins_one_thread_per_cpu(tmp_path: Path) -> None:
     assert rc == 0 and res["run"]["host_cpus"] == allowed[-2:]
     s = smp_record(res)
     assert s["used"] == 2 and s["used_ids"] == allowed[-2:] and s["apic"] == "host"
+    # suite=smp without cpus= takes every CPU, and the tool pins the hosted build to all it may use
+    rc, res = boot(tmp_path / "all", "hosted", "suite=smp bench=tsc runs=2")
+    s = smp_record(res)
+    assert rc == 0 and s["wanted"] == "all" and s["used"] == len(allowed) and res["run"]["host_cpus"] == allowed
 
 
 def test_cpus_is_refused_where_it_does_not_apply(tmp_path: Path) -> None:

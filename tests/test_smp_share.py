@@ -24,7 +24,7 @@ from test_report_locks import png_ok, tool
 from cleanroom_host import smpplots
 from cleanroom_host import smpreport as sr
 from cleanroom_host.context import Run
-from cleanroom_host.lockplots import Context
+from cleanroom_host.plotkit import FigureContext as Context
 from cleanroom_host.protocol import parse_log
 
 BENCHES = "bench=coherence,falseshare,isolation"

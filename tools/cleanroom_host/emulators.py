@@ -274,12 +274,25 @@ def last_cpu() -> int:
     return max(os.sched_getaffinity(0))
 
 
+def cmdline_cpus(cmdline: str | None, available: int) -> int | None:
+    """The CPUs a hosted run's own command line asks for: cpus=N, cpus=all, or suite=smp without
+    cpus= (the kernel takes every CPU then too); None: one (cpus=1, or nothing said). A value the
+    kernel will refuse is left to it (None here)."""
+    tokens = dict(t.split("=", 1) for t in (cmdline or "").split() if "=" in t)
+    want = tokens.get("cpus", "all" if tokens.get("suite") == "smp" else "1")
+    if want == "all":
+        return available if available > 1 else None
+    return min(int(want), available) if want.isdigit() and int(want) > 1 else None
+
+
 def prepare_hosted(spec: RunSpec) -> Launch:
     """The Linux build, pinned with taskset to one CPU (--cpus N: to N of them, the last N
     this process may use, the first of them the benchmark's own); tokens become argv."""
     if spec.cpu is not None:
         raise SetupError("--cpu does not apply to hosted (it runs on the host's CPU)")
     allowed = sorted(os.sched_getaffinity(0))
+    if spec.cpus is None and spec.host_cpu is None:
+        spec = replace(spec, cpus=cmdline_cpus(spec.cmdline, len(allowed)))
     if spec.cpus:
         if spec.host_cpu is not None:
             raise SetupError("--host-cpu and --cpus: choose one (--cpus N takes the last N CPUs allowed)")

@@ -17,7 +17,7 @@ from .interval import Interval
 from .plotkit import OURS, THEIRS, FigureContext, FigureFn, draw, new_figure, pair_bars, save
 
 
-def _errors(vals: list[Any]) -> list[list[float]] | None:
+def errors_of(vals: list[Any]) -> list[list[float]] | None:
     """min..max error bars from Intervals, or None when no band is known and wider than nothing."""
     if all(not v.bounded or v.lo == v.hi for v in vals):
         return None
@@ -73,7 +73,7 @@ def valchanov(ctx: FigureContext, out: Path) -> Path | None:
         colors.append(THEIRS)
     threads = points[0].params.get("threads")
     fig, ax = new_figure(ctx, f"valchanov: {threads} fibers taking turns on one lock", mode)
-    bars = ax.bar(range(len(vals)), [v.mid for v in vals], 0.6, color=colors, yerr=_errors(vals), capsize=3)
+    bars = ax.bar(range(len(vals)), [v.mid for v in vals], 0.6, color=colors, yerr=errors_of(vals), capsize=3)
     ax.bar_label(bars, fmt="%.0f", fontsize=9, padding=2)
     ax.set_xticks(range(len(vals)), labels)
     ax.set_xlabel("lock kind (cleanroom" + (", and glibc's pthread mutex uncontended, from bench peers)"
@@ -156,7 +156,7 @@ def switches(ctx: FigureContext, out: Path) -> Path | None:
         color, hatch = SERIES_STYLE.get((b, shape), ("gray", ""))
         heights = [v.mid for v in vals]
         bars = ax.bar(xs, heights, width, color=color, hatch=hatch, edgecolor="dimgray", linewidth=0.5,
-                      label=f"{b}-bit, {shape}", yerr=_errors(vals), capsize=2)
+                      label=f"{b}-bit, {shape}", yerr=errors_of(vals), capsize=2)
         ax.bar_label(bars, labels=[f"{v.mid:.0f}" if v.ok else "" for v in vals], fontsize=7, padding=2)
     ax.set_yscale("log")
     ax.set_xticks(range(len(names)), names, fontsize=8)

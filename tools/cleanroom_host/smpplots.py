@@ -15,9 +15,9 @@ from typing import TYPE_CHECKING, Any, Callable
 from . import smpreport as sr
 from .context import Run
 from .interval import Interval
-from .lockplots import Context, _errors
+from .lockplots import errors_of
 from .paper import size_text
-from .plots import DPI, _pyplot, save_figure
+from .plotkit import DPI, FigureContext as Context, pyplot as _pyplot, save_figure
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -45,7 +45,7 @@ def _line(ax: "Axes", xs: list[Any], vals: list[Interval | None], label: str, co
     if not pts:
         return
     px, pv = [x for x, _v in pts], [v for _x, v in pts]
-    ax.errorbar(px, [v.mid for v in pv], yerr=_errors(pv), fmt=style, color=color, label=label, capsize=3,
+    ax.errorbar(px, [v.mid for v in pv], yerr=errors_of(pv), fmt=style, color=color, label=label, capsize=3,
                 markersize=4)
 
 

@@ -18,12 +18,12 @@ from pathlib import Path
 from typing import Any, Callable
 
 from . import paper, text
-from .context import Cell, Derived, Run, csv_and_plots
+from .cells import Cell, Point, collect, make_cell, ratio_of, write_cells
+from .context import Derived, Run, csv_and_plots
 from .interval import Interval, cell, short
 from .derive import mode_of
 from .aspacereport import as_int as _int
-from .lockreport import LOCKS_HEADER, Point, _ratio, collect, make_cell
-from .machine import QEMU_ICOUNT
+from .kinds import QEMU_ICOUNT
 from .protocol import Record
 
 BENCHES = ("coherence", "falseshare", "isolation")
@@ -150,11 +150,11 @@ class ShareRow:
     @property
     def slowdown(self) -> Interval:
         """packed / padded: what sharing one line costs at this k (1: nothing)."""
-        return _ratio(self.packed, self.padded)
+        return ratio_of(self.packed, self.padded)
 
     def offset_ratio(self, offset: int) -> Interval:
         """The object array at `offset` / at byte 0 (Predator's comparison)."""
-        return _ratio(self.objects.get(offset), self.objects.get(0))
+        return ratio_of(self.objects.get(offset), self.objects.get(0))
 
 
 def share_rows(records: list[Record]) -> list[ShareRow]:
@@ -248,12 +248,12 @@ class IsoRow:
 
     def speedup(self, every: int) -> Interval:
         """shared / isolated: how much faster the isolated spaces ran (Dthreads' and PATHREADS' ratio)."""
-        return _ratio(self.shared, self.isolated.get(every))
+        return ratio_of(self.shared, self.isolated.get(every))
 
     @property
     def bound(self) -> Interval:
         """shared / padded: the speedup removing the false sharing by hand gives."""
-        return _ratio(self.shared, self.padded)
+        return ratio_of(self.shared, self.padded)
 
     def removed(self, every: int) -> Interval:
         """(shared - isolated) / (shared - padded): the part of false sharing's cost isolation removed."""
@@ -333,7 +333,7 @@ class ParallelRow:
     @property
     def speedup(self) -> Interval:
         """single / parallel: what the second CPU bought (2: all the work split; more: its caches too)."""
-        return _ratio(self.single, self.parallel)
+        return ratio_of(self.single, self.parallel)
 
 
 def parallel_rows(records: list[Record]) -> list[ParallelRow]:
@@ -368,7 +368,7 @@ def section_parallel(run: Run) -> list[str]:
     if not rows:
         return []
     body = [[r.mode, paper.size_text(r.size), cell(r.single), cell(r.multi), cell(r.parallel),
-             cell(r.speedup, 2, 1.0), cell(_ratio(r.multi, r.parallel), 2, 1.0)] for r in rows]
+             cell(r.speedup, 2, 1.0), cell(ratio_of(r.multi, r.parallel), 2, 1.0)] for r in rows]
     return ([f"workset on two CPUs: {run.units.name} per series (median (min..max)); parallel: each buffer "
              f"refilled reps times by a worker of its own on its own CPU"]
             + text.table(["paging", "size", "single", "multi", "parallel", "single/parallel", "multi/parallel"],
@@ -483,9 +483,10 @@ def derived(run: Run) -> list[Derived]:
 
 def write_csv(run: Run, path: Path) -> Path | None:
     """smp.csv (docs/REPORT.md); None when the set has none of these results."""
-    rows = [c.csv() for c in cells(run)]
-    return text.write_csv(path, LOCKS_HEADER, rows) if rows else None
+    return write_cells(cells(run), path)
 
 
 def files(run: Run, out: Path, plots: bool) -> list[Path]:
-    return csv_and_plots(run, out, plots, lambda: write_csv(run, out / SMP_CSV), BENCHES + (WORKSET,), "smpplots")
+    from . import smpplots  # it imports this module: loaded only when the files are written
+    return csv_and_plots(run, out, plots, lambda: write_csv(run, out / SMP_CSV), BENCHES + (WORKSET,),
+                         smpplots.write_all)
