@@ -222,8 +222,10 @@ const char *paging_window_build(const struct pse36_window *w, struct paging_wind
     if (!dir)
         return "no memory for the window's page directory";
     uint32_t bits = paging_pse36_bits();
+    memset(dir, 0, PAGE_SIZE);
     for (uint32_t pde = 0; pde < ENTRIES; pde++)
-        dir[pde] = dir_4m[pde];
+        if (dir_4m[pde])
+            pde_write(&dir[pde], dir_4m[pde], global_ok);
     for (uint32_t i = 0; i < w->slots; i++) {
         uint32_t entry;
         if (dir[w->first_slot + i] || !pse36_pde(w->pa_base + (uint64_t)i * LARGE_PAGE_SIZE, bits, PTE_P | PTE_W, &entry))
@@ -236,13 +238,14 @@ const char *paging_window_build(const struct pse36_window *w, struct paging_wind
 
 bool paging_window_enter(const struct paging_window *pw)
 {
-    if (!pw->dir || enabled)
+    uint32_t *dir = pw->dir;
+    if (!dir || enabled)
         return false;
     uint32_t cr4 = (read_cr4() | CR4_PSE) & ~CR4_PGE; /* PGE off: leaving flushes every entry */
     write_cr4(cr4);
-    write_cr3((uint32_t)pw->dir);
+    write_cr3((uint32_t)dir); /* a paging switch: it marks PAGING_ON itself */
     write_cr0(read_cr0() | CR0_PG);
-    model_mark_paging_on((uint32_t)pw->dir, true, false);
+    model_mark_paging_on((uint32_t)dir, true, false);
     return true;
 }
 

@@ -9,12 +9,12 @@ static uint64_t reach(uint32_t phys_bits)
     return (uint64_t)1 << (phys_bits < PSE36_MAX_BITS ? phys_bits : PSE36_MAX_BITS);
 }
 
-bool pse36_pde(uint64_t pa, uint32_t phys_bits, uint32_t flags, uint32_t *pde)
+bool pse36_pde(uint64_t pa, uint32_t phys_bits, uint32_t flags, uint32_t *entry)
 {
     if (pa & (PSE36_PAGE - 1) || phys_bits < 32 || pa + PSE36_PAGE > reach(phys_bits))
         return false;
     uint32_t high = (uint32_t)(pa >> 32) & HIGH_BITS_MASK;
-    *pde = (uint32_t)pa | high << PSE36_HIGH_SHIFT | flags | PTE_PS;
+    *entry = (uint32_t)pa | high << PSE36_HIGH_SHIFT | flags | PTE_PS;
     return true;
 }
 

@@ -21,7 +21,7 @@
 /* The PDE mapping the 4 MiB page at pa with flags (PTE_PS is added); false
  * when pa is not 4 MiB aligned or lies beyond what phys_bits (the CPU's
  * physical address width) reaches through PSE-36. */
-bool pse36_pde(uint64_t pa, uint32_t phys_bits, uint32_t flags, uint32_t *pde);
+bool pse36_pde(uint64_t pa, uint32_t phys_bits, uint32_t flags, uint32_t *entry);
 /* The physical address a 4 MiB PDE maps, its PSE-36 bits included. */
 uint64_t pse36_pde_address(uint32_t pde);
 
