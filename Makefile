@@ -42,8 +42,8 @@ LDFLAGS := -m elf_i386 -T linker.ld -nostdlib -z noexecstack --no-warn-rwx-segme
 # a C library would give the kernel), arch, kernel, runtime, bench, app.
 # hosted/ is the Linux build's platform and top.
 SRC_DIRS := boot lib lib/freestanding arch kernel runtime bench app
-# Benchmark code that needs a C library (glibc ucontext, NPTL): hosted build only.
-HOSTED_ONLY_SRCS := bench/peers.c bench/peerloops.c
+# Benchmark code that needs a C library (glibc ucontext, NPTL, fork): hosted build only.
+HOSTED_ONLY_SRCS := bench/peers.c bench/peerloops.c bench/linuxvm.c
 # Benchmark code that needs ring 3, page directories, CR3 or paging switched
 # at will: the kernel only (hosted/vmmode.c stands in for bench/vmmode.c).
 KERNEL_ONLY_SRCS := bench/aspace.c bench/aspace_user.c bench/vmmode.c
@@ -72,7 +72,7 @@ HOSTED_SHARED := $(LIB_SRCS) \
 	arch/cpu.c arch/tsc.c arch/exc_names.c arch/memtype.c arch/modelmark.c \
 	kernel/fault_record.c kernel/counters_record.c kernel/evidence_record.c kernel/finish.c \
 	runtime/switch.c runtime/stack.c runtime/fiber.c runtime/pair.c runtime/overflow.c \
-	runtime/spinlock.c runtime/sync.c runtime/stackpool.c runtime/pingpong.c \
+	runtime/spinlock.c runtime/sync.c runtime/stackpool.c runtime/pingpong.c runtime/smplock.c \
 	$(filter-out $(KERNEL_ONLY_SRCS),$(wildcard bench/*.c)) \
 	app/startup.c app/suite.c app/sysinfo.c
 HOSTED_SRCS := $(wildcard hosted/*.c) $(HOSTED_SHARED)

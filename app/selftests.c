@@ -23,6 +23,7 @@
 #include "lib/wire.h"
 #include "runtime/fiber_selftest.h"
 #include "runtime/smp_selftest.h"
+#include "runtime/smplock_selftest.h"
 #include "runtime/sync_selftest.h"
 #include "runtime/uthread_selftest.h"
 
@@ -507,6 +508,9 @@ static const struct {
     { "smp_no_lost_increment", smp_test_no_lost_increment, smp_tests_apply },
     { "smp_paging_follows", smp_test_paging_follows, smp_tests_apply },
     { "smp_ipi", smp_test_ipi, smp_tests_apply },
+    { "smplock_no_lost_increment", smplock_test_no_lost_increment, smp_tests_apply },
+    { "smplock_condvar_handoff", smplock_test_condvar_handoff, smp_tests_apply },
+    { "smplock_rw_exclusion", smplock_test_rw_exclusion, smp_tests_apply },
 };
 
 void selftests_run(void)

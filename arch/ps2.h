@@ -13,7 +13,10 @@
 #define PS2_STATUS_AUX_DATA 0x20 /* the byte came from the mouse port */
 
 /* A controller answers: its status port does not read 0xFF (an absent
- * device's floating bus). Also throws away bytes already waiting. */
+ * device's floating bus). No promise that a key will come: Super I/O chips
+ * and laptop embedded controllers keep an i8042 that a USB keyboard never
+ * reaches when the firmware's legacy USB support is off, so a caller waits
+ * for a key only with a time limit. Also throws away bytes already waiting. */
 bool ps2_present(void);
 /* One poll: true when a key's make code was waiting (break codes, prefixes,
  * acknowledgements and mouse bytes are read and ignored). */

@@ -60,6 +60,23 @@ uint64_t parallel_deadline(void)
     return rdtsc() + PARALLEL_PATIENCE_S * hz;
 }
 
+uint32_t parallel_counts(uint32_t ks[PARALLEL_COUNTS_MAX])
+{
+    uint32_t n = smp_cpus(), m = 0;
+    for (uint32_t k = 1; k < n && m < PARALLEL_COUNTS_MAX - 1; k *= 2)
+        ks[m++] = k;
+    ks[m++] = n;
+    return m;
+}
+
+static void nothing(uint32_t worker, void *arg)
+{
+    (void)worker;
+    (void)arg;
+}
+
+void parallel_settle(void) { parallel_run(smp_cpus(), nothing, 0); }
+
 int64_t parallel_run(uint32_t k, parallel_fn fn, void *arg)
 {
     static struct worker workers[SMP_MAX_CPUS];
@@ -104,4 +121,19 @@ void parallel_tally_params(struct bench_case *c, const struct parallel_tally *ta
 {
     c->params[c->nparams++] = (struct bench_param)PARAM_NUM("retried", tally->retried);
     c->params[c->nparams++] = (struct bench_param)PARAM_NUM("disturbed", tally->disturbed);
+}
+
+void parallel_budget_start(struct parallel_budget *b, uint32_t ms)
+{
+    uint64_t hz = tsc_info()->hz ? tsc_info()->hz : START_LINE_HZ;
+    b->ticks = hz / 1000 * ms;
+    b->t0 = rdtsc();
+}
+
+int64_t parallel_scaled(int64_t ticks, uint64_t planned, uint64_t done)
+{
+    if (done == planned || !done || ticks < 0)
+        return ticks;
+    uint64_t t = (uint64_t)ticks, q = t / done, r = t % done; /* no overflow of t * planned */
+    return (int64_t)(q * planned + r * planned / done);
 }

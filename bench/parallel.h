@@ -6,9 +6,11 @@
 #ifndef BENCH_PARALLEL_H
 #define BENCH_PARALLEL_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "bench/harness.h"
+#include "arch/x86.h"
 
 typedef void (*parallel_fn)(uint32_t worker, void *arg);
 
@@ -44,5 +46,32 @@ const char *parallel_needs_two(const struct config *cfg);
  * seconds from now. */
 uint64_t parallel_deadline(void);
 #define PARALLEL_PATIENCE_S 60u
+
+/* The worker counts a benchmark sweeps: k = 1, 2, 4, ... below the run's
+ * CPUs, and all of them. Returns how many (at most PARALLEL_COUNTS_MAX). */
+#define PARALLEL_COUNTS_MAX 8
+uint32_t parallel_counts(uint32_t ks[PARALLEL_COUNTS_MAX]);
+/* Every other CPU runs nothing once, and so takes on the caller's paging
+ * state (kernel/smp.h): a benchmark that gave the CPUs directories of its
+ * own calls it before that memory goes back. */
+void parallel_settle(void);
+
+/* A sample's time limit, on each worker's own TSC. Where CPUs are host
+ * threads (QEMU's vCPUs on fewer host cores) a FIFO lock hands over once per
+ * host time slice and a fixed count of operations could take minutes: each
+ * worker stops at its count or at the limit, whichever comes first, and the
+ * sample is scaled to the planned count (parallel_scaled). */
+#define PARALLEL_SAMPLE_MS 50 /* the usual limit: ample for real CPUs, short where vCPUs crawl */
+struct parallel_budget {
+    uint64_t t0, ticks;
+};
+void parallel_budget_start(struct parallel_budget *b, uint32_t ms);
+/* Checked every 16th operation i, so the clock costs little. */
+static inline bool parallel_budget_left(const struct parallel_budget *b, uint32_t i)
+{
+    return (i & 15) || rdtsc() - b->t0 < b->ticks;
+}
+/* ticks for `done` operations, as ticks for `planned` (done == planned: as is). */
+int64_t parallel_scaled(int64_t ticks, uint64_t planned, uint64_t done);
 
 #endif

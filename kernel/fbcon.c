@@ -205,18 +205,6 @@ bool fbcon_screen_size(uint32_t *width, uint32_t *height)
     return true;
 }
 
-static void fill_rect(uint32_t x, uint32_t y, uint32_t w, uint32_t h, uint8_t color)
-{
-    if (x >= fb.width || y >= fb.height)
-        return;
-    if (w > fb.width - x)
-        w = fb.width - x;
-    if (h > fb.height - y)
-        h = fb.height - y;
-    for (uint32_t row = y; row < y + h; row++)
-        fill_line(base + row * fb.pitch + x * bytes_per_pixel, w, palette[color & 15]);
-}
-
 /* The grid's cells may be covered: a later sync redraws them all. */
 static void forget_shown(void)
 {
@@ -224,29 +212,15 @@ static void forget_shown(void)
         shown[i] = 0xffff;
 }
 
-void fbcon_fill_rect(uint32_t x, uint32_t y, uint32_t w, uint32_t h, uint8_t color)
+void fbcon_show_bitmap(const uint8_t *bits, uint32_t pitch)
 {
     if (!begin_draw())
         return;
-    fill_rect(x, y, w, h, color);
-    end_draw();
-    forget_shown();
-}
-
-void fbcon_draw_text(uint32_t x, uint32_t y, uint32_t scale, const char *s, uint8_t fg, uint8_t bg)
-{
-    if (scale == 0 || !begin_draw())
-        return;
-    for (; *s; s++, x += FBCON_CELL_WIDTH * scale) {
-        if (x + FBCON_CELL_WIDTH * scale > fb.width || y + FBCON_CELL_HEIGHT * scale > fb.height)
-            break;
-        for (uint32_t gy = 0; gy < FBCON_CELL_HEIGHT; gy++) {
-            uint8_t bits = font_row(*s, (int)gy - FBCON_GLYPH_TOP);
-            for (uint32_t gx = 0; gx < FBCON_CELL_WIDTH; gx++) {
-                bool lit = gx < FONT_WIDTH && (bits >> (FONT_WIDTH - 1 - gx) & 1);
-                fill_rect(x + gx * scale, y + gy * scale, scale, scale, lit ? fg : bg);
-            }
-        }
+    for (uint32_t y = 0; y < fb.height; y++) {
+        volatile uint8_t *p = base + y * fb.pitch;
+        const uint8_t *line = bits + y * pitch;
+        for (uint32_t x = 0; x < fb.width; x++, p += bytes_per_pixel)
+            put_pixel(p, palette[line[x / 8] >> (7 - x % 8) & 1 ? 15 : 0]);
     }
     end_draw();
     forget_shown();

@@ -49,12 +49,11 @@ const char *fbcon_access(void);
  * paging is on. */
 void fbcon_sync(const uint16_t *grid);
 
-/* Direct drawing in pixels, for the results' QR pages (kernel/qrshow.c),
- * which cover the text grid: false / nothing drawn unless the console is
- * ready and paging is off. Colours are VGA text colour numbers (0-15). */
+/* For the results' QR pages (kernel/qrshow.c), which cover the text grid:
+ * the screen's size (false unless the console is ready and paging is off),
+ * and a picture of the whole screen at one bit a pixel (`pitch` bytes a
+ * row, the leftmost pixel in bit 7; set: white, clear: black). */
 bool fbcon_screen_size(uint32_t *width, uint32_t *height);
-void fbcon_fill_rect(uint32_t x, uint32_t y, uint32_t w, uint32_t h, uint8_t color);
-/* One line of text in the kernel's font, each font pixel scale x scale. */
-void fbcon_draw_text(uint32_t x, uint32_t y, uint32_t scale, const char *s, uint8_t fg, uint8_t bg);
+void fbcon_show_bitmap(const uint8_t *bits, uint32_t pitch);
 
 #endif

@@ -6,10 +6,12 @@
 #include "kernel/console.h"
 #include "kernel/exit.h"
 #include "kernel/fbcon.h"
+#include "kernel/font.h"
 #include "kernel/memory.h"
 #include "kernel/recordlog.h"
 #include "kernel/serial.h"
 #include "kernel/vga.h"
+#include "kernel/vgagfx.h"
 #include "lib/base45.h"
 #include "lib/crc32.h"
 #include "lib/deflate.h"
@@ -19,8 +21,6 @@
 
 #define TEXT_MAX 3400 /* version 40-M holds 3391 characters */
 
-enum { LIGHT = VGA_WHITE & 15, DARK = 0 };
-
 struct pages {
     size_t log_len;
     uint32_t log_crc;
@@ -28,7 +28,7 @@ struct pages {
     size_t deflated_len;
     size_t chunk; /* bytes of deflate output per code (the last may be shorter) */
     uint32_t count;
-    int version;  /* the largest the screen shows */
+    int version;  /* the layout's (the last code may be smaller) */
     bool cut;
     struct qr_code *code;
     char text[TEXT_MAX + 1];
@@ -42,18 +42,24 @@ static size_t decimal_digits(uint64_t v)
     return n;
 }
 
+/* Bytes of D a code of this version holds: what its header (whose count has the digits of
+ * `count`) leaves, at 3 base45 characters per 2 bytes; 0 when nothing fits. */
+static size_t chunk_bytes(int version, size_t count, size_t log_len)
+{
+    size_t capacity = qr_alnum_capacity(version), digits = decimal_digits(count);
+    size_t header = 4 + digits + 1 + digits + 1 + decimal_digits(log_len) + 1 + 9 + 9;
+    return header + 3 > capacity ? 0 : (capacity - header) / 3 * 2;
+}
+
 /* Chunk size and count: a code's text must fit the version, and its header
  * grows with the count's digits, so iterate until they agree. */
 static bool plan_chunks(struct pages *p)
 {
-    size_t capacity = qr_alnum_capacity(p->version);
     uint32_t count = 1;
     for (int round = 0; round < 8; round++) {
-        size_t digits = decimal_digits(count);
-        size_t header = 4 + digits + 1 + digits + 1 + decimal_digits(p->log_len) + 1 + 9 + 9;
-        if (header + 3 > capacity)
+        size_t chunk = chunk_bytes(p->version, count, p->log_len);
+        if (!chunk)
             return false;
-        size_t chunk = (capacity - header) / 3 * 2; /* base45: 3 characters per 2 bytes */
         uint32_t need = (uint32_t)((p->deflated_len + chunk - 1) / chunk);
         if (need == 0)
             need = 1;
@@ -88,102 +94,145 @@ static size_t page_text(struct pages *p, uint32_t i)
     return n;
 }
 
-static void caption(const struct pages *p, uint32_t i, char *line, size_t size)
+/* --- the screen: codes in a grid, a caption under them ------------------------------ */
+
+/* The whole screen as one bit a pixel (set: light), drawn off-screen and then shown at once
+ * on the framebuffer or in VGA mode 12h. */
+struct canvas {
+    uint8_t *bits;
+    uint32_t width, height, pitch; /* pitch: bytes a row */
+};
+
+/* Where the codes of one screen go. */
+struct layout {
+    int version;              /* of every code but perhaps the last */
+    uint32_t module;          /* pixels a module's side */
+    uint32_t columns, rows;   /* codes a screen: columns x rows */
+    uint32_t x0, y0, step;    /* the first code's top left pixel; from one code to the next */
+    uint32_t caption_y;       /* the caption's top */
+};
+
+static void fill(const struct canvas *c, uint32_t x, uint32_t y, uint32_t w, uint32_t h, bool light)
 {
-    fmt(line, size, "results QR %u of %u: any key for the next%s", i + 1, p->count,
-        p->cut ? " (log cut: buffer full)" : "");
-}
-
-/* --- framebuffer -------------------------------------------------------------- */
-
-static uint32_t text_scale(uint32_t width) { return width >= 640 ? 2 : 1; }
-static uint32_t text_band(uint32_t width) { return (FBCON_CELL_HEIGHT + 2) * text_scale(width); }
-
-static int framebuffer_version(void)
-{
-    uint32_t w, h;
-    if (!fbcon_screen_size(&w, &h) || h <= text_band(w))
-        return 0;
-    uint32_t side = w < h - text_band(w) ? w : h - text_band(w);
-    int modules = (int)(side / QRSHOW_MODULE_PIXELS) - 2 * QR_QUIET_ZONE;
-    int version = (modules - 17) / 4;
-    return version < 1 ? 0 : version > QR_VERSION_MAX ? QR_VERSION_MAX : version;
-}
-
-static void draw_framebuffer(const struct pages *p, uint32_t i)
-{
-    uint32_t w, h;
-    if (!fbcon_screen_size(&w, &h))
+    if (x >= c->width || y >= c->height)
         return;
-    const struct qr_code *qr = p->code;
-    uint32_t band = text_band(w), side = w < h - band ? w : h - band;
-    uint32_t px = side / (uint32_t)(qr->size + 2 * QR_QUIET_ZONE);
-    uint32_t x0 = (w - px * (uint32_t)qr->size) / 2, y0 = (h - band - px * (uint32_t)qr->size) / 2;
-    fbcon_fill_rect(0, 0, w, h, LIGHT); /* the whole screen: a wide quiet zone */
+    uint32_t right = w < c->width - x ? x + w : c->width, bottom = h < c->height - y ? y + h : c->height;
+    for (uint32_t row = y; row < bottom; row++) {
+        uint8_t *line = c->bits + row * c->pitch;
+        for (uint32_t col = x; col < right;) {
+            if (col % 8 == 0 && right - col >= 8) { /* a whole byte */
+                line[col / 8] = light ? 0xff : 0;
+                col += 8;
+                continue;
+            }
+            uint8_t bit = (uint8_t)(0x80 >> (col % 8));
+            line[col / 8] = light ? (uint8_t)(line[col / 8] | bit) : (uint8_t)(line[col / 8] & ~bit);
+            col++;
+        }
+    }
+}
+
+/* One line in the kernel's font (kernel/font.c), dark on light, each font pixel scale x scale. */
+static void draw_text(const struct canvas *c, uint32_t x, uint32_t y, uint32_t scale, const char *s)
+{
+    for (; *s; s++, x += FBCON_CELL_WIDTH * scale)
+        for (int gy = 0; gy < FONT_HEIGHT; gy++) {
+            uint8_t bits = font_row(*s, gy);
+            for (int gx = 0; gx < FONT_WIDTH; gx++)
+                if (bits >> (FONT_WIDTH - 1 - gx) & 1)
+                    fill(c, x + (uint32_t)gx * scale, y + (uint32_t)(gy + FBCON_GLYPH_TOP) * scale, scale, scale,
+                         false);
+        }
+}
+
+static uint32_t caption_scale(uint32_t width) { return width >= 640 ? 2 : 1; }
+static uint32_t caption_band(uint32_t width) { return (FBCON_CELL_HEIGHT + 2) * caption_scale(width); }
+
+/* Codes of `size` modules side by side in `span` modules, each with a quiet zone of
+ * QR_QUIET_ZONE light modules (neighbours share theirs). */
+static uint32_t codes_across(uint32_t span, int size)
+{
+    return span < QR_QUIET_ZONE ? 0 : (span - QR_QUIET_ZONE) / (uint32_t)(size + QR_QUIET_ZONE);
+}
+
+/* Sized for the camera, not for the screen: modules no smaller than 1/QRSHOW_SCREEN_MODULES of
+ * the screen's width and versions up to QRSHOW_VERSION_MAX; of those, the version whose grid
+ * holds the most bytes of D a screen (the smaller one on a tie). */
+static bool choose_layout(struct layout *l, const struct pages *p, uint32_t width, uint32_t height)
+{
+    uint32_t band = caption_band(width);
+    if (height <= band)
+        return false;
+    l->module = (width + QRSHOW_SCREEN_MODULES - 1) / QRSHOW_SCREEN_MODULES;
+    uint32_t across = width / l->module, down = (height - band) / l->module;
+    size_t best = 0;
+    for (int v = 1; v <= QRSHOW_VERSION_MAX; v++) {
+        uint32_t columns = codes_across(across, qr_size(v)), rows = codes_across(down, qr_size(v));
+        /* the count has at most as many digits as D has bytes */
+        size_t bytes = (size_t)columns * rows * chunk_bytes(v, p->deflated_len, p->log_len);
+        if (bytes > best)
+            best = bytes, l->version = v, l->columns = columns, l->rows = rows;
+    }
+    if (!best)
+        return false;
+    uint32_t size = (uint32_t)qr_size(l->version);
+    l->step = (size + QR_QUIET_ZONE) * l->module;
+    l->x0 = (width - (l->columns * l->step - QR_QUIET_ZONE * l->module)) / 2;
+    l->y0 = (height - band - (l->rows * l->step - QR_QUIET_ZONE * l->module)) / 2;
+    l->caption_y = height - band + caption_scale(width);
+    return true;
+}
+
+static void draw_code(const struct canvas *c, const struct qr_code *qr, uint32_t x0, uint32_t y0, uint32_t px)
+{
     for (int y = 0; y < qr->size; y++)
         for (int x = 0; x < qr->size; x++)
             if (qr_module(qr, x, y))
-                fbcon_fill_rect(x0 + (uint32_t)x * px, y0 + (uint32_t)y * px, px, px, DARK);
-    char line[96];
-    caption(p, i, line, sizeof line);
-    uint32_t ts = text_scale(w), tw = (uint32_t)strlen(line) * FBCON_CELL_WIDTH * ts;
-    fbcon_draw_text(tw < w ? (w - tw) / 2 : 0, h - band + ts, ts, line, DARK, LIGHT);
+                fill(c, x0 + (uint32_t)x * px, y0 + (uint32_t)y * px, px, px, false);
 }
 
-/* --- VGA text: two modules per cell, one above the other ---------------------- */
-
-#define VGA_CODE_ROWS (VGA_ROWS - 1) /* the last row names the page */
-
-static int vga_text_version(void)
+/* Screen `screen`: its codes in a grid, left to right and top to bottom, and a caption naming
+ * them ("results QR 7-12 of 40: ..."). */
+static void draw_screen(struct pages *p, const struct layout *l, const struct canvas *c, uint32_t screen)
 {
-    int modules = 2 * VGA_CODE_ROWS - 2 * QRSHOW_VGA_QUIET;
-    if (modules > VGA_COLUMNS - 2 * QR_QUIET_ZONE)
-        modules = VGA_COLUMNS - 2 * QR_QUIET_ZONE;
-    int version = (modules - 17) / 4;
-    return version < 1 ? 0 : version;
-}
-
-static void draw_vga_text(const struct pages *p, uint32_t i)
-{
-    /* Light is bright white foreground (a background that bright would
-     * blink), dark is the black background: CP437 0xDB full block, 0xDF
-     * upper half, 0xDC lower half, or a space. */
-    enum { CELL_ATTR = 0x0f, CAPTION_ATTR = 0x70, FULL = 0xdb, UPPER = 0xdf, LOWER = 0xdc };
-    const struct qr_code *qr = p->code;
-    int x0 = (VGA_COLUMNS - qr->size) / 2, y0 = (2 * VGA_CODE_ROWS - qr->size) / 2;
-    for (int row = 0; row < VGA_CODE_ROWS; row++)
-        for (int col = 0; col < VGA_COLUMNS; col++) {
-            int x = col - x0, top = 2 * row - y0, bottom = top + 1;
-            bool in_x = x >= 0 && x < qr->size;
-            bool top_dark = in_x && top >= 0 && top < qr->size && qr_module(qr, x, top);
-            bool bottom_dark = in_x && bottom >= 0 && bottom < qr->size && qr_module(qr, x, bottom);
-            uint8_t ch = top_dark ? (bottom_dark ? ' ' : LOWER) : (bottom_dark ? UPPER : FULL);
-            vga_put_raw(row, col, ch, CELL_ATTR);
-        }
-    char line[96];
-    caption(p, i, line, sizeof line);
-    size_t n = strlen(line);
-    for (int col = 0; col < VGA_COLUMNS; col++)
-        vga_put_raw(VGA_ROWS - 1, col, (size_t)col < n ? (uint8_t)line[col] : ' ', CAPTION_ATTR);
+    uint32_t per_screen = l->columns * l->rows, first = screen * per_screen;
+    uint32_t last = first + per_screen < p->count ? first + per_screen - 1 : p->count - 1;
+    fill(c, 0, 0, c->width, c->height, true); /* the whole screen light: a wide quiet zone */
+    for (uint32_t i = first; i <= last; i++) {
+        size_t n = page_text(p, i);
+        qr_encode_alnum(p->code, p->text, n, qr_fit_version(n, l->version));
+        uint32_t slot = i - first;
+        draw_code(c, p->code, l->x0 + slot % l->columns * l->step, l->y0 + slot / l->columns * l->step, l->module);
+    }
+    char line[96], range[24];
+    if (last > first)
+        fmt(range, sizeof range, "%u-%u", first + 1, last + 1);
+    else
+        fmt(range, sizeof range, "%u", first + 1);
+    fmt(line, sizeof line, "results QR %s of %u%s: next on a key or in %u s", range, p->count,
+        p->cut ? " (log cut)" : "", QRSHOW_PAGE_SECONDS);
+    uint32_t scale = caption_scale(c->width), chars = (uint32_t)strlen(line);
+    if (chars * FBCON_CELL_WIDTH * scale > c->width)
+        scale = 1;
+    uint32_t tw = chars * FBCON_CELL_WIDTH * scale;
+    draw_text(c, tw < c->width ? (c->width - tw) / 2 : 0, l->caption_y, scale, line);
 }
 
 /* --- paging --------------------------------------------------------------------- */
 
+/* The next screen on a key press or after QRSHOW_PAGE_SECONDS, whichever comes first: an i8042
+ * that answers need not pass keys on (a USB keyboard without the firmware's legacy support). */
 static void wait_for_next(bool keyboard)
 {
-    if (keyboard) { /* a person (or the host's sendkey) turns the pages */
-        while (!ps2_key_pressed())
-            cpu_pause();
-        return;
-    }
-    uint64_t hz = tsc_info()->hz;
-    if (hz) {
-        uint64_t start = rdtsc();
-        while (rdtsc() - start < hz * QRSHOW_PAGE_SECONDS)
-            cpu_pause();
-    } else { /* no TSC figure (or no TSC): a fixed count of port reads */
-        for (uint32_t i = 0; i < QRSHOW_PAGE_POLLS; i++)
+    uint64_t hz = tsc_info()->hz, start = hz ? rdtsc() : 0;
+    for (uint32_t polls = 0;; polls++) { /* each poll reads the status port: ~1 us */
+        if (keyboard && ps2_key_pressed())
+            return;
+        if (!keyboard)
             (void)inb(PS2_STATUS_PORT);
+        if (hz ? rdtsc() - start >= hz * QRSHOW_PAGE_SECONDS : polls >= QRSHOW_PAGE_POLLS)
+            return;
+        cpu_pause();
     }
 }
 
@@ -207,12 +256,17 @@ void qrshow_results(void)
     if (!wanted())
         return;
     static struct pages p;
+    static struct layout layout;
+    struct canvas canvas = { 0, VGAGFX_WIDTH, VGAGFX_HEIGHT, VGAGFX_WIDTH / 8 };
     const uint8_t *log = recordlog_data(&p.log_len);
-    p.version = vga_on_framebuffer() ? framebuffer_version() : vga_present() ? vga_text_version() : 0;
-    if (!log || !p.version) {
+    /* a framebuffer at its size; VGA text becomes 640x480 graphics */
+    bool framebuffer = vga_on_framebuffer();
+    bool screen = framebuffer ? fbcon_screen_size(&canvas.width, &canvas.height) : vga_present();
+    if (!log || !screen) {
         console_say(VGA_RED, "no QR codes: %s", !log ? "no memory kept for the record log" : "no screen to show them on");
         return;
     }
+    canvas.pitch = (canvas.width + 7) / 8;
     serial_drain(); /* whatever carried done (if anything) has it all */
     console_status(" cleanroom: done; compressing %u bytes of records for the QR codes", (unsigned)p.log_len);
     p.cut = recordlog_cut();
@@ -220,24 +274,29 @@ void qrshow_results(void)
     struct deflate_work *work = memory_alloc(sizeof *work, 16);
     uint8_t *out = memory_alloc((uint32_t)deflate_bound(p.log_len), 16);
     p.code = memory_alloc(sizeof *p.code, 16);
-    if (!work || !out || !p.code) {
+    canvas.bits = memory_alloc(canvas.pitch * canvas.height, 16);
+    if (!work || !out || !p.code || !canvas.bits) {
         console_say(VGA_RED, "no QR codes: not enough free memory to compress the record log");
         return;
     }
     p.deflated_len = deflate_fixed(log, p.log_len, out, work);
     p.deflated = out;
-    if (!plan_chunks(&p)) {
-        console_say(VGA_RED, "no QR codes: the screen's largest code (version %d) holds too little", p.version);
+    bool fits = choose_layout(&layout, &p, canvas.width, canvas.height);
+    p.version = layout.version;
+    if (!fits || !plan_chunks(&p)) {
+        console_say(VGA_RED, "no QR codes: the screen (%ux%u) is too small for them", canvas.width, canvas.height);
         return;
     }
+    if (!framebuffer)
+        vgagfx_init(); /* VGA text: 640x480 graphics from here on */
     bool keyboard = ps2_present();
-    for (uint32_t i = 0;; i = (i + 1) % p.count) {
-        size_t n = page_text(&p, i);
-        qr_encode_alnum(p.code, p.text, n, qr_fit_version(n, p.version));
-        if (vga_on_framebuffer())
-            draw_framebuffer(&p, i);
+    uint32_t per_screen = layout.columns * layout.rows, screens = (p.count + per_screen - 1) / per_screen;
+    for (uint32_t screen = 0;; screen = (screen + 1) % screens) {
+        draw_screen(&p, &layout, &canvas, screen);
+        if (framebuffer)
+            fbcon_show_bitmap(canvas.bits, canvas.pitch);
         else
-            draw_vga_text(&p, i);
+            vgagfx_show(canvas.bits);
         wait_for_next(keyboard);
     }
 }

@@ -144,9 +144,3 @@ void vga_status(const char *s)
 }
 
 bool vga_on_framebuffer(void) { return screen == SCREEN_FRAMEBUFFER; }
-
-void vga_put_raw(int row, int col, uint8_t ch, uint8_t attr)
-{
-    if (screen == SCREEN_VGA_TEXT && row >= 0 && row < ROWS && col >= 0 && col < COLS)
-        VGA_TEXT[row * COLS + col] = (uint16_t)((uint16_t)attr << 8 | ch);
-}

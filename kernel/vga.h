@@ -41,9 +41,4 @@ void vga_write(const char *s, size_t n, enum vga_color color);
 void vga_status(const char *s);
 /* The screen is a framebuffer (kernel/fbcon.c), not VGA text. */
 bool vga_on_framebuffer(void);
-/* VGA text mode only: one raw cell (a CP437 character such as the half
- * blocks 0xDC/0xDF, and its attribute), straight to 0xB8000, outside the
- * scrolling grid (the results' QR pages: kernel/qrshow.c). */
-void vga_put_raw(int row, int col, uint8_t ch, uint8_t attr);
-
 #endif

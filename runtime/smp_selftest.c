@@ -13,7 +13,7 @@
 
 bool smp_tests_apply(void) { return smp_cpus() > 1; }
 
-static void run_everywhere(void (*fn)(void *), void *arg)
+void smp_run_everywhere(void (*fn)(void *), void *arg)
 {
     uint32_t n = smp_cpus();
     for (uint32_t c = 1; c < n; c++)
@@ -37,7 +37,7 @@ bool smp_test_every_cpu_answers(char *d)
     uint32_t n = smp_cpus(), wrong = 0;
     for (uint32_t c = 0; c < n; c++)
         answered[c] = 0;
-    run_everywhere(answer, 0);
+    smp_run_everywhere(answer, 0);
     for (uint32_t c = 0; c < n; c++)
         wrong += answered[c] != c + 1;
     fmt(d, D, "%u CPUs, %u ran the function as themselves", n, n - wrong);
@@ -64,7 +64,7 @@ bool smp_test_no_lost_increment(char *d)
 {
     uint32_t n = smp_cpus();
     lock_word = locked_count = atomic_count = 0;
-    run_everywhere(hammer, 0);
+    smp_run_everywhere(hammer, 0);
     uint32_t want = n * INCREMENTS;
     fmt(d, D, "%u CPUs x %u: locked %u, atomic %u (want %u)", n, INCREMENTS, locked_count, atomic_count, want);
     return locked_count == want && atomic_count == want;
@@ -89,11 +89,11 @@ bool smp_test_paging_follows(char *d)
     uint32_t n = smp_cpus(), on = 0, off = 0;
     paging_enable(PAGESIZE_4K);
     uint32_t cr3 = read_cr3();
-    run_everywhere(read_paging, 0);
+    smp_run_everywhere(read_paging, 0);
     for (uint32_t c = 1; c < n; c++)
         on += (seen_cr0[c] & CR0_PG) && seen_cr3[c] == cr3;
     paging_disable();
-    run_everywhere(read_paging, 0);
+    smp_run_everywhere(read_paging, 0);
     for (uint32_t c = 1; c < n; c++)
         off += !(seen_cr0[c] & CR0_PG);
     fmt(d, D, "paging on: %u of %u other CPUs on the same directory; off: %u of %u", on, n - 1, off, n - 1);

@@ -7,6 +7,8 @@
 
 /* True when there is more than one CPU to test. */
 bool smp_tests_apply(void);
+/* fn(arg) on every CPU at once (the caller's too), back when all are done. */
+void smp_run_everywhere(void (*fn)(void *), void *arg);
 bool smp_test_every_cpu_answers(char *detail);
 bool smp_test_no_lost_increment(char *detail);
 bool smp_test_paging_follows(char *detail);

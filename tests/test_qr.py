@@ -1,12 +1,15 @@
 """Results read back from QR codes (docs/QR.md): base45, the code headers, reassembly
-and inflating up to the first gap, zbar on real images, `decode-photos`, and
+and inflating up to the first gap, zxing-cpp on real images, `decode-photos`, and
 `run --qr-pages` and `--screendump` (against a fake QEMU QMP socket here; against the kernel end to end).
 
 The fixture codes tests/fixtures/qr/qemu-quick-K-of-3.png carry the record lines of
 tests/fixtures/qemu-quick.log, compressed with zlib's raw DEFLATE and cut into 3
 chunks by the contract's text format (qrdecode.Chunk.text); they were drawn once
 by a QR generator that is not a dependency of the project. The end-to-end tests
-read the kernel's own codes from QEMU screendumps.
+read the kernel's own screens as a phone photographs them (tests/photosim.py):
+suite=quick on the BIOS ISO (VGA graphics the kernel sets itself) and on UEFI
+(GRUB's framebuffer), and a short run under QEMU -kernel whose pager turns the
+screens with no key pressed.
 """
 
 from __future__ import annotations
@@ -17,13 +20,16 @@ import socket
 import subprocess
 import sys
 import threading
+import time
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, Iterator
 
 import base45
 import pytest
 
-from booting import KERNEL, TOOL, TOOL_SAFETY_NET_S
+from booting import KERNEL, REPO, TOOL, TOOL_SAFETY_NET_S
+from photosim import Shot, photograph_file, screen_corners_in_photo
 from cleanroom_host import emulators, qrdecode, runner
 from cleanroom_host.protocol import parse_log
 from cleanroom_host.qrdecode import Chunk, QrError, assemble, base45_decode, base45_encode, parse_chunk
@@ -154,13 +160,13 @@ def test_missing_codes_read_as_a_sentence(numbers: list[int], text: str) -> None
     assert qrdecode.name_numbers(numbers) == text
 
 
-# --- zbar on images and decode-photos ---
+# --- the decoder on images, and decode-photos ---
 
 def test_the_fixture_codes_are_three() -> None:
     assert [p.name for p in CODES] == [f"qemu-quick-{k}-of-3.png" for k in range(3)]
 
 
-def test_zbar_reads_each_fixture_code() -> None:
+def test_the_decoder_reads_each_fixture_code() -> None:
     for k, path in enumerate(CODES):
         read = qrdecode.read_image(path)
         assert [c.index for c in read.chunks] == [k] and not read.problems
@@ -205,20 +211,39 @@ def test_many_images_without_a_code_are_counted_not_all_listed(tmp_path: Path) -
     assert len(doc["run"]["qr"]["unreadable"]) == len(blanks)
 
 
-def photo_like(src: Path, dest: Path) -> None:
-    """A screendump made to look like a phone's photo: scaled 1.5x, turned 3 degrees, blurred."""
-    from PIL import Image, ImageFilter
-    with Image.open(src) as img:
-        gray = img.convert("L")
-    big = gray.resize((gray.width * 3 // 2, gray.height * 3 // 2), Image.Resampling.BICUBIC)
-    turned = big.rotate(3, resample=Image.Resampling.BICUBIC, expand=True, fillcolor=255)
-    turned.filter(ImageFilter.GaussianBlur(1.5)).save(dest)
+def on_a_screen(code: Path, dest: Path) -> Path:
+    """The fixture code twice its size in the middle of an 800x600 screen."""
+    from PIL import Image
+    screen = Image.new("L", (800, 600), 255)
+    with Image.open(code) as img:
+        big = img.convert("L").resize((img.width * 2, img.height * 2), Image.Resampling.NEAREST)
+    screen.paste(big, ((800 - big.width) // 2, (600 - big.height) // 2))
+    screen.save(dest)
+    return dest
 
 
-def test_a_photo_like_image_still_decodes(tmp_path: Path) -> None:
+@pytest.mark.parametrize("angle", [0, 15, 25, 45])
+def test_the_simulated_photo_keeps_the_whole_screen_in_perspective(angle: float) -> None:
+    """The photo's geometry is what docs/QR.md says: the whole screen in the picture, its near
+    edge the taller by the perspective of a phone held close (a third at 15 degrees)."""
+    shot = Shot(angle=angle, width=1500)
+    corners = screen_corners_in_photo((800, 600), shot)
+    assert (corners >= 0).all() and (corners[:, 0] < 1500).all() and (corners[:, 1] < 1125).all()
+    near, far = corners[3][1] - corners[0][1], corners[2][1] - corners[1][1]
+    assert abs(near / far - 1) < 0.02 if angle == 0 else near / far > 1 + angle / 50
+
+
+def test_a_phone_photo_of_a_code_decodes(tmp_path: Path) -> None:
     photo = tmp_path / "photo.jpg"
-    photo_like(CODES[1], photo)
+    photograph_file(on_a_screen(CODES[1], tmp_path / "screen.png"), photo, Shot(width=1500))
     assert [c.index for c in qrdecode.read_image(photo).chunks] == [1]
+
+
+def test_a_photo_from_too_far_aside_does_not(tmp_path: Path) -> None:
+    """The simulated photo is no copy of the screen: far enough off-axis, nothing reads."""
+    photo = tmp_path / "photo.jpg"
+    photograph_file(on_a_screen(CODES[1], tmp_path / "screen.png"), photo, Shot(angle=80, width=1500))
+    assert qrdecode.read_image(photo).chunks == []
 
 
 # --- run --qr-pages against a fake QEMU QMP socket ---
@@ -360,44 +385,148 @@ def test_qr_pages_is_refused_where_it_cannot_work(tmp_path: Path, args: list[str
     assert proc.returncode == 5 and why in proc.stderr, proc.stderr
 
 
-# --- end to end: the kernel's own codes, read from QEMU screendumps ---
+# --- end to end: the kernel's own codes, photographed as a phone would ---
 
-@pytest.mark.parametrize("emulator", ["qemu", "uefi"])
-def test_the_kernels_codes_give_back_the_serial_log(emulator: str, tmp_path: Path) -> None:
-    """suite=quick with qr=on under QEMU's VGA text mode (BIOS, -kernel) and
-    OVMF's framebuffer, every page saved by --qr-pages: decoded, the record
-    lines are the serial log's byte for byte; a photo-like page still reads;
-    a missing page is named and the records before it are kept. One test per
-    screen, so the boot (hundreds of pages in text mode) happens once."""
+# suite=quick must fit in tens of screens, not hundreds (issue 19: 362 VGA text pages)
+QUICK_SCREENS_MAX = 40
+PHONE = Shot(angle=15, tilt=4)  # the issue's photo: 15 degrees off-axis, 4 of tilt, blur, noise, light, JPEG 60
+
+
+def photograph_screens(pages: list[Path], where: Path, shot: Shot,
+                       widths: tuple[int, ...] = (1500, 3000)) -> dict[int, list[Path]]:
+    """Every screen photographed at each width (the turn and tilt alternating left and right):
+    {width: photos}."""
+    where.mkdir(parents=True, exist_ok=True)
+    photos: dict[int, list[Path]] = {width: [] for width in widths}
+    for k, page in enumerate(pages):
+        sign = 1 if k % 2 else -1
+        for width in photos:
+            photo = where / f"{page.stem}-{width}.jpg"
+            photograph_file(page, photo, replace(shot, angle=sign * shot.angle, tilt=sign * shot.tilt, width=width,
+                                                 seed=k))
+            photos[width].append(photo)
+    return photos
+
+
+def assert_photos_give_back(photos: dict[int, list[Path]], serial: list[bytes], where: Path) -> None:
+    """Each width's photos alone: every code read, the log the serial port's record lines."""
+    for width, images in photos.items():
+        proc = decode_photos(images, where / f"decoded-{width}")
+        assert proc.returncode == 0, f"{width} px photos: " + proc.stdout + proc.stderr
+        assert record_lines((where / f"decoded-{width}" / "serial.log").read_bytes()) == serial, width
+
+
+@pytest.mark.parametrize("emulator", ["iso", "uefi"])
+def test_phone_photos_of_every_screen_give_back_the_serial_log(emulator: str, tmp_path: Path) -> None:
+    """suite=quick with qr=on on a BIOS (the ISO through GRUB: VGA text, so the kernel sets
+    640x480 graphics) and on UEFI (OVMF's 800x600 framebuffer), every screen saved by
+    --qr-pages: tens of screens, each photographed from 15 degrees aside at 1500 and at 3000
+    pixels, and every code of each set read back into the serial log's record lines byte for
+    byte; a missing screen is named and the records before it are kept."""
     where = tmp_path
     proc = subprocess.run([str(TOOL), "run", "--emulator", emulator, "--cmdline", "suite=quick qr=on",
                            "--qr-pages", str(where / "pages"), "--out", str(where / "run"), "--quiet"],
                           capture_output=True, text=True, timeout=TOOL_SAFETY_NET_S, stdin=subprocess.DEVNULL)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     pages = sorted((where / "pages").glob("qr-*.ppm"))
-    run = json.loads((where / "run" / "results.json").read_text())["run"]
-    assert run["qr_pages"]["codes"] == len(pages) > 0
+    info = json.loads((where / "run" / "results.json").read_text())["run"]["qr_pages"]
+    assert info["saved"] == info["codes"] and pages
     serial = record_lines((where / "run" / "serial.log").read_bytes())
+    assert serial
 
-    proc = decode_photos(pages, where / "decoded")
-    assert proc.returncode == 0, proc.stdout + proc.stderr
-    assert serial and record_lines((where / "decoded" / "serial.log").read_bytes()) == serial, emulator
-
-    # the kernel's text of a code, character for character, is what the host makes of its
+    # the kernel's text of each code, character for character, is what the host makes of its
     # chunk with the base45 package: its base45 encoder agrees with an independent one
+    import zxingcpp
     from PIL import Image
-    from pyzbar import pyzbar
     with Image.open(pages[-1]) as img:
-        texts = [s.data.decode("latin-1") for s in pyzbar.decode(img.convert("L"))]
-    assert len(texts) == 1 and parse_chunk(texts[0]).text() == texts[0]
+        texts = [b.text for b in zxingcpp.read_barcodes(img.convert("L"))]
+    assert texts and all(parse_chunk(t).text() == t for t in texts)
 
-    photo = where / "photo.png"
-    photo_like(pages[0], photo)
-    assert [c.index for c in qrdecode.read_image(photo).chunks] == [0]
+    photos = photograph_screens(pages, where / "photos", PHONE)
+    assert_photos_give_back(photos, serial, where)
+    # tens of screens, several codes on each
+    assert len(pages) <= QUICK_SCREENS_MAX, f"{len(pages)} screens for suite=quick"
+    assert info["codes"] > len(pages) == info["screens"]
 
-    gone = len(pages) // 2
-    proc = decode_photos(pages[:gone] + pages[gone + 1:], where / "gap")
+    # a screen's photo left out: the codes no other screen showed are named (a screendump caught
+    # while the kernel drew the next screen shows codes of both)
+    shown = [{c.index for c in qrdecode.read_image(p).chunks} for p in pages]
+    gone = next(k for k in range(len(pages) // 2, len(pages)) if shown[k] - set().union(*shown[:k], *shown[k + 1:]))
+    lost = sorted(shown[gone] - set().union(*shown[:gone], *shown[gone + 1:]))
+    shots = photos[1500]
+    proc = decode_photos(shots[:gone] + shots[gone + 1:], where / "gap")
     assert proc.returncode == 4
-    assert f"missing QR code {gone + 1} of {len(pages)}" in proc.stdout, proc.stdout
+    assert qrdecode.missing_text(lost, info["codes"]) in proc.stdout, proc.stdout
     kept = record_lines((where / "gap" / "serial.log").read_bytes())
-    assert kept == serial[:len(kept)]
+    assert 0 < len(kept) < len(serial) and kept == serial[:len(kept)]
+
+
+def page_seconds() -> int:
+    """QRSHOW_PAGE_SECONDS, from the kernel's header."""
+    text = (REPO / "kernel" / "qrshow.h").read_text()
+    return int(re.search(r"#define QRSHOW_PAGE_SECONDS (\d+)", text).group(1))  # type: ignore[union-attr]
+
+
+def screendump(monitor: subprocess.Popen[str], dest: Path, wait: float = 30) -> None:
+    """`screendump` through QEMU's monitor on its stdin; returns once the file is whole."""
+    from PIL import Image
+    dest.unlink(missing_ok=True)
+    assert monitor.stdin is not None
+    monitor.stdin.write(f"screendump {dest}\n")
+    monitor.stdin.flush()
+    deadline = time.monotonic() + wait
+    while True:
+        try:
+            with Image.open(dest) as img:
+                img.load()
+            return
+        except (OSError, SyntaxError):
+            assert time.monotonic() < deadline, f"QEMU wrote no screendump {dest} in {wait} s"
+            time.sleep(0.2)
+
+
+def test_the_pager_turns_the_screens_with_no_key_and_photos_at_25_degrees_read(tmp_path: Path) -> None:
+    """Issue 23: QEMU's i8042 answers but no key comes (a USB keyboard without legacy support);
+    the screens still turn. Under QEMU -kernel (VGA text, so the kernel's 640x480 graphics), no
+    key pressed: screendumps taken while nothing else happens show different codes, until every
+    code has been on the screen; then each screen photographed from 25 degrees aside with more
+    noise and JPEG quality 50, 3000 pixels wide, still gives back the serial log (issue 19: 3
+    of 33 VGA text pages did; at 1500 pixels this is past the limit docs/QR.md measured)."""
+    serial_log, seconds = tmp_path / "serial.log", page_seconds()
+    qemu = subprocess.Popen(["qemu-system-i386", "-m", "128", "-no-reboot", "-display", "none", "-monitor", "stdio",
+                             "-serial", f"file:{serial_log}", "-kernel", str(KERNEL),
+                             "-append", "bench=tsc runs=2 exit=halt qr=on"],
+                            stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, text=True)
+    try:
+        size, quiet_since = -1, time.monotonic()
+        while b'"t":"done"' not in (serial_log.read_bytes() if serial_log.exists() else b""):
+            assert qemu.poll() is None, "QEMU ended before the done record"
+            if serial_log.exists() and serial_log.stat().st_size != size:
+                size, quiet_since = serial_log.stat().st_size, time.monotonic()
+            assert time.monotonic() - quiet_since < 120, "no record for 120 s"
+            time.sleep(0.2)
+        screens: dict[frozenset[int], Path] = {}
+        total, last_new = None, time.monotonic()
+        while total is None or set().union(*screens) != set(range(total)):
+            dump = tmp_path / f"screen-{len(screens)}.ppm"
+            screendump(qemu, dump)
+            chunks = qrdecode.read_image(dump).chunks
+            shown = frozenset(c.index for c in chunks)
+            if chunks and shown not in screens:
+                screens[shown], total, last_new = dump, chunks[0].total, time.monotonic()
+            # the screen must change by itself within a few of the kernel's page times
+            assert time.monotonic() - last_new < 3 * seconds + 30, \
+                f"the screen showed no new codes for {3 * seconds + 30} s with no key pressed: {sorted(map(sorted, screens))}"
+            time.sleep(1)
+        qemu.stdin.write("quit\n")  # type: ignore[union-attr]
+        qemu.stdin.flush()  # type: ignore[union-attr]
+        qemu.wait(timeout=30)
+    finally:
+        if qemu.poll() is None:
+            qemu.kill()
+            qemu.wait()
+    assert len(screens) >= 2
+    serial = record_lines(serial_log.read_bytes())
+    photos = photograph_screens(sorted(screens.values()), tmp_path / "photos", Shot(angle=25, noise=10, quality=50),
+                                widths=(3000,))
+    assert_photos_give_back(photos, serial, tmp_path)

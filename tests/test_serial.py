@@ -122,11 +122,14 @@ def test_a_missing_port_ends_the_run_and_says_so_on_screen(tmp_path: Path) -> No
          "--qemu-arg=-qmp", f"--qemu-arg=unix:{sock},server=on,wait=off"],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, stdin=subprocess.DEVNULL)
     try:
-        while not sock.exists():
-            assert proc.poll() is None, proc.communicate()
-            time.sleep(0.05)
         conn = socket.socket(socket.AF_UNIX)
-        conn.connect(str(sock))
+        while True:  # the socket file appears before QEMU listens on it: retry until it answers
+            assert proc.poll() is None, proc.communicate()
+            try:
+                conn.connect(str(sock))
+                break
+            except (FileNotFoundError, ConnectionRefusedError):
+                time.sleep(0.05)
         qmp = conn.makefile("rw")
         qmp.readline()  # the greeting
         qmp.write('{"execute": "qmp_capabilities"}\n')

@@ -15,14 +15,13 @@ STAMP="$VENV/.cleanroom-requirements.sha256"
 # Boost.Context (libboost-context-dev: the static libboost_context.a) for
 # the 64-bit peers helper. ISO: grub-mkrescue and the GRUB platforms
 # it packs, xorriso, mtools. Emulators: QEMU, OVMF, Bochs with its BIOSes and
-# term display. Host tool: python3 with venv; taskset (util-linux) pins hosted runs;
-# libzbar0 is the QR decoder pyzbar loads (decode-photos), zbar-tools its
-# command-line zbarimg (for checking a photo by hand).
+# term display. Host tool: python3 with venv; taskset (util-linux) pins hosted runs.
+# (decode-photos reads QR codes with zxing-cpp, a wheel in .venv: no Debian package.)
 PACKAGES="nasm gcc-i686-linux-gnu binutils-i686-linux-gnu libc6-dev-i386-cross
 gcc libc6-dev libboost-context-dev
 grub-common grub-pc-bin grub-efi-ia32-bin grub-efi-amd64-bin xorriso mtools
 qemu-system-x86 ovmf bochs bochsbios vgabios bochs-term util-linux
-python3 python3-venv libzbar0 zbar-tools"
+python3 python3-venv"
 
 say() { printf 'setup: %s\n' "$*"; }
 die() { printf 'setup: error: %s\n' "$*" >&2; exit 1; }

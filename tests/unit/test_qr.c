@@ -1,6 +1,6 @@
 /* The QR encoder: Reed-Solomon against the standard's worked example, the
  * capacity table, and (with arguments) a code written as a PBM image for
- * tests/test_encoders.py to decode with zbar:
+ * tests/test_encoders.py to decode with zxing-cpp:
  *     test_qr pbm VERSION TEXT > code.pbm
  *     test_qr capacity VERSION      (characters it holds) */
 #include "lib/qr.h"

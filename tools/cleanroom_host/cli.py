@@ -186,8 +186,8 @@ def build_parser() -> Parser:
     pq = sub.add_parser(
         "decode-photos", help="read the results QR codes back from photos or screendumps",
         epilog=("The kernel shows its record log as numbered QR codes when the run had no serial\n"
-                "port (qr=auto) or when asked (qr=on); docs/QR.md. Photograph every page (any order,\n"
-                "repeats are fine), then give all the images here: each is read with zbar, the codes\n"
+                "port (qr=auto) or when asked (qr=on); docs/QR.md. Photograph every screen (any order,\n"
+                "repeats are fine), then give all the images here: each is read with zxing-cpp, the codes\n"
                 "are checked (every code's CRC, the same run), put back in order and inflated, and\n"
                 "serial.log, results.json and results.csv are written as `capture` writes them.\n"
                 "Missing codes are named as the screen numbers them; the records before the first\n"

@@ -338,3 +338,19 @@ ISOLATION_SPEEDUPS = ("Dthreads >8x and Sheriff-Protect ~10x faster than pthread
                       "(8 cores); PATHREADS lr 8.15x on 16 cores (7.45x on Linux 4.10)")
 COHERENCE_PAPERS = "no paper states it: the line transfer that false sharing repeats at every write"
 PARALLEL_WORKSET = "Klimiankou ran one CPU; two CPUs, each with its own caches, can take half the time or less"
+
+# --- the multi-core papers' numbers that bench smplocks, shootdown, aslock and linuxvm answer ---------
+# (smplockreport.py sets each beside this run's value, in square brackets)
+
+VALCHANOV_NPTL_X = 7.4  # NPTL mutex on 8 logical CPUs (615 154 us) / user-space library on one CPU (82 875 us)
+VALCHANOV_TEXT = ("Valchanov: 5 threads x 1 000 000 lock/unlock, NPTL on 8 logical CPUs 615 154 us / user-space "
+                  "library on 1 CPU 82 875 us = 7.4x")
+VALCHANOV_SPIN_X = 1.5  # their kernel-space library, spinning before it blocks, over NPTL across the cores
+VALCHANOV_SPIN_TEXT = "Valchanov: kernel-space library spinning before it blocks 1.5x faster than NPTL"
+LITE_TWO_CORES_TEXT = ("LiteThreads tables 14-17 (two cores): elapsed time unchanged by the loops, ~1.0x; "
+                       "tables 18-21 (two logical CPUs of one core): unlock spin 200 0.74x")
+PATHREADS_HIST_X = 2.17  # hist on 32 cores: page faults contend on mmap_sem in read mode
+PATHREADS_DEDUP_X = 3.19  # dedup on 32 cores: mmap/munmap/mprotect on mmap_sem in write mode (Linux 3.2)
+PATHREADS_DEDUP_410_X = 2.99  # dedup on 32 cores under Linux 4.10
+PATHREADS_TEXT = "PATHREADS, processes over threads on 32 cores: hist 2.17x, dedup 3.19x (Linux 4.10: dedup 2.99x)"
+PATHREADS_SHOOT_TEXT = "PATHREADS: isolated address spaces leave nothing on other CPUs to invalidate"

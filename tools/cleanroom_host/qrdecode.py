@@ -5,8 +5,9 @@ n chunks, one QR code per chunk. The text of code i is
 
     CR1/i/n/len(L)/CRC32(L)/CRC32(chunk_i)/BASE45(chunk_i)
 
-Images are read by zbar (pyzbar over libzbar0), a real QR decoder, and base45 is decoded
-by the base45 package, independent of the kernel's encoder; this module only checks the
+Images are read by zxing-cpp, a real QR decoder that finds every code in an image (a
+screen shows several) and undoes a photo's perspective, and base45 is decoded by the
+base45 package, independent of the kernel's encoder; this module only checks the
 headers, puts the chunks back in order and inflates them with zlib. What
 precedes the first missing chunk is still inflated: a raw DEFLATE stream can be
 decoded from its start, so the records up to the gap survive.
@@ -17,7 +18,7 @@ from __future__ import annotations
 import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable, Iterator
+from typing import Any, Callable, Iterable
 
 from .protocol import consecutive_runs
 from .text import not_installed
@@ -25,6 +26,10 @@ from .text import not_installed
 QR_PREFIX = "CR1"
 _FIELDS = 7  # prefix, i, n, len(L), CRC(L), CRC(chunk), data
 UNREADABLE_NAMED = 10  # images without a code named one by one; the rest counted
+# Images smaller than this (pixels on the longer side) are also read at twice their size: a phone
+# photo of 1500 pixels leaves a module of a 640x480 screen ~5 pixels, too few after blur and JPEG
+# for some codes, which the larger copy gives back (docs/QR.md).
+UPSCALE_BELOW = 2000
 
 
 class QrError(Exception):
@@ -32,7 +37,7 @@ class QrError(Exception):
 
 
 class DecoderMissing(Exception):
-    """pyzbar, libzbar0, Pillow or base45 is not installed; the message says how to get it."""
+    """zxing-cpp, Pillow or base45 is not installed; the message says how to get it."""
 
 
 def crc32(data: bytes) -> int:
@@ -248,44 +253,34 @@ def assemble(chunks: Iterable[Chunk]) -> Assembly:
 
 @dataclass
 class ImageRead:
-    """What zbar found in one image."""
+    """What the decoder found in one image."""
 
     path: Path
     chunks: list[Chunk] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)  # unreadable, not ours, damaged
-    tried: str = ""  # which variant of the image gave the codes
 
 
-def _zbar() -> tuple[Any, Any, Any]:
-    """Pillow's Image, pyzbar's decode and its QR symbol type; DecoderMissing if absent."""
+def _decoder() -> tuple[Any, Callable[[Any], list[str]]]:
+    """Pillow's Image and a function giving the texts of every QR code in a greyscale image
+    (zxing-cpp); DecoderMissing if either is absent."""
     try:
         from PIL import Image
     except ImportError as exc:
         raise DecoderMissing(not_installed("Pillow")) from exc
     try:
-        from pyzbar import pyzbar
+        import zxingcpp
     except ImportError as exc:
-        # pyzbar raises ImportError both when it is absent and when libzbar0 is
-        raise DecoderMissing(f"cannot load zbar ({exc}): run tools/setup.sh (Debian packages libzbar0 "
-                             f"and zbar-tools; pyzbar into .venv)") from exc
-    return Image, pyzbar.decode, pyzbar.ZBarSymbol.QRCODE
+        raise DecoderMissing(not_installed("zxing-cpp")) from exc
 
-
-def _variants(gray: Any, image_mod: Any) -> Iterator[tuple[str, Any]]:
-    """The image as it is, then a few cheap rescues for photos: zbar finds small or soft
-    modules more easily at twice the size, and a hard threshold removes glare and blur."""
-    yield "as is", gray
-    yield "2x", gray.resize((gray.width * 2, gray.height * 2), image_mod.Resampling.BICUBIC)
-    lo, hi = gray.getextrema()
-    middle = (lo + hi) // 2
-    yield "threshold", gray.point(lambda v: 255 if v > middle else 0)
-    if max(gray.size) > 2000:  # a phone's 12-megapixel photo: noise shrinks with the image
-        yield "half", gray.reduce(2)
+    def texts(image: Any) -> list[str]:
+        return [b.text for b in zxingcpp.read_barcodes(image, formats=zxingcpp.BarcodeFormat.QRCode)]
+    return Image, texts
 
 
 def read_image(path: Path) -> ImageRead:
-    """Every cleanroom code in one image (PPM, PNG, JPEG: what Pillow opens)."""
-    Image, decode, qrcode = _zbar()
+    """Every cleanroom code in one image (PPM, PNG, JPEG: what Pillow opens); a screen shows
+    several."""
+    Image, texts = _decoder()
     found = ImageRead(path)
     try:
         with Image.open(path) as img:
@@ -293,20 +288,17 @@ def read_image(path: Path) -> ImageRead:
     except (OSError, ValueError) as exc:
         found.problems.append(f"{path}: cannot read the image: {exc}")
         return found
-    foreign: list[str] = []
-    for name, variant in _variants(gray, Image):
-        texts = [s.data.decode("latin-1") for s in decode(variant, symbols=[qrcode])]
-        ours = [t for t in texts if is_ours(t)]
-        foreign = [t for t in texts if not is_ours(t)] or foreign
-        if not ours:
-            continue
-        found.tried = name
-        for t in ours:
+    read = texts(gray)
+    if max(gray.size) < UPSCALE_BELOW:  # small modules read better at twice the size
+        read += texts(gray.resize((gray.width * 2, gray.height * 2), Image.Resampling.BICUBIC))
+    read = list(dict.fromkeys(read))  # a code read twice counts once
+    foreign = [t for t in read if not is_ours(t)]
+    for t in read:
+        if is_ours(t):
             try:
                 found.chunks.append(parse_chunk(t))
             except QrError as exc:
                 found.problems.append(f"{path}: {exc}")
-        break
     if not found.chunks and not found.problems:
         what = (f"only codes that are not cleanroom's ({foreign[0][:40]!r})" if foreign
                 else "no readable QR code")

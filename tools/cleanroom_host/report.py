@@ -19,7 +19,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any, Callable
 
-from . import aspacereport, benchreport, lockreport, model, smpreport
+from . import aspacereport, benchreport, lockreport, model, smplockreport, smpreport
 from .context import Run
 from .interval import Interval, short
 from .kinds import INSTRUCTIONS
@@ -38,6 +38,7 @@ REPORTS: tuple[ModuleType, ...] = (
     lockreport,    # locks, create, peers: LiteThreads, Valchanov-Andreev
     aspacereport,  # aspace: PATHREADS, Sheriff, Dthreads
     smpreport,     # coherence, falseshare, isolation (and workset's parallel): Liu, Predator, Dthreads, PATHREADS
+    smplockreport,  # smplocks, shootdown, aslock, linuxvm: locks and address spaces across CPUs
 )
 HOOKS = ("BENCHES", "summary", "sections", "derived", "files")
 

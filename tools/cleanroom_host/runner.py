@@ -414,20 +414,22 @@ class QrPages:
 
     directory: Path
     total: int | None = None
-    saved: list[int] = field(default_factory=list)
+    saved: list[int] = field(default_factory=list)  # code indices
+    screens: int = 0  # files written
     keys: int = 0
     error: str | None = None
 
     def info(self) -> dict[str, Any]:
-        return {"dir": str(self.directory), "codes": self.total, "saved": len(self.saved), "keys": self.keys}
+        return {"dir": str(self.directory), "codes": self.total, "saved": len(self.saved), "screens": self.screens,
+                "keys": self.keys}
 
 
 def collect_qr_pages(qmp: Path, directory: Path) -> QrPages:
-    """Screendump every QR page of a halted kernel into directory (qr-000.ppm for code 0, ...),
-    pressing space between pages, until every code 0..n-1 is saved; each dump is decoded to
-    know which code it shows. Bounded: QR_FIRST_CODE_S for the first code, QR_PAGE_S per page,
-    3n + 10 key presses in all. Then tells QEMU to quit."""
-    from . import qrdecode  # pyzbar is needed only here
+    """Screendump every QR screen of a halted kernel into directory (qr-III.ppm, III the index of
+    the first code it was the first to show), pressing space between screens, until every code
+    0..n-1 is saved; each dump is decoded to know which codes it shows. Bounded: QR_FIRST_CODE_S
+    for the first code, QR_PAGE_S per screen, 3n + 10 key presses in all. Then tells QEMU to quit."""
+    from . import qrdecode  # zxing-cpp is needed only here
 
     pages = QrPages(directory)
     directory.mkdir(parents=True, exist_ok=True)
@@ -445,12 +447,15 @@ def collect_qr_pages(qmp: Path, directory: Path) -> QrPages:
             client.screendump(dump)
             chunks = qrdecode.read_image(dump).chunks
             now = time.monotonic()
-            index = chunks[0].index if chunks else None
-            if index is not None and index != shown:  # a new page
+            # a screen shows several codes: it is named by its first
+            index = min((c.index for c in chunks), default=None)
+            if index is not None and index != shown:  # a new screen
                 shown, pages.total = index, chunks[0].total
-                if index not in pages.saved:
-                    dump.replace(directory / qr_page_name(index))
-                    pages.saved.append(index)
+                new = sorted({c.index for c in chunks} - set(pages.saved))
+                if new:
+                    dump.replace(directory / qr_page_name(new[0]))  # each index is new once: a unique name
+                    pages.saved += new
+                    pages.screens += 1
                 if len(pages.saved) == pages.total:
                     break
                 if pages.keys >= 3 * pages.total + 10:

@@ -1,0 +1,94 @@
+/* Locks between CPUs (runtime/spinlock.h and sync.h are for the fibers of
+ * one CPU: their waits yield to the one scheduler, which another CPU must
+ * never touch). Every call names the calling CPU (0 .. smp_cpus()-1, as
+ * bench/parallel.h's worker index): the queue lock and the parked waiters
+ * use a node of that CPU's own, on a cache line of its own.
+ *
+ *   tas       xchg until it returns 0
+ *   ttas      read until free, then xchg
+ *   ticket    lock xadd a ticket, wait until it is served (FIFO)
+ *   mcs       Mellor-Crummey & Scott: a queue of waiters, each spinning on
+ *             its own node's flag; release hands over to the next (FIFO)
+ *   spinblock LiteThreads' mutex for CPUs: lock tries lock_loops times
+ *             (with pause) and then blocks; unlock frees the word, spins
+ *             unlock_loops times for a taker, and only then hands the lock
+ *             to the first blocked waiter. Blocking is kernel/park.h:
+ *             parking on the waiter's own word in the kernel (nothing else
+ *             could run on that CPU), a futex in the hosted build.
+ *   mutex     NPTL's algorithm (Drepper's "mutex2"): one word, 0 free, 1
+ *             held, 2 held with waiters; a waiter blocks on the word itself
+ *             and unlock wakes one, who must then take it like anyone else
+ *             (no handoff: a running CPU may take it first)
+ *
+ * tas, ttas, ticket and mcs wait with or without `pause`; spinblock always
+ * pauses; mutex blocks as spinblock does (kernel/park.h). smpcond is a condition variable on top of any of them (its
+ * waiters block as spinblock's do); smprw a reader-writer spinlock (the
+ * model of Linux's mmap_sem: faults read, mmap/munmap write). */
+#ifndef RUNTIME_SMPLOCK_H
+#define RUNTIME_SMPLOCK_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "kernel/smp.h"
+
+enum smplock_kind {
+    SMPLOCK_TAS, SMPLOCK_TTAS, SMPLOCK_TICKET, SMPLOCK_MCS, SMPLOCK_SPINBLOCK, SMPLOCK_MUTEX, SMPLOCK_KINDS
+};
+
+/* One CPU's place in a lock's queue. */
+struct smplock_node {
+    struct smplock_node *volatile next;
+    volatile uint32_t wait; /* mcs: 1 while waiting; spinblock/smpcond: 0 while parked */
+} __attribute__((aligned(64)));
+
+/* FIFO of parked CPUs, behind a small test-and-set guard. */
+struct smp_waitq {
+    volatile uint32_t guard;
+    struct smplock_node *head, *tail;
+};
+
+struct smplock {
+    volatile uint32_t word;        /* tas, ttas, spinblock: 1 = held; mutex: 0, 1, 2 */
+    volatile uint32_t next, owner; /* ticket */
+    struct smplock_node *volatile tail; /* mcs */
+    enum smplock_kind kind;
+    bool use_pause;
+    uint32_t lock_loops, unlock_loops; /* spinblock */
+    struct smp_waitq waiters __attribute__((aligned(64)));
+    volatile uint32_t handoffs; /* spinblock: unlocks that woke a parked waiter */
+    volatile uint32_t parks;    /* spinblock: locks that parked */
+    struct smplock_node nodes[SMP_MAX_CPUS];
+};
+
+void smplock_init(struct smplock *l, enum smplock_kind kind, bool use_pause);
+/* spinblock's knobs (LiteThreads' lock_loops, unlock_loops). */
+void smplock_set_loops(struct smplock *l, uint32_t lock_loops, uint32_t unlock_loops);
+void smplock_acquire(struct smplock *l, uint32_t cpu);
+void smplock_release(struct smplock *l, uint32_t cpu);
+/* "tas", "tas_pause", ..., "mcs_pause", "spinblock", "mutex": bench smplocks' names. */
+const char *smplock_name(enum smplock_kind kind, bool use_pause);
+
+struct smpcond {
+    struct smp_waitq waiters;
+    struct smplock_node nodes[SMP_MAX_CPUS];
+};
+
+void smpcond_init(struct smpcond *c);
+/* Releases m, blocks until signalled, takes m again. */
+void smpcond_wait(struct smpcond *c, struct smplock *m, uint32_t cpu);
+/* Wakes the longest waiter, if any (call with the lock held). */
+void smpcond_signal(struct smpcond *c);
+
+struct smprw {
+    volatile uint32_t word; /* SMPRW_WRITER, or the count of readers */
+};
+#define SMPRW_WRITER 0x80000000u
+
+static inline void smprw_init(struct smprw *l) { l->word = 0; }
+void smprw_read_lock(struct smprw *l);
+void smprw_read_unlock(struct smprw *l);
+void smprw_write_lock(struct smprw *l);
+void smprw_write_unlock(struct smprw *l);
+
+#endif

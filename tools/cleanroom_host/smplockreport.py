@@ -1,0 +1,404 @@
+"""The report of the multi-CPU lock and address-space benchmarks `smplocks`, `shootdown`, `aslock` and
+`linuxvm`: summary lines that answer the papers' questions, tables, smplocks.csv and figures
+(smplockplots.py). A module of the report registry (report.py).
+
+Every figure is a record's median (TSC ticks per operation as the kernel divided it) with the band of its
+runs; ratios carry the interval-arithmetic band of their inputs (interval.py). Each answer leads with the
+question, then this run's value, then the paper's number in square brackets (paper.py). Under an emulator
+the CPUs are host threads (QEMU TCG) or take turns (-icount): the answers then say so, since what they time
+is the emulator, not the papers' effects. docs/REPORT.md describes the tables and smplocks.csv.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Callable
+
+from . import paper, text
+from .context import CELL_HEADER, Cell, Derived, Run, csv_and_plots
+from .interval import NOISE, Interval, band_text, cell, number, short, verdict
+from .lockreport import Point, collect, make_cell, modes, ratio_cell
+from .machine import QEMU_ICOUNT
+from .text import table
+
+BENCHES = ("smplocks", "shootdown", "aslock", "linuxvm")
+SMPLOCKS, SHOOTDOWN, ASLOCK, LINUXVM = BENCHES
+CSV_NAME = "smplocks.csv"
+LOCKS = ("tas", "tas_pause", "ttas", "ttas_pause", "ticket", "ticket_pause", "mcs", "mcs_pause", "spinblock",
+         "spinblock_spin", "mutex")
+SUMMARY_LOCKS = ("tas", "ttas", "ticket", "mcs", "spinblock", "spinblock_spin", "mutex")  # without the pause ones
+LITE_SETTINGS = ((0, 0), (100, 0), (0, 200), (100, 200))
+SHOOT_MODES = ("ipi", "mailbox", "isolated")
+SPACES = ("shared", "isolated")
+AS_OPS = ("demand_fault", "map_unmap")
+VM_OPS = ("fault", "mmap", "mprotect")
+WORKERS = ("threads", "processes")
+SIBLINGS = ("none", "threads", "processes")
+CHECKS = ("lost", "stale", "unacked", "missing", "failed")  # params that must be 0
+
+TCG_CAVEAT = ("emulator: under QEMU TCG every vCPU is a host thread, so cross-CPU timing is the host's "
+              "scheduling, not hardware (emulator behaviour, not the papers' effects)")
+ICOUNT_CAVEAT = ("emulator: under -icount QEMU runs the vCPUs in turn, never two at once, so nothing contends "
+                 "and a handoff waits for a whole time slice (emulator behaviour, not the papers' effects)")
+
+
+def points_of(run: Run, bench: str) -> list[Point]:
+    """The bench's results in the run's first paging mode (the kernel may run it in two passes)."""
+    pts = collect(run.records, bench)
+    if not pts:
+        return []
+    first = modes(pts)[0]
+    return [p for p in pts if p.mode == first]
+
+
+def cpus(p: Point) -> int:
+    v = p.params.get("cpus", 1)
+    return v if isinstance(v, int) else 1
+
+
+def ks(points: list[Point]) -> list[int]:
+    return sorted({cpus(p) for p in points})
+
+
+def grid(points: list[Point], case: str, row_key: str, rows: tuple[str, ...] = (),
+         **match: Any) -> dict[str, dict[int, Interval]]:
+    """{row: {k: value}} of one case, rows named by params[row_key], in `rows`' order first."""
+    out: dict[str, dict[int, Interval]] = {r: {} for r in rows}
+    for p in points:
+        if p.case == case and all(p.params.get(k) == v for k, v in match.items()):
+            out.setdefault(str(p.params.get(row_key)), {})[cpus(p)] = p.value
+    return {r: v for r, v in out.items() if v}
+
+
+def one(points: list[Point], case: str, **match: Any) -> Interval | None:
+    for p in points:
+        if p.case == case and all(p.params.get(k) == v for k, v in match.items()):
+            return p.value
+    return None
+
+
+def ratio(a: Interval | None, b: Interval | None) -> Interval:
+    return a.ratio(b) if a is not None and b is not None else Interval.none()
+
+
+def x(v: Interval) -> str:
+    """A ratio for a sentence: '3.1x', '-' when missing; inside the noise '~1x' with the medians' ratio and the
+    band beside it: across CPUs on a shared machine some runs are preempted, the band (min..max) then spans 1
+    while most runs agree, and the median is worth reading."""
+    if v.ok and verdict(v, 1.0) == NOISE:
+        return f"~1x (median {number(v.mid, 2)}x, {band_text(v, 2)[1:-1]})"
+    return short(v, 2, null=1.0, unit="x")
+
+
+def caveat(run: Run) -> str | None:
+    if run.machine.kind == QEMU_ICOUNT:
+        return ICOUNT_CAVEAT
+    return TCG_CAVEAT if run.machine.emulated else None
+
+
+# --- smplocks ----------------------------------------------------------------------------------------
+
+def lite_rows(points: list[Point]) -> list[tuple[tuple[int, int], Interval, Interval, Any]]:
+    """((lock_loops, unlock_loops), per item, / (0,0), parks per 1000 items) in LITE_SETTINGS' order."""
+    base = one(points, "litethreads", lock_loops=0, unlock_loops=0)
+    out = []
+    for s in LITE_SETTINGS:
+        p = next((q for q in points if q.case == "litethreads"
+                  and (q.params.get("lock_loops"), q.params.get("unlock_loops")) == s), None)
+        if p is not None:
+            out.append((s, p.value, ratio(p.value, base), p.params.get("parks_permille")))
+    return out
+
+
+def valchanov(points: list[Point]) -> tuple[Interval | None, dict[str, Interval], int]:
+    """(5 fibers on one CPU, {lock: across CPUs}, the CPUs of the latter)."""
+    fiber = one(points, "valchanov", lock="fiber_mutex")
+    across = {str(p.params.get("lock")): p.value for p in points if p.case == "valchanov" and cpus(p) > 1}
+    n = max((cpus(p) for p in points if p.case == "valchanov"), default=1)
+    return fiber, across, n
+
+
+def summary_smplocks(run: Run, u: str) -> list[str]:
+    pts = points_of(run, SMPLOCKS)
+    if not pts:
+        return []
+    out = []
+    con = grid(pts, "contended", "lock", LOCKS)
+    kk = ks([p for p in pts if p.case == "contended"])
+    if con and len(kk) > 1:
+        lo, hi = kk[0], kk[-1]
+        out.append(f"smplocks: what does a lock+unlock cost as CPUs contend? {u}, {lo} -> {hi} CPUs: " + ", ".join(
+            f"{lock} {short(v.get(lo))} -> {short(v.get(hi))}" for lock, v in con.items() if lock in SUMMARY_LOCKS))
+    hand = grid(pts, "handoff", "lock", LOCKS)
+    if hand:
+        out.append(f"  the lock handed from CPU 0 to CPU 1 and back, {u} per handoff: " + ", ".join(
+            f"{lock} {short(v.get(2))}" for lock, v in hand.items() if lock in SUMMARY_LOCKS))
+    fiber, across, n = valchanov(pts)
+    if fiber is not None and across:
+        out.append(f"  valchanov: NPTL's mutex algorithm across {n} CPUs / 5 fibers on one CPU "
+                   f"{x(ratio(across.get('mutex'), fiber))}  [{paper.VALCHANOV_TEXT}]; that mutex / spinning "
+                   f"before blocking (spinblock_spin) {x(ratio(across.get('mutex'), across.get('spinblock_spin')))}  "
+                   f"[{paper.VALCHANOV_SPIN_TEXT}]")
+    lite = lite_rows(pts)
+    if len(lite) > 1:
+        out.append("  litethreads on two CPUs, per item / loops (0,0): " + ", ".join(
+            f"({a},{b}) {x(r)}" for (a, b), _v, r, _p in lite[1:]) + f"  [{paper.LITE_TWO_CORES_TEXT}]")
+    return out
+
+
+def section_smplocks(run: Run) -> list[str]:
+    pts = points_of(run, SMPLOCKS)
+    if not pts:
+        return []
+    u = run.units.short
+    out: list[str] = []
+    con = grid(pts, "contended", "lock", LOCKS)
+    kk = ks([p for p in pts if p.case == "contended"])
+    if con:
+        out += section_grid(f"smplocks, contended: {u} per lock+unlock over all CPUs, median (min..max), by CPUs "
+                            "contending", con, kk, "lock")
+    hand = grid(pts, "handoff", "lock", LOCKS)
+    if hand:
+        out.append(f"smplocks, handoff: {u} per handoff of the lock between CPU 0 and CPU 1 (taking turns)")
+        out += table(["lock", "per handoff"], [[lock, cell(v.get(2))] for lock, v in hand.items()], numeric={1})
+    lite = lite_rows(pts)
+    if lite:
+        out.append(f"smplocks, litethreads: producer on CPU 0, consumer on CPU 1, {u} per item")
+        out += table(["lock_loops", "unlock_loops", "per item", "/ (0,0)", "parks per 1000 items"],
+                     [[str(a), str(b), cell(v), ratio_cell(r), str(parks)] for (a, b), v, r, parks in lite],
+                     numeric={0, 1, 2, 3, 4})
+    fiber, across, n = valchanov(pts)
+    if fiber is not None or across:
+        out.append(f"smplocks, valchanov: {u} per lock+unlock; 5 fibers on one CPU vs min(5, CPUs) = {n} CPUs")
+        rows = [["fiber_mutex", "1", cell(fiber), ""]] if fiber is not None else []
+        rows += [[lock, str(n), cell(v), ratio_cell(ratio(v, fiber))] for lock, v in across.items()]
+        out += table(["lock", "CPUs", "per lock+unlock", "/ fibers"], rows, numeric={1, 2, 3})
+    return out
+
+
+# --- shootdown, aslock --------------------------------------------------------------------------------
+
+def summary_shootdown(run: Run, u: str) -> list[str]:
+    pts = points_of(run, SHOOTDOWN)
+    g = grid(pts, "shootdown", "mode", SHOOT_MODES)
+    kk = ks(pts)
+    if not g or len(kk) < 2:
+        return []
+    top = kk[-1]
+    return [f"shootdown: what does changing a page's entry that {top} CPUs use cost? {u} per change: " + ", ".join(
+        f"{m} {short(v.get(top))}" for m, v in g.items()) + f" (one CPU: {short(g.get('ipi', {}).get(1))}); "
+        f"ipi {top} CPUs / 1: {x(ratio(g.get('ipi', {}).get(top), g.get('ipi', {}).get(1)))}  "
+        f"[{paper.PATHREADS_SHOOT_TEXT}]"]
+
+
+def as_ratio(g: dict[str, dict[int, Interval]], k: int) -> Interval:
+    return ratio(g.get("shared", {}).get(k), g.get("isolated", {}).get(k))
+
+
+def summary_aslock(run: Run, u: str) -> list[str]:
+    pts = points_of(run, ASLOCK)
+    kk = ks(pts)
+    if not pts or len(kk) < 2:
+        return []
+    top = kk[-1]
+    parts = [f"{op} {x(as_ratio(grid(pts, op, 'space', SPACES), top))}" for op in AS_OPS]
+    return [f"aslock: does one address-space lock hold back {top} CPUs? time per operation, one shared space / one "
+            f"space each: " + ", ".join(parts) + f"  [{paper.PATHREADS_TEXT}]"]
+
+
+def section_grid(title: str, g: dict[str, dict[int, Interval]], kk: list[int], first: str) -> list[str]:
+    """Rows by k; a row named "a / b" is a ratio (two decimals, "~1" inside the noise)."""
+    def fmt(row: str, v: Interval | None) -> str:
+        return ratio_cell(v) if " / " in row else cell(v)
+    return [title] + table([first] + [f"{k} CPU{'s' if k > 1 else ''}" for k in kk],
+                           [[r] + [fmt(r, v.get(k)) for k in kk] for r, v in g.items()],
+                           numeric=set(range(1, 1 + len(kk))))
+
+
+def section_shootdown(run: Run) -> list[str]:
+    pts = points_of(run, SHOOTDOWN)
+    g = grid(pts, "shootdown", "mode", SHOOT_MODES)
+    if not g:
+        return []
+    return section_grid(f"shootdown: {run.units.short} per change of the entry, from its write to the last "
+                        f"acknowledgement, by CPUs using the page", g, ks(pts), "mode")
+
+
+def section_aslock(run: Run) -> list[str]:
+    pts = points_of(run, ASLOCK)
+    if not pts:
+        return []
+    kk, out = ks(pts), []
+    for op in AS_OPS:
+        g = grid(pts, op, "space", SPACES)
+        if g:
+            g["shared / isolated"] = {k: as_ratio(g, k) for k in kk}
+            out += section_grid(f"aslock, {op}: {run.units.short} per operation over all CPUs, by CPUs", g, kk,
+                                "space")
+    return out
+
+
+# --- linuxvm ------------------------------------------------------------------------------------------
+
+def vm_ratio(g: dict[str, dict[int, Interval]], k: int) -> Interval:
+    """threads / processes time per operation: how much faster processes are."""
+    return ratio(g.get("threads", {}).get(k), g.get("processes", {}).get(k))
+
+
+def kernel_text(pts: list[Point]) -> str:
+    p = next((q for q in pts if q.params.get("kernel")), None)
+    if p is None:
+        return ""
+    lock = {"per_vma": "a fault locks its mapping alone (per-VMA locks, 6.4+)",
+            "mmap_lock": "a fault takes mmap_lock to read"}.get(str(p.params.get("fault_lock")), "fault lock unknown")
+    return f"Linux {p.params.get('kernel')}: {lock}"
+
+
+def shoot_grid(pts: list[Point], op: str) -> dict[str, dict[int, Interval]]:
+    return grid(pts, "tlb_shootdown", "siblings", SIBLINGS, op=op)
+
+
+def summary_linuxvm(run: Run) -> list[str]:
+    pts = points_of(run, LINUXVM)
+    kk = ks([p for p in pts if p.case in VM_OPS])
+    if not pts or len(kk) < 2:
+        return []
+    top = kk[-1]
+    out = [f"linuxvm: how much faster are {top} processes than {top} threads of one process? ({kernel_text(pts)}) "
+           + ", ".join(f"{op} {x(vm_ratio(grid(pts, op, 'workers', WORKERS), top))}" for op in VM_OPS)
+           + f"  [{paper.PATHREADS_TEXT}]"]
+    parts = []
+    for op in ("munmap", "mprotect"):
+        g = shoot_grid(pts, op)
+        alone = g.get("none", {}).get(1)
+        parts.append(f"{op} {x(ratio(g.get('threads', {}).get(top), alone))} with sibling threads, "
+                     f"{x(ratio(g.get('processes', {}).get(top), alone))} with sibling processes")
+    out.append(f"  a real TLB shootdown: time per op / alone: " + "; ".join(parts))
+    return out
+
+
+def section_linuxvm(run: Run) -> list[str]:
+    pts = points_of(run, LINUXVM)
+    if not pts:
+        return []
+    u, out = run.units.short, [f"linuxvm: {kernel_text(pts)}"]
+    kk = ks([p for p in pts if p.case in VM_OPS])
+    for op in VM_OPS:
+        g = grid(pts, op, "workers", WORKERS)
+        if g:
+            g["threads / processes"] = {k: vm_ratio(g, k) for k in kk}
+            out += section_grid(f"linuxvm, {op}: {u} per operation over all workers, by CPUs", g, kk, "workers")
+    for op in ("munmap", "mprotect"):
+        g = shoot_grid(pts, op)
+        if g:
+            out += section_grid(f"linuxvm, tlb_shootdown {op}: {u} per operation of CPU 0 while the other CPUs spin "
+                                f"as threads of its process or as processes", g, ks(pts), "siblings")
+    return out
+
+
+# --- checks, summary, sections --------------------------------------------------------------------------
+
+def check_counts(run: Run) -> tuple[dict[str, int], int, int]:
+    """({param: total} of the must-be-zero params, results that have them, results cut at the time limit)."""
+    totals = {k: 0 for k in CHECKS}
+    n = cut = 0
+    for r in run.results(*BENCHES):
+        params = r.get("params") if isinstance(r.get("params"), dict) else {}
+        n += 1
+        cut += bool(params.get("cut"))
+        for k in CHECKS:
+            if isinstance(params.get(k), int):
+                totals[k] += params[k]
+    return totals, n, cut
+
+
+def checks_line(run: Run) -> str | None:
+    totals, n, cut = check_counts(run)
+    if not n:
+        return None
+    bad = {k: v for k, v in totals.items() if v}
+    head = ("checks: FAILED " + ", ".join(f"{k} {v}" for k, v in bad.items()) if bad
+            else "checks: no lost update, no stale translation, every change acknowledged, every fault arrived")
+    return f"  {head} ({n} results; {cut} cut at the time limit and scaled)"
+
+
+def summary(run: Run) -> list[str]:
+    u = run.units.short
+    out = summary_smplocks(run, u) + summary_shootdown(run, u) + summary_aslock(run, u) + summary_linuxvm(run)
+    if not out:
+        return []
+    note = caveat(run)
+    line = checks_line(run)
+    return out + ([f"  {note}"] if note else []) + ([line] if line else [])
+
+
+def sections(run: Run) -> list[str]:
+    out: list[str] = []
+    for block in (section_smplocks(run), section_shootdown(run), section_aslock(run), section_linuxvm(run)):
+        if block:
+            out += ([""] if out else []) + block
+    line, note = checks_line(run), caveat(run)
+    if out and line:
+        out.append(line.strip())
+    if out and note:
+        out.append(note)
+    return out
+
+
+# --- smplocks.csv ----------------------------------------------------------------------------------------
+
+def cells(run: Run) -> list[Cell]:
+    u = run.units.short
+    out: list[Cell] = []
+
+    def grid_cells(tbl: str, mode: str, g: dict[str, dict[int, Interval]], unit: str, derived: bool = False) -> None:
+        for row, vals in g.items():
+            for k, v in vals.items():
+                out.append(make_cell(tbl, mode, row, f"cpus={k}", unit, v, 1.0 if derived else 0.0, derived))
+
+    pts = points_of(run, SMPLOCKS)
+    mode = pts[0].mode if pts else ""
+    grid_cells("contended", mode, grid(pts, "contended", "lock", LOCKS), f"{u}/lock+unlock")
+    grid_cells("handoff", mode, grid(pts, "handoff", "lock", LOCKS), f"{u}/handoff")
+    for (a, b), v, r, _parks in lite_rows(pts):
+        out.append(make_cell("litethreads_2cpu", mode, f"lock_loops={a} unlock_loops={b}", "med", f"{u}/item", v))
+        out.append(make_cell("litethreads_2cpu", mode, f"lock_loops={a} unlock_loops={b}", "/(0,0)", "ratio", r,
+                             1.0, True))
+    fiber, across, n = valchanov(pts)
+    for lock, v in across.items():
+        out.append(make_cell("valchanov_cpus", mode, lock, f"cpus={n}", f"{u}/lock+unlock", v))
+        out.append(make_cell("valchanov_cpus", mode, lock, "/fibers", "ratio", ratio(v, fiber), 1.0, True))
+    pts = points_of(run, SHOOTDOWN)
+    grid_cells("shootdown", pts[0].mode if pts else "", grid(pts, "shootdown", "mode", SHOOT_MODES), f"{u}/change")
+    pts = points_of(run, ASLOCK)
+    for op in AS_OPS:
+        g = grid(pts, op, "space", SPACES)
+        grid_cells(f"aslock_{op}", pts[0].mode if pts else "", g, f"{u}/op")
+        grid_cells(f"aslock_{op}", pts[0].mode if pts else "", {"shared/isolated": {k: as_ratio(g, k) for k in ks(pts)
+                                                                                 if g}}, "ratio", True)
+    pts = points_of(run, LINUXVM)
+    vm_mode = pts[0].mode if pts else ""
+    for op in VM_OPS:
+        g = grid(pts, op, "workers", WORKERS)
+        grid_cells(f"linuxvm_{op}", vm_mode, g, f"{u}/op")
+        grid_cells(f"linuxvm_{op}", vm_mode, {"threads/processes": {k: vm_ratio(g, k) for k in ks(pts) if g}},
+                   "ratio", True)
+    for op in ("munmap", "mprotect"):
+        grid_cells(f"linuxvm_shootdown_{op}", vm_mode, shoot_grid(pts, op), f"{u}/op")
+    return [c for c in out if c.value.ok]
+
+
+def derived(run: Run) -> list[Derived]:
+    def group(tbl: str) -> str:
+        return next((b for b in BENCHES if tbl.startswith(b)), SMPLOCKS)
+    return [c.as_derived(group(c.table)) for c in cells(run) if c.derived]
+
+
+def write_csv(run: Run, path: Path) -> Path | None:
+    rows = [c.csv() for c in cells(run)]
+    return text.write_csv(path, CELL_HEADER, rows) if rows else None
+
+
+def files(run: Run, out: Path, plots: bool) -> list[Path]:
+    write: Callable[[], Path | None] = lambda: write_csv(run, out / CSV_NAME)
+    return csv_and_plots(run, out, plots, write, BENCHES, "smplockplots")
