@@ -10,8 +10,7 @@ from typing import TYPE_CHECKING, Callable
 
 from . import smplockreport as sr
 from .interval import Interval
-from .lockplots import Context, draw
-from .plots import DPI, SIZE, _pyplot, save_figure
+from .plotkit import DPI, SIZE, FigureContext as Context, draw, pyplot as _pyplot, save_figure
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes

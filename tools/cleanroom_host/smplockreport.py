@@ -14,11 +14,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Callable
 
-from . import paper, text
-from .context import CELL_HEADER, Cell, Derived, Run, csv_and_plots
+from . import paper
+from .cells import Cell, Point, collect, make_cell, modes, ratio_cell, write_cells
+from .context import Derived, Run, csv_and_plots
 from .interval import NOISE, Interval, band_text, cell, number, short, verdict
-from .lockreport import Point, collect, make_cell, modes, ratio_cell
-from .machine import QEMU_ICOUNT
+from .kinds import QEMU_ICOUNT
 from .text import table
 
 BENCHES = ("smplocks", "shootdown", "aslock", "linuxvm")
@@ -273,7 +273,7 @@ def summary_linuxvm(run: Run) -> list[str]:
         alone = g.get("none", {}).get(1)
         parts.append(f"{op} {x(ratio(g.get('threads', {}).get(top), alone))} with sibling threads, "
                      f"{x(ratio(g.get('processes', {}).get(top), alone))} with sibling processes")
-    out.append(f"  a real TLB shootdown: time per op / alone: " + "; ".join(parts))
+    out.append("  a real TLB shootdown: time per op / alone: " + "; ".join(parts))
     return out
 
 
@@ -395,10 +395,10 @@ def derived(run: Run) -> list[Derived]:
 
 
 def write_csv(run: Run, path: Path) -> Path | None:
-    rows = [c.csv() for c in cells(run)]
-    return text.write_csv(path, CELL_HEADER, rows) if rows else None
+    return write_cells(cells(run), path)
 
 
 def files(run: Run, out: Path, plots: bool) -> list[Path]:
     write: Callable[[], Path | None] = lambda: write_csv(run, out / CSV_NAME)
-    return csv_and_plots(run, out, plots, write, BENCHES, "smplockplots")
+    from . import smplockplots  # it imports this module: loaded only when the files are written
+    return csv_and_plots(run, out, plots, write, BENCHES, smplockplots.write_all)
