@@ -23,7 +23,6 @@ static enum page_size current = PAGESIZE_4K;
 
 static paging_alloc_fn table_alloc;
 
-
 static uint32_t *alloc_table(void)
 {
     uint32_t *t = table_alloc(PAGE_SIZE, PAGE_SIZE);
@@ -218,18 +217,19 @@ const char *paging_window_build(const struct pse36_window *w, struct paging_wind
 {
     if (!dir_4m)
         return "no 4 MiB-page directory to copy (no PSE, or no memory for the page tables)";
+    uint32_t bits = paging_pse36_bits(), entry;
+    for (uint32_t i = 0; i < w->slots; i++) /* checked first: a refusal takes no memory */
+        if (dir_4m[w->first_slot + i] || !pse36_pde(w->pa_base + (uint64_t)i * LARGE_PAGE_SIZE, bits, 0, &entry))
+            return "the window's slots are taken, or beyond this CPU's PSE-36 reach";
     uint32_t *dir = table_alloc(PAGE_SIZE, PAGE_SIZE); /* not the identity maps' (mem.page_tables) */
     if (!dir)
         return "no memory for the window's page directory";
-    uint32_t bits = paging_pse36_bits();
     memset(dir, 0, PAGE_SIZE);
     for (uint32_t pde = 0; pde < ENTRIES; pde++)
         if (dir_4m[pde])
             pde_write(&dir[pde], dir_4m[pde], global_ok);
     for (uint32_t i = 0; i < w->slots; i++) {
-        uint32_t entry;
-        if (dir[w->first_slot + i] || !pse36_pde(w->pa_base + (uint64_t)i * LARGE_PAGE_SIZE, bits, PTE_P | PTE_W, &entry))
-            return "the window's slots are taken, or beyond this CPU's PSE-36 reach";
+        pse36_pde(w->pa_base + (uint64_t)i * LARGE_PAGE_SIZE, bits, PTE_P | PTE_W, &entry);
         pde_write(&dir[w->first_slot + i], entry, false);
     }
     out->dir = dir;
