@@ -30,6 +30,7 @@
 #include "arch/x86.h"
 #include "bench/parallel.h"
 #include "bench/registry.h"
+#include "kernel/error_record.h"
 #include "kernel/memory.h"
 #include "kernel/smp.h"
 #include "lib/fmt.h"
@@ -179,7 +180,7 @@ static void late(struct bench_case *bc, void *hook_arg)
         char msg[160];
         fmt(msg, sizeof msg, "aslock %s, %s space, %u CPUs: %u faults did not arrive as planned", op_names[c->op],
             space_names[c->space], c->k, c->missing);
-        bench_error("aslock_faults", msg);
+        error_record("aslock_faults", msg);
     }
 }
 

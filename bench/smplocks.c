@@ -26,6 +26,7 @@
  * planned count, bench/parallel.h: where CPUs are host threads). */
 #include "bench/parallel.h"
 #include "bench/registry.h"
+#include "kernel/error_record.h"
 #include "kernel/park.h"
 #include "kernel/smp.h"
 #include "lib/fmt.h"
@@ -140,7 +141,7 @@ static void lost_error(const char *what, const char *lock, uint32_t k, uint32_t 
     char msg[160];
     fmt(msg, sizeof msg, "smplocks %s: %s with %u CPUs lost %u of its updates: the lock let two CPUs in at once", what,
         lock, k, lost);
-    bench_error("smplock_lost", msg);
+    error_record("smplock_lost", msg);
 }
 
 static void crowd_params(struct bench_case *c, void *hook_arg)

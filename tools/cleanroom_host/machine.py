@@ -100,6 +100,11 @@ class Machine:
         counters, scope, recorded = _counters(_first(recs, "counters"))
         hyper = cpu.get("hypervisor") if cpu else None
         trust = TRUST[kind]
+        smp = _first(recs, "smp")
+        used = int((smp or {}).get("used") or 1)
+        if kind == HOSTED and used > 1:  # suite=smp, cpus=N: a thread pinned to each of N CPUs
+            trust = trust.replace("a Linux process pinned to one CPU", f"a Linux process, a thread pinned to each of "
+                                                                        f"{used} CPUs")
         if kind == HOSTED and hyper:
             trust += f"; this host is itself a virtual machine ({hyper})"
         if kind == VM and hyper:
