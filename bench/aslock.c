@@ -33,6 +33,7 @@
 #include "kernel/error_record.h"
 #include "kernel/memory.h"
 #include "kernel/smp.h"
+#include "lib/defaults.h"
 #include "lib/fmt.h"
 #include "lib/string.h"
 #include "runtime/pagewin.h"
@@ -40,7 +41,6 @@
 
 #define FAULT_PAGES 256      /* demand_fault: pages each CPU touches per sample */
 #define MAP_PAGES 64         /* map_unmap: pages each CPU maps and unmaps per round */
-#define MAP_REPS_DEFAULT 50  /* map_unmap rounds per sample (reps=) */
 
 enum space { SHARED, ISOLATED, SPACES };
 static const char *const space_names[SPACES] = { "shared", "isolated" };
@@ -206,7 +206,7 @@ static bool build(struct as_case *c, enum space space, enum op op, uint32_t k, u
 static void run(struct bench_ctx *ctx)
 {
     uint32_t ks[PARALLEL_COUNTS_MAX], nk = parallel_counts(ks);
-    uint32_t reps = bench_reps(ctx, MAP_REPS_DEFAULT);
+    uint32_t reps = bench_reps(ctx, CR_DEF_ASLOCK_REPS);
     bench_plan(ctx, nk * OPS * SPACES);
     pagewin_on_fault(demand_fault);
     for (uint32_t op = 0; op < OPS; op++) {
