@@ -234,7 +234,7 @@ def test_paging_both_runs_each_benchmark_twice(tmp_path: Path) -> None:
 # before the first one is the longest gap). That length is a property of
 # the throttle, not something this test measures.
 SLOW_QEMU = ("--qemu-arg=-icount", "--qemu-arg=shift=9,align=on")
-SLOW_WORKLOAD = "bench=tsc,ctxsw,locks,workset paging=both runs=12 warmup=0 reps=200 sizes=0,256,4K"
+SLOW_WORKLOAD = "bench=tsc,ctxsw,locks,workset paging=both runs=8 warmup=0 reps=200 sizes=0,256,4K"
 SILENCE_S = 8
 
 
