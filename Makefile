@@ -19,6 +19,7 @@ endif
 CC   := $(TOOLPREFIX)gcc
 LD   := $(TOOLPREFIX)ld
 NM   := $(TOOLPREFIX)nm
+OBJCOPY := $(TOOLPREFIX)objcopy
 NASM ?= nasm
 PYTHON := $(if $(wildcard .venv/bin/python),.venv/bin/python,python3)
 
@@ -105,12 +106,19 @@ toolchain:
 # V=1 shows the full commands.
 Q := $(if $(V),,@)
 
-$(KERNEL): $(OBJS) linker.ld | toolchain
+# The kernel is linked once with its relocations kept (--emit-relocs), then
+# without them, and tools/cleanroom_host/relocs.py writes the table of its
+# absolute addresses into the image: boot/boot.asm fixes them up when GRUB's
+# multiboot2 loaded it elsewhere than its link address (linker.ld says why).
+$(KERNEL): $(OBJS) linker.ld tools/cleanroom_host/relocs.py | toolchain
 	@echo "  LD      $@"
-	$(Q)$(LD) $(LDFLAGS) -o $@ $(OBJS)
+	$(Q)$(LD) $(LDFLAGS) --emit-relocs -o $(BUILD)/cleanroom.relocs.elf $(OBJS)
+	$(Q)$(OBJCOPY) --remove-section='.rel.*' $(BUILD)/cleanroom.relocs.elf $@
+	$(Q)PYTHONPATH=tools $(PYTHON) -m cleanroom_host.relocs $(BUILD)/cleanroom.relocs.elf $@ || { rm -f $@; exit 1; }
 	$(Q)tools/check_user_objects.sh $(NM) $(USER_OBJS)
 	@if command -v grub-file >/dev/null 2>&1; then \
-	  grub-file --is-x86-multiboot $@ || { echo "error: $@ is not multiboot v1" >&2; exit 1; }; fi
+	  grub-file --is-x86-multiboot $@ || { echo "error: $@ is not multiboot v1" >&2; rm -f $@; exit 1; }; \
+	  grub-file --is-x86-multiboot2 $@ || { echo "error: $@ is not multiboot2" >&2; rm -f $@; exit 1; }; fi
 
 $(BUILD)/obj/%.o: %.c | toolchain
 	@mkdir -p $(dir $@)
@@ -157,10 +165,14 @@ $(PEERS64): $(PEERS64_SRCS) $(PEERS64_ASM) bench/peerloops.h | toolchain
 units: $(UNIT_BINS)
 
 # The tests of arch/ code include the file they test (arch/modelmark.c, to
-# log the stores; arch/memtype.c, the MTRR/PAT lookup; arch/madt.c, the CPUs).
+# log the stores; arch/memtype.c, the MTRR/PAT lookup; arch/madt.c, the CPUs;
+# arch/acpi.c, the tables' walk over tables the test builds; arch/pse36.c,
+# the entries that reach above 4 GiB).
 $(BUILD)/units/test_modelmark: arch/modelmark.c arch/modelmark.h
 $(BUILD)/units/test_memtype: arch/memtype.c arch/memtype.h
 $(BUILD)/units/test_madt: arch/madt.c arch/madt.h
+$(BUILD)/units/test_acpi: arch/acpi.c arch/acpi.h
+$(BUILD)/units/test_pse36: arch/pse36.c arch/pse36.h
 
 $(BUILD)/units/%: tests/unit/%.c tests/unit/unit.h $(LIB_SRCS) | toolchain
 	@mkdir -p $(dir $@)

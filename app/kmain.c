@@ -23,9 +23,11 @@
 #include "kernel/memory.h"
 #include "kernel/recordlog.h"
 #include "kernel/smp.h"
+#include "lib/bootinfo.h"
 #include "lib/record.h"
 #include "lib/wire.h"
 
+static struct bootinfo loader;
 static struct rec_writer records;
 static struct config cfg;
 static uint32_t boot_cr0;
@@ -40,23 +42,26 @@ static void setup_paging(void)
     rec_end();
 }
 
-static void acpi_from_map(void)
+static void acpi_from_loader(void)
 {
     const struct acpi_range *ranges;
     uint32_t n = memory_acpi_ranges(&ranges);
+    acpi_use_rsdp_copy(loader.rsdp, loader.rsdp_len);
     acpi_use_map_ranges(ranges, n);
 }
 
-void kmain(uint32_t magic, const struct multiboot_info *mbi)
+void kmain(uint32_t magic, uint32_t info)
 {
     machine_quiet();                /* interrupts, PICs and NMI off: the clean room */
     boot_cr0 = machine_caches_on(); /* whatever the firmware left, caches on */
-    memory_init(magic, mbi);        /* copy what we need of the multiboot data first */
-    acpi_from_map();                /* where the map says ACPI lives: UEFI keeps the RSDP there */
-    fbcon_copy_boot_info(magic, mbi); /* ...and the framebuffer GRUB set up, if any */
+    bootinfo_read(magic, info, &loader); /* copy what the loader handed over, first */
+    memory_init(&loader);           /* the free memory, and whether the image sits in it */
+    acpi_from_loader();             /* multiboot2's RSDP copy, else where the map says ACPI lives */
+    fbcon_use_boot_fb(&loader.fb);  /* the framebuffer GRUB set up, if any */
     /* serial= and qr= are needed before the first record: parsed silently
      * here (a rejected value keeps its default; the full parse reports it) */
     const struct config *early = startup_early_config();
+    fbcon_use_window(early->provoke == PROVOKE_FBWINDOW); /* the framebuffer drawn as one above 4 GiB is */
     console_init(early->serial, early->serial_clock);    /* the screen (VGA text or framebuffer), then the serial ports (bounded, serial=) */
     gdt_init();                     /* our own flat segments and TSS */
     idt_init();                     /* every exception has a named handler */

@@ -3,9 +3,8 @@
 
 #include <stdint.h>
 
-#include "kernel/multiboot.h"
-
-/* Entered from boot/boot.asm with the multiboot magic and info pointer. */
-__attribute__((noreturn)) void kmain(uint32_t magic, const struct multiboot_info *mbi);
+/* Entered from boot/boot.asm with what the loader left in EAX (the
+ * multiboot v1 or multiboot2 magic) and EBX (its information's address). */
+__attribute__((noreturn)) void kmain(uint32_t magic, uint32_t info);
 
 #endif

@@ -323,6 +323,63 @@ static bool test_paging_4m(char *d)
     return ok;
 }
 
+/* RAM above 4 GiB through a PSE-36 4 MiB page (how a framebuffer there is
+ * drawn, kernel/fbcon.c): runs where the map lists some and the CPU has
+ * PSE-36 (QEMU with --memory over 4 GiB). */
+static bool pse36_applies(void)
+{
+    uint64_t base, len;
+    return paging_pse36_bits() > 32 && paging_supports(PAGESIZE_4M) && memory_high_ram(&base, &len);
+}
+
+/* What is written through the window reads back through it, and the RAM
+ * at the same address below 4 GiB (where the page would land if the CPU
+ * dropped the PDE's high bits) keeps its own words. */
+static bool test_paging_pse36(char *d)
+{
+    const uint32_t words = 1 << 12;
+    uint64_t high_base, high_len;
+    memory_high_ram(&high_base, &high_len);
+    struct region_mark mark;
+    memory_mark(&mark);
+    uint32_t *low = memory_alloc(LARGE_PAGE_SIZE, LARGE_PAGE_SIZE);
+    uint64_t high = (high_base & ~0xffffffffull) + (uint32_t)low;
+    if (high < high_base)
+        high += 1ull << 32;
+    struct pse36_window w;
+    struct paging_window pw = { 0 };
+    const char *why = !low ? "no 4 MiB of memory below 4 GiB"
+                      : high + LARGE_PAGE_SIZE > high_base + high_len
+                          ? "no 4 MiB above 4 GiB at the buffer's address modulo 4 GiB"
+                          : pse36_window_plan(high, LARGE_PAGE_SIZE, memory_top(), paging_pse36_bits(), &w);
+    if (!why)
+        why = paging_window_build(&w, &pw);
+    bool ok = !why;
+    if (ok) {
+        for (uint32_t i = 0; i < words; i++)
+            low[i] = ~i;
+        volatile uint32_t *far = (volatile uint32_t *)w.va;
+        bool back = paging_window_enter(&pw), kept = true;
+        for (uint32_t i = 0; i < words && back; i++)
+            far[i] = i * 0x9e3779b9u;
+        paging_window_leave();
+        back = back && paging_window_enter(&pw);
+        for (uint32_t i = 0; i < words && back; i++)
+            back = far[i] == i * 0x9e3779b9u;
+        paging_window_leave();
+        for (uint32_t i = 0; i < words && kept; i++)
+            kept = low[i] == ~i;
+        ok = back && kept;
+        fmt(d, DETAIL_MAX, "0x%llx through the 4 MiB page at 0x%x (PDE 0x%x): %u words %s; 0x%x below 4 GiB %s",
+            (unsigned long long)high, w.va, pw.dir[w.first_slot], words, back ? "read back" : "NOT read back",
+            (uint32_t)low, kept ? "kept its own" : "was overwritten: the PDE's high address bits were dropped");
+    } else {
+        fmt(d, DETAIL_MAX, "%s", why);
+    }
+    memory_release(&mark);
+    return ok;
+}
+
 /* Runs fn(page) with paging on and `page` mapped with `flags`; expects a #PF. */
 static bool page_fault_check(char *d, const char *what, uint32_t flags, void (*fn)(void *), uint32_t want_err)
 {
@@ -417,6 +474,7 @@ static const struct {
     { "fault_breakpoint", test_breakpoint, 0 },
     { "paging_identity", test_paging_identity, 0 },
     { "paging_4m", test_paging_4m, 0 },
+    { "paging_pse36", test_paging_pse36, pse36_applies },
     { "pf_unmapped_write", test_pf_unmapped, 0 },
     { "pf_unmapped_read", test_pf_read_unmapped, 0 },
     { "pf_null_page", test_null_page, 0 },

@@ -28,13 +28,18 @@ void sysinfo_hello(void)
     rec_bool("cmdline_cut", b->cut.tokens != 0);
     rec_str("platform", exit_environment());
     rec_str("loader", b->loader);
-    rec_bool("multiboot", b->valid_magic);
+    if (b->protocol)
+        rec_u64("multiboot", b->protocol);
+    else
+        rec_null("multiboot");
     rec_bool("vga", vga_present());
     rec_str("screen", vga_screen_name());
     if (vga_screen_geometry())
         rec_str("fb", vga_screen_geometry());
     else
         rec_null("fb");
+    if (vga_screen_access())
+        rec_str("fb_access", vga_screen_access());
     if (vga_screen_why())
         rec_str("screen_why", vga_screen_why());
     if (b->aslr)
@@ -93,16 +98,20 @@ static void tsc_acpi_evidence(void)
 {
     const struct acpi_tables *a = acpi_tables();
     rec_obj_begin("acpi");
-    if (a->rsdp) {
+    if (a->rsdp)
         rec_u64("rsdp", a->rsdp);
+    else
+        rec_null("rsdp"); /* none, or the loader passed a copy (where: multiboot2) */
+    if (a->rsdp_where) {
         rec_str("where", a->rsdp_where);
         rec_u64("revision", a->revision);
         rec_str("root", a->xsdt ? "xsdt" : "rsdt");
     } else {
-        rec_null("rsdp");
+        rec_null("where");
     }
-    if (a->pm_timer_port) {
-        rec_u64("pm_timer", a->pm_timer_port);
+    if (a->pm_timer_port || a->pm_timer_mem) {
+        rec_u64("pm_timer", a->pm_timer_port ? a->pm_timer_port : a->pm_timer_mem);
+        rec_str("pm_timer_space", a->pm_timer_port ? "io" : "memory");
         rec_u64("pm_timer_bits", a->pm_timer_bits);
     } else {
         rec_null("pm_timer");
@@ -191,6 +200,46 @@ void sysinfo_tsc(void)
     }
 }
 
+/* The loader put the kernel on memory a map does not call free: whatever
+ * the firmware kept there (ACPI tables, runtime data) was overwritten before
+ * the kernel's first instruction. Nothing can undo that; the run goes on,
+ * saying so. */
+static void image_overlap_error(uint32_t image_base, uint32_t image_end)
+{
+    const struct boot_overlap *o = memory_image_overlap();
+    if (!o)
+        return;
+    char msg[200], said[64];
+    if (o->type)
+        fmt(said, sizeof said, "calls %s", o->what);
+    else
+        fmt(said, sizeof said, "does not list");
+    fmt(msg, sizeof msg, "the kernel image [0x%x, 0x%x) lies on [0x%llx, 0x%llx), which the %s map %s: "
+                         "what the firmware kept there was overwritten",
+        image_base, image_end, (unsigned long long)o->base, (unsigned long long)o->end, o->map, said);
+    rec_begin(REC_ERROR);
+    rec_str("code", "image_overlap");
+    rec_arr_begin("image");
+    rec_u64(0, image_base);
+    rec_u64(0, image_end - image_base);
+    rec_arr_end();
+    rec_arr_begin("overlap");
+    rec_u64(0, o->base);
+    rec_u64(0, o->end - o->base);
+    rec_arr_end();
+    rec_str("map", o->map);
+    if (o->type)
+        rec_u64("map_type", o->type);
+    else
+        rec_null("map_type");
+    rec_str("what", o->what);
+    rec_str("msg", msg);
+    rec_end();
+    console_say(VGA_RED, "memory: the kernel sits on [0x%llx, 0x%llx), %s in the %s map: firmware data there was "
+                         "overwritten (see docs/HARDWARE.md)",
+                (unsigned long long)o->base, (unsigned long long)o->end, o->what, o->map);
+}
+
 void sysinfo_mem(void)
 {
     const struct region_set *r = memory_regions();
@@ -203,6 +252,12 @@ void sysinfo_mem(void)
     rec_u64("reserved_overlap", memory_reserved_overlap());
     rec_u64("dropped_regions", r->dropped);
     rec_u64("dropped_bytes", r->dropped_bytes);
+    uint32_t image_base, image_end;
+    memory_image(&image_base, &image_end);
+    rec_arr_begin("image");
+    rec_u64(0, image_base);
+    rec_u64(0, image_end - image_base);
+    rec_arr_end();
     rec_arr_begin("free");
     for (uint32_t i = 0; i < r->n; i++) {
         rec_arr_begin(0);
@@ -221,6 +276,15 @@ void sysinfo_mem(void)
         console_say(VGA_YELLOW, "memory: %u small free regions dropped (%llu KiB): see the mem record", r->dropped,
                     (unsigned long long)(r->dropped_bytes >> 10));
     }
+    if (memory_map_dropped()) {
+        rec_begin(REC_ERROR);
+        rec_str("code", "boot_map");
+        rec_u64("dropped", memory_map_dropped());
+        rec_str("msg", "the loader's memory map has more entries than BOOT_MAP_MAX (lib/bootinfo.h): the rest "
+                       "were not read, so their memory is never used and the image check may name them");
+        rec_end();
+    }
+    image_overlap_error(image_base, image_end);
     console_say(VGA_GREY, "memory: %llu KiB usable, largest free block %llu KiB",
                 (unsigned long long)(memory_usable() >> 10), (unsigned long long)(memory_largest_free() >> 10));
 }

@@ -77,6 +77,51 @@ bool cpu_detect_cpuid(void)
     return ((before ^ after) & EFLAGS_ID) != 0;
 }
 
+/* The highest extended leaf, 0 when there are none. */
+static uint32_t ext_leaves(void)
+{
+    uint32_t max = cpuid(0x80000000, 0).eax;
+    return max < 0x80000000 || max > 0x8000ffff ? 0 : max; /* no extended leaves: the value is garbage */
+}
+
+static void read_features(uint32_t *words, uint32_t max_leaf, uint32_t max_ext)
+{
+    if (max_leaf >= 1) {
+        struct cpuid_regs r = cpuid(1, 0);
+        words[W_1EDX] = r.edx;
+        words[W_1ECX] = r.ecx;
+    }
+    if (max_leaf >= 7)
+        words[W_7EBX] = cpuid(7, 0).ebx;
+    if (max_ext >= 0x80000001) {
+        struct cpuid_regs r = cpuid(0x80000001, 0);
+        words[W_E1EDX] = r.edx;
+        words[W_E1ECX] = r.ecx;
+    }
+    if (max_ext >= 0x80000007)
+        words[W_E7EDX] = cpuid(0x80000007, 0).edx;
+}
+
+bool cpu_probe(enum cpu_feature f)
+{
+    uint32_t words[sizeof info.feature_words / sizeof info.feature_words[0]] = { 0 };
+    if (f >= FEAT_COUNT || !cpu_detect_cpuid())
+        return false;
+    read_features(words, cpuid(0, 0).eax, ext_leaves());
+    return (words[features[f].word] >> features[f].bit) & 1;
+}
+
+uint32_t cpu_phys_bits(void)
+{
+    uint32_t bits = 36;
+    if (cpu_detect_cpuid() && ext_leaves() >= 0x80000008) {
+        uint32_t b = cpuid(0x80000008, 0).eax & 0xff;
+        if (b >= 32 && b <= 52)
+            bits = b;
+    }
+    return bits;
+}
+
 static void regs_text(char *dst, const uint32_t *regs, int count)
 {
     for (int r = 0; r < count; r++)
@@ -246,21 +291,9 @@ void cpu_identify(void)
         info.family = base_family == 15 ? base_family + ((r.eax >> 20) & 0xff) : base_family;
         info.model = base_family == 6 || base_family == 15 ? base_model | ((r.eax >> 12) & 0xf0) : base_model;
         info.stepping = r.eax & 15;
-        info.feature_words[W_1EDX] = r.edx;
-        info.feature_words[W_1ECX] = r.ecx;
     }
-    if (info.max_leaf >= 7)
-        info.feature_words[W_7EBX] = cpuid(7, 0).ebx;
-    info.max_ext_leaf = cpuid(0x80000000, 0).eax;
-    if (info.max_ext_leaf < 0x80000000 || info.max_ext_leaf > 0x8000ffff)
-        info.max_ext_leaf = 0; /* no extended leaves: the value is garbage */
-    if (info.max_ext_leaf >= 0x80000001) {
-        r = cpuid(0x80000001, 0);
-        info.feature_words[W_E1EDX] = r.edx;
-        info.feature_words[W_E1ECX] = r.ecx;
-    }
-    if (info.max_ext_leaf >= 0x80000007)
-        info.feature_words[W_E7EDX] = cpuid(0x80000007, 0).edx;
+    info.max_ext_leaf = ext_leaves();
+    read_features(info.feature_words, info.max_leaf, info.max_ext_leaf);
     if (info.max_ext_leaf >= 0x80000004) {
         uint32_t b[12];
         for (uint32_t i = 0; i < 3; i++) {

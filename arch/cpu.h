@@ -46,6 +46,12 @@ struct cpu_info {
 void cpu_identify(void);
 /* Whether the CPUID instruction exists (EFLAGS.ID toggles), before cpu_identify. */
 bool cpu_detect_cpuid(void);
+/* A feature asked of CPUID itself, for code that runs before cpu_identify
+ * (the console); false without CPUID. */
+bool cpu_probe(enum cpu_feature f);
+/* Physical address bits (CPUID 0x80000008), else the 36 of PAE-era CPUs;
+ * raw CPUID, like cpu_probe. */
+uint32_t cpu_phys_bits(void);
 const struct cpu_info *cpu_info(void);
 bool cpu_has(enum cpu_feature f);
 const char *cpu_feature_name(enum cpu_feature f);

@@ -27,7 +27,7 @@ bool hpet_timebase(struct timebase *tb, const char **why)
 {
     const struct acpi_tables *a = acpi_tables();
     if (!a->hpet_base) {
-        *why = a->rsdp ? "no HPET table" : "no ACPI tables found";
+        *why = a->hpet_why;
         return false;
     }
     if (a->hpet_base >= ((uint64_t)1 << 32) || (a->hpet_base & 7)) {

@@ -32,17 +32,7 @@ bool mtrr_pat(uint64_t *pat)
     return have_pat;
 }
 
-/* Physical address bits (CPUID 0x80000008), else the 36 of PAE-era CPUs. */
-static uint64_t phys_mask(void)
-{
-    uint32_t bits = 36;
-    if (cpu_info()->max_ext_leaf >= 0x80000008) {
-        uint32_t b = cpuid(0x80000008, 0).eax & 0xff;
-        if (b >= 32 && b <= 52)
-            bits = b;
-    }
-    return ((1ull << bits) - 1) & ~0xfffull;
-}
+static uint64_t phys_mask(void) { return ((1ull << cpu_phys_bits()) - 1) & ~0xfffull; }
 
 /* One fixed-range MSR holds eight one-byte types, lowest range first. */
 static bool read_fixed(uint32_t msr, uint32_t first)

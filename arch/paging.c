@@ -5,6 +5,7 @@
 #include "arch/mmu.h"
 #include "arch/modelmark.h"
 #include "arch/mtrr.h"
+#include "arch/pse36.h"
 #include "arch/x86.h"
 #include "lib/string.h"
 
@@ -202,4 +203,54 @@ uint32_t paging_get_flags(uint32_t va)
 {
     uint32_t *pte = pte_of(va);
     return pte ? *pte & 0xfff : 0;
+}
+
+uint32_t paging_pse36_bits(void)
+{
+    if (!cpu_probe(FEAT_PSE) || !cpu_probe(FEAT_PSE36))
+        return 0;
+    uint32_t bits = cpu_phys_bits();
+    return bits < PSE36_MAX_BITS ? bits : PSE36_MAX_BITS;
+}
+
+const char *paging_window_build(const struct pse36_window *w, struct paging_window *out)
+{
+    if (!dir_4m)
+        return "no 4 MiB-page directory to copy (no PSE, or no memory for the page tables)";
+    uint32_t bits = paging_pse36_bits(), entry;
+    for (uint32_t i = 0; i < w->slots; i++) /* checked first: a refusal takes no memory */
+        if (dir_4m[w->first_slot + i] || !pse36_pde(w->pa_base + (uint64_t)i * LARGE_PAGE_SIZE, bits, 0, &entry))
+            return "the window's slots are taken, or beyond this CPU's PSE-36 reach";
+    uint32_t *dir = table_alloc(PAGE_SIZE, PAGE_SIZE); /* not the identity maps' (mem.page_tables) */
+    if (!dir)
+        return "no memory for the window's page directory";
+    memset(dir, 0, PAGE_SIZE);
+    for (uint32_t pde = 0; pde < ENTRIES; pde++)
+        if (dir_4m[pde])
+            pde_write(&dir[pde], dir_4m[pde], global_ok);
+    for (uint32_t i = 0; i < w->slots; i++) {
+        pse36_pde(w->pa_base + (uint64_t)i * LARGE_PAGE_SIZE, bits, PTE_P | PTE_W, &entry);
+        pde_write(&dir[w->first_slot + i], entry, false);
+    }
+    out->dir = dir;
+    return 0;
+}
+
+bool paging_window_enter(const struct paging_window *pw)
+{
+    uint32_t *dir = pw->dir;
+    if (!dir || enabled)
+        return false;
+    uint32_t cr4 = (read_cr4() | CR4_PSE) & ~CR4_PGE; /* PGE off: leaving flushes every entry */
+    write_cr4(cr4);
+    write_cr3((uint32_t)dir); /* a paging switch: it marks PAGING_ON itself */
+    write_cr0(read_cr0() | CR0_PG);
+    model_mark_paging_on((uint32_t)dir, true, false);
+    return true;
+}
+
+void paging_window_leave(void)
+{
+    write_cr0(read_cr0() & ~CR0_PG);
+    model_mark_paging_off();
 }

@@ -13,6 +13,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "arch/pse36.h"
 #include "lib/config.h"
 
 /* Page-aligned memory for page tables, or NULL (kernel/memory.c). */
@@ -56,5 +57,21 @@ uint32_t paging_large_pages_split(void);
 /* Bytes the page tables took. */
 uint32_t paging_table_bytes(void);
 bool paging_global_pages(void);
+
+/* Physical address bits a PSE-36 4 MiB page reaches on this CPU (its width,
+ * at most PSE36_MAX_BITS), 0 without PSE and PSE-36. Raw CPUID: callable
+ * before cpu_identify. */
+uint32_t paging_pse36_bits(void);
+/* Memory above 4 GiB (a framebuffer there, kernel/fbcon.c): a directory
+ * with the 4 MiB identity directory's entries and the window w
+ * (arch/pse36.h), built after paging_init; NULL, or why not. Entered only
+ * while paging is off, and left at once: paging is then off again and the
+ * TLB clean. */
+struct paging_window {
+    uint32_t *dir;
+};
+const char *paging_window_build(const struct pse36_window *w, struct paging_window *out);
+bool paging_window_enter(const struct paging_window *pw);
+void paging_window_leave(void);
 
 #endif

@@ -1,5 +1,6 @@
 /* The ACPI power-management timer: a free-running 24- or 32-bit counter at
- * 3.579545 MHz in an I/O port the FADT names. */
+ * 3.579545 MHz in an I/O port the FADT names (or, X_PM_TMR_BLK in memory
+ * space, a register at a physical address). */
 #ifndef ARCH_PMTIMER_H
 #define ARCH_PMTIMER_H
 

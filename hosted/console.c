@@ -59,3 +59,4 @@ bool vga_present(void) { return false; }
 const char *vga_screen_name(void) { return "none"; }
 const char *vga_screen_geometry(void) { return 0; }
 const char *vga_screen_why(void) { return "hosted build: the terminal shows the records"; }
+const char *vga_screen_access(void) { return 0; }

@@ -31,7 +31,7 @@ void hosted_boot_info(int argc, char **argv, const char *aslr)
     cmdline_copy(boot.cmdline, sizeof boot.cmdline, line, &boot.cut);
     free(line);
     str_copy(boot.loader, "linux", sizeof boot.loader);
-    boot.valid_magic = false;
+    boot.protocol = 0;
     boot.mem_source = "mmap";
 }
 
@@ -56,6 +56,10 @@ uint64_t memory_usable(void)
 }
 
 uint64_t memory_reserved_overlap(void) { return 0; } /* no firmware map here */
+/* A process has no image placed by a loader on a firmware map. */
+void memory_image(uint32_t *base, uint32_t *end) { *base = *end = 0; }
+const struct boot_overlap *memory_image_overlap(void) { return 0; }
+uint32_t memory_map_dropped(void) { return 0; }
 uint64_t memory_largest_free(void) { return regions_largest_free(&arena); }
 uint32_t memory_top(void) { return 0; }
 const struct region_set *memory_regions(void) { return &arena; }

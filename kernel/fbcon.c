@@ -1,24 +1,26 @@
 #include "kernel/fbcon.h"
 
 #include "arch/mmu.h"
+#include "arch/paging.h"
 #include "arch/x86.h"
 #include "kernel/font.h"
+#include "kernel/memory.h"
 #include "lib/fmt.h"
 
 #define MAX_CELLS (80 * 25)
+#define FOUR_GIB ((uint64_t)1 << 32)
 
 /* What the loader said, copied before the multiboot data can go. */
-static struct {
-    bool given;
-    uint64_t addr;
-    uint32_t pitch, width, height;
-    uint8_t bpp, type;
-    uint8_t red_pos, red_size, green_pos, green_size, blue_pos, blue_size;
-} fb;
+static struct boot_fb fb;
 
 static char geometry[40];
-static bool ready;
-static volatile uint8_t *base;
+static bool ready, cleared;
+static volatile uint8_t *base; /* where the pixels are while drawing: 0 until known */
+/* Above 4 GiB (or provoke=fbwindow): drawn through arch/paging.c's PSE-36
+ * window, which exists once paging_init has built the tables it copies. */
+static bool high, force_window;
+static struct pse36_window window;
+static struct paging_window window_dir;
 static uint32_t columns, rows, scale, bytes_per_pixel, origin_x, origin_y;
 static uint32_t palette[16];
 /* What the screen shows, cell by cell (a VGA text cell each). */
@@ -32,22 +34,11 @@ static const uint8_t vga_rgb[16][3] = {
     { 0xff, 0x55, 0x55 }, { 0xff, 0x55, 0xff }, { 0xff, 0xff, 0x55 }, { 0xff, 0xff, 0xff },
 };
 
-void fbcon_copy_boot_info(uint32_t magic, const struct multiboot_info *mbi)
+void fbcon_use_boot_fb(const struct boot_fb *given)
 {
-    if (magic != MULTIBOOT_BOOTLOADER_MAGIC || !mbi || !(mbi->flags & MBI_FLAG_FRAMEBUFFER))
+    if (!given->given)
         return;
-    fb.given = true;
-    fb.addr = mbi->framebuffer_addr;
-    fb.pitch = mbi->framebuffer_pitch;
-    fb.width = mbi->framebuffer_width;
-    fb.height = mbi->framebuffer_height;
-    fb.bpp = mbi->framebuffer_bpp;
-    fb.type = mbi->framebuffer_type;
-    if (fb.type == MULTIBOOT_FRAMEBUFFER_RGB) {
-        fb.red_pos = mbi->red_position, fb.red_size = mbi->red_size;
-        fb.green_pos = mbi->green_position, fb.green_size = mbi->green_size;
-        fb.blue_pos = mbi->blue_position, fb.blue_size = mbi->blue_size;
-    }
+    fb = *given;
     fmt(geometry, sizeof geometry, "%ux%ux%u", fb.width, fb.height, fb.bpp);
 }
 
@@ -80,17 +71,17 @@ static void fill_line(volatile uint8_t *p, uint32_t pixels, uint32_t v)
         put_pixel(p, v);
 }
 
+void fbcon_use_window(bool on) { force_window = on; }
+
 const char *fbcon_init(uint32_t cols, uint32_t nrows)
 {
     if (!fb.given)
         return "the boot loader set no graphics mode";
-    if (fb.type != MULTIBOOT_FRAMEBUFFER_RGB)
-        return fb.type == MULTIBOOT_FRAMEBUFFER_EGA_TEXT ? "the framebuffer is EGA text"
+    if (fb.type != BOOT_FB_RGB)
+        return fb.type == BOOT_FB_EGA_TEXT ? "the framebuffer is EGA text"
                                                           : "the framebuffer has indexed colours";
     if (fb.bpp != 15 && fb.bpp != 16 && fb.bpp != 24 && fb.bpp != 32)
         return "the framebuffer's depth is not 15, 16, 24 or 32 bits per pixel";
-    if (fb.addr + (uint64_t)fb.pitch * fb.height > ((uint64_t)1 << 32))
-        return "the framebuffer lies above 4 GiB, out of a 32-bit kernel's reach";
     if (cols * nrows > MAX_CELLS)
         return "the text grid is larger than the console keeps";
     uint32_t sx = fb.width / (cols * FBCON_CELL_WIDTH), sy = fb.height / (nrows * FBCON_CELL_HEIGHT);
@@ -102,7 +93,15 @@ const char *fbcon_init(uint32_t cols, uint32_t nrows)
         return "the framebuffer's pitch is shorter than a line of pixels";
     if (read_cr0() & CR0_PG)
         return "paging is on: the framebuffer is not mapped";
-    base = (volatile uint8_t *)(uint32_t)fb.addr;
+    uint64_t size = (uint64_t)fb.pitch * fb.height;
+    high = force_window || fb.addr + size > FOUR_GIB;
+    if (high) {
+        const char *why = pse36_window_plan(fb.addr, size, memory_top(), paging_pse36_bits(), &window);
+        if (why)
+            return why;
+    } else {
+        base = (volatile uint8_t *)(uint32_t)fb.addr;
+    }
     columns = cols, rows = nrows;
     origin_x = (fb.width - cols * FBCON_CELL_WIDTH * scale) / 2;
     origin_y = (fb.height - nrows * FBCON_CELL_HEIGHT * scale) / 2;
@@ -110,13 +109,52 @@ const char *fbcon_init(uint32_t cols, uint32_t nrows)
         palette[i] = channel(vga_rgb[i][0], fb.red_pos, fb.red_size) |
                      channel(vga_rgb[i][1], fb.green_pos, fb.green_size) |
                      channel(vga_rgb[i][2], fb.blue_pos, fb.blue_size);
-    /* The whole screen black: GRUB's and the firmware's text goes. */
-    for (uint32_t y = 0; y < fb.height; y++)
-        fill_line(base + y * fb.pitch, fb.width, palette[0]);
     for (uint32_t i = 0; i < cols * nrows; i++)
-        shown[i] = ' '; /* black on black: what a cleared cell looks like */
+        shown[i] = ' '; /* black on black: what the cleared screen shows */
     ready = true;
     return 0;
+}
+
+const char *fbcon_access(void)
+{
+    if (!ready)
+        return 0;
+    return high ? "pse36" : "direct";
+}
+
+/* Whether the pixels can be reached now: only while paging is off (the
+ * identity maps leave the framebuffer out, and benchmarks may be timing
+ * with paging on); above 4 GiB once the window could be built. */
+static bool drawable(void)
+{
+    if (!ready || (read_cr0() & CR0_PG))
+        return false;
+    if (high && !base) {
+        if (paging_window_build(&window, &window_dir))
+            return false;
+        base = (volatile uint8_t *)(uintptr_t)window.va;
+    }
+    return true;
+}
+
+/* end_draw() after every true. The first draw blackens the whole screen:
+ * GRUB's and the firmware's text goes. */
+static bool begin_draw(void)
+{
+    if (!drawable() || (high && !paging_window_enter(&window_dir)))
+        return false;
+    if (!cleared) {
+        for (uint32_t y = 0; y < fb.height; y++)
+            fill_line(base + y * fb.pitch, fb.width, palette[0]);
+        cleared = true;
+    }
+    return true;
+}
+
+static void end_draw(void)
+{
+    if (high)
+        paging_window_leave();
 }
 
 static void draw_cell(uint32_t r, uint32_t c, uint16_t cell)
@@ -146,7 +184,7 @@ static bool looks_same(uint16_t a, uint16_t b)
 
 void fbcon_sync(const uint16_t *grid)
 {
-    if (!ready || (read_cr0() & CR0_PG))
+    if (!begin_draw())
         return;
     for (uint32_t r = 0; r < rows; r++)
         for (uint32_t c = 0; c < columns; c++) {
@@ -156,11 +194,12 @@ void fbcon_sync(const uint16_t *grid)
                 shown[i] = grid[i];
             }
         }
+    end_draw();
 }
 
 bool fbcon_screen_size(uint32_t *width, uint32_t *height)
 {
-    if (!ready || (read_cr0() & CR0_PG))
+    if (!drawable())
         return false;
     *width = fb.width, *height = fb.height;
     return true;
@@ -175,7 +214,7 @@ static void forget_shown(void)
 
 void fbcon_show_bitmap(const uint8_t *bits, uint32_t pitch)
 {
-    if (!ready || (read_cr0() & CR0_PG))
+    if (!begin_draw())
         return;
     for (uint32_t y = 0; y < fb.height; y++) {
         volatile uint8_t *p = base + y * fb.pitch;
@@ -183,5 +222,6 @@ void fbcon_show_bitmap(const uint8_t *bits, uint32_t pitch)
         for (uint32_t x = 0; x < fb.width; x++, p += bytes_per_pixel)
             put_pixel(p, palette[line[x / 8] >> (7 - x % 8) & 1 ? 15 : 0]);
     }
+    end_draw();
     forget_shown();
 }

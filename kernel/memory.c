@@ -14,6 +14,10 @@ static uint64_t reserved_overlap;
 static uint32_t top;
 static struct acpi_range acpi_ranges[ACPI_RANGES_MAX];
 static uint32_t n_acpi_ranges;
+static uint32_t image_base, image_end, map_dropped;
+static uint64_t high_base, high_len; /* the first available range above 4 GiB */
+static bool image_overlaps;
+static struct boot_overlap image_overlap;
 static uint32_t low_page;
 
 /* A page below 1 MiB that the map calls RAM (the other CPUs' start-up code
@@ -36,6 +40,10 @@ const struct boot_info *boot_info(void) { return &boot; }
 static void add_usable(uint64_t base, uint64_t len)
 {
     usable += len;
+    if (base + len > FOUR_GIB && !high_len) {
+        high_base = base > FOUR_GIB ? base : FOUR_GIB;
+        high_len = base + len - high_base;
+    }
     if (base >= FOUR_GIB)
         return;
     if (base + len > FOUR_GIB)
@@ -48,58 +56,65 @@ static void add_usable(uint64_t base, uint64_t len)
         top = (uint32_t)end;
 }
 
-static void note_acpi_range(const struct multiboot_mmap_entry *e)
+static void note_acpi_range(const struct boot_map_entry *e)
 {
-    bool acpi = e->type == MULTIBOOT_MEMORY_ACPI_RECLAIMABLE || e->type == MULTIBOOT_MEMORY_NVS;
-    if (!acpi || !e->len || e->addr >= FOUR_GIB || n_acpi_ranges == ACPI_RANGES_MAX)
+    bool acpi = e->type == BOOT_MEM_ACPI_RECLAIMABLE || e->type == BOOT_MEM_NVS;
+    if (!acpi || !e->len || e->base >= FOUR_GIB || n_acpi_ranges == ACPI_RANGES_MAX)
         return;
-    uint64_t end = e->addr + e->len > FOUR_GIB ? FOUR_GIB - 1 : e->addr + e->len;
-    acpi_ranges[n_acpi_ranges++] = (struct acpi_range){ (uint32_t)e->addr, (uint32_t)end, e->type };
+    uint64_t end = e->base + e->len > FOUR_GIB ? FOUR_GIB - 1 : e->base + e->len;
+    acpi_ranges[n_acpi_ranges++] = (struct acpi_range){ (uint32_t)e->base, (uint32_t)end, e->type };
 }
 
-void memory_init(uint32_t magic, const struct multiboot_info *mbi)
+static void read_map(const struct boot_map *map)
+{
+    boot.mem_source = "mmap";
+    for (uint32_t i = 0; i < map->n; i++) {
+        if (map->e[i].type == BOOT_MEM_AVAILABLE)
+            add_usable(map->e[i].base, map->e[i].len);
+        else
+            note_acpi_range(&map->e[i]);
+    }
+    /* Maps may overlap (firmware lists a reserved or ACPI range inside
+     * or across available RAM, before or after it): whatever is not
+     * plain RAM wins, in whichever order the entries come. */
+    uint64_t before = regions_total(&free_set);
+    for (uint32_t i = 0; i < map->n; i++) {
+        const struct boot_map_entry *e = &map->e[i];
+        if (e->type != BOOT_MEM_AVAILABLE && e->len && e->base < FOUR_GIB)
+            regions_remove(&free_set, e->base, e->base + e->len > FOUR_GIB ? FOUR_GIB : e->base + e->len);
+        if (e->type != BOOT_MEM_AVAILABLE && e->base < high_base + high_len && e->base + e->len > high_base)
+            high_len = 0; /* not plain RAM after all: left alone */
+    }
+    reserved_overlap = before - regions_total(&free_set);
+    usable -= reserved_overlap;
+}
+
+void memory_init(const struct bootinfo *b)
 {
     regions_init(&free_set);
-    boot.valid_magic = magic == MULTIBOOT_BOOTLOADER_MAGIC;
+    boot.protocol = b->protocol;
     boot.mem_source = "none";
-    if (!boot.valid_magic || !mbi)
-        return;
-    if (mbi->flags & MBI_FLAG_CMDLINE)
-        cmdline_copy(boot.cmdline, sizeof boot.cmdline, (const char *)mbi->cmdline, &boot.cut);
-    if (mbi->flags & MBI_FLAG_LOADER_NAME)
-        str_copy(boot.loader, (const char *)mbi->boot_loader_name, sizeof boot.loader);
-    if (mbi->flags & MBI_FLAG_MMAP) {
-        boot.mem_source = "mmap";
-        uint32_t end = mbi->mmap_addr + mbi->mmap_length;
-        for (uint32_t p = mbi->mmap_addr; p < end; p += ((const struct multiboot_mmap_entry *)p)->size + 4) {
-            const struct multiboot_mmap_entry *e = (const void *)p;
-            if (e->type == MULTIBOOT_MEMORY_AVAILABLE)
-                add_usable(e->addr, e->len);
-            else
-                note_acpi_range(e);
-        }
-        /* Maps may overlap (firmware lists a reserved or ACPI range inside
-         * or across available RAM, before or after it): whatever is not
-         * plain RAM wins, in whichever order the entries come. */
-        uint64_t before = regions_total(&free_set);
-        for (uint32_t p = mbi->mmap_addr; p < end; p += ((const struct multiboot_mmap_entry *)p)->size + 4) {
-            const struct multiboot_mmap_entry *e = (const void *)p;
-            if (e->type != MULTIBOOT_MEMORY_AVAILABLE && e->len && e->addr < FOUR_GIB)
-                regions_remove(&free_set, e->addr, e->addr + e->len > FOUR_GIB ? FOUR_GIB : e->addr + e->len);
-        }
-        reserved_overlap = before - regions_total(&free_set);
-        usable -= reserved_overlap;
-    } else if (mbi->flags & MBI_FLAG_MEM) {
+    memcpy(boot.cmdline, b->cmdline, sizeof boot.cmdline);
+    boot.cut = b->cut;
+    str_copy(boot.loader, b->loader, sizeof boot.loader);
+    if (b->map.given) {
+        read_map(&b->map);
+    } else if (b->has_mem) {
         boot.mem_source = "mem_upper";
-        add_usable(0, (uint64_t)mbi->mem_lower << 10);
-        add_usable(ONE_MIB, (uint64_t)mbi->mem_upper << 10);
+        add_usable(0, (uint64_t)b->mem_lower << 10);
+        add_usable(ONE_MIB, (uint64_t)b->mem_upper << 10);
     }
+    /* Where the loader put the image: linker.ld says why any free range
+     * will do through multiboot2, and why the map is checked either way. */
+    image_base = (uint32_t)_kernel_start;
+    image_end = (uint32_t)_kernel_end;
+    image_overlaps = bootinfo_overlap(b, image_base, image_end, &image_overlap);
+    map_dropped = b->map.dropped + b->efi_map.dropped;
     low_page = find_low_page(LOW_PAGE_FIRST);
     if (!low_page)
         low_page = find_low_page(LOW_PAGE_FALLBACK);
-    /* From here on the multiboot data may be overwritten: we copied it. */
     regions_remove(&free_set, 0, ONE_MIB);
-    regions_remove(&free_set, (uint32_t)_kernel_start, (uint32_t)_kernel_end);
+    regions_remove(&free_set, image_base, image_end);
 }
 
 uint64_t memory_usable(void) { return usable; }
@@ -126,6 +141,21 @@ void *memory_alloc(uint32_t size, uint32_t align)
 
 void memory_mark(struct region_mark *m) { regions_mark(&free_set, m); }
 void memory_release(const struct region_mark *m) { regions_release(&free_set, m); }
+
+void memory_image(uint32_t *base, uint32_t *end)
+{
+    *base = image_base;
+    *end = image_end;
+}
+
+const struct boot_overlap *memory_image_overlap(void) { return image_overlaps ? &image_overlap : 0; }
+uint32_t memory_map_dropped(void) { return map_dropped; }
+
+bool memory_high_ram(uint64_t *base, uint64_t *len)
+{
+    *base = high_base, *len = high_len;
+    return high_len != 0;
+}
 
 bool memory_is_free_ram(const void *p, uint32_t len)
 {

@@ -192,7 +192,7 @@ static const char *prepare(struct madt_cpus *cpus, uint32_t *page)
 {
     const struct acpi_tables *a = acpi_tables();
     if (!a->madt)
-        return a->why ? a->why : "the ACPI tables list no MADT";
+        return a->madt_why;
     madt_parse((const volatile uint8_t *)(uintptr_t)a->madt, a->madt_len, cpus);
     if (cpus->why)
         return cpus->why;

@@ -46,11 +46,15 @@ static void clear_rows(int from, int to, uint8_t color)
 
 static bool vga_text_mode(void)
 {
+    /* The loader switched to graphics (its framebuffer is not EGA text):
+     * the BIOS data area still says text, but nobody would see it. */
+    if (fbcon_given() && fbcon_given_type() != BOOT_FB_EGA_TEXT)
+        return false;
     uint16_t crtc = *BDA_CRTC_PORT;
     if (crtc == 0x3d4 || crtc == 0x3b4)
         return true;
     /* A loader that reports EGA text at the usual place (GRUB on a BIOS) */
-    return fbcon_given() && fbcon_given_type() == MULTIBOOT_FRAMEBUFFER_EGA_TEXT && fbcon_given_addr() == 0xb8000;
+    return fbcon_given() && fbcon_given_type() == BOOT_FB_EGA_TEXT && fbcon_given_addr() == 0xb8000;
 }
 
 bool vga_init(void)
@@ -88,9 +92,11 @@ const char *vga_screen_name(void)
 
 const char *vga_screen_why(void) { return screen_why; }
 
+const char *vga_screen_access(void) { return screen == SCREEN_FRAMEBUFFER ? fbcon_access() : 0; }
+
 const char *vga_screen_geometry(void)
 {
-    if (!fbcon_given() || fbcon_given_type() == MULTIBOOT_FRAMEBUFFER_EGA_TEXT)
+    if (!fbcon_given() || fbcon_given_type() == BOOT_FB_EGA_TEXT)
         return 0;
     return fbcon_geometry();
 }

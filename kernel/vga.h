@@ -33,6 +33,9 @@ const char *vga_screen_name(void);
 const char *vga_screen_geometry(void);
 /* Why there is no screen (hello.screen_why), or 0 when there is one. */
 const char *vga_screen_why(void);
+/* On a framebuffer: how its pixels are reached ("direct", "pse36": see
+ * kernel/fbcon.h); else 0. */
+const char *vga_screen_access(void);
 void vga_write(const char *s, size_t n, enum vga_color color);
 /* The bottom line: a status (progress) that is overwritten, not scrolled. */
 void vga_status(const char *s);

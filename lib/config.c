@@ -8,7 +8,7 @@ static const char *const console_values[] = { "serial", "vga", "both", 0 };
 static const char *const paging_values[] = { "off", "on", "both", 0 };
 static const char *const pagesize_values[] = { "4k", "4m", 0 };
 static const char *const fill_values[] = { "loop", "stos", "sse", 0 };
-static const char *const provoke_values[] = { "none", "de", "ud", "pf", "gp", "stack", "fiber", "hang", "mc", "uc", "cpuidlimit", "cpufault", 0 };
+static const char *const provoke_values[] = { "none", "de", "ud", "pf", "gp", "stack", "fiber", "hang", "mc", "uc", "cpuidlimit", "cpufault", "fbwindow", 0 };
 static const char *const pages_values[] = { "4k", "2m", "both", 0 };
 static const char *const counters_values[] = { "auto", "off", 0 };
 /* in the order of enum serial_choice */

@@ -16,6 +16,7 @@ import fcntl
 import hashlib
 import json
 import os
+import shutil
 import subprocess
 from pathlib import Path
 from typing import Any
@@ -36,15 +37,38 @@ SMALL_ALL = "suite=all raw=1 runs=2 warmup=0 maxsize=64K reps=200"
 TOOL_SAFETY_NET_S = 3600
 
 
-def boot(tmp_path: Path, emulator: str, cmdline: str, *extra: str) -> tuple[int, dict[str, Any]]:
-    """Runs `cleanroom run`; (its exit status, the results.json it wrote)."""
-    out = tmp_path / emulator
-    proc = subprocess.run(
-        [str(TOOL), "run", "--emulator", emulator, "--cmdline", cmdline, "--out", str(out), "--quiet", *extra],
-        capture_output=True, text=True, timeout=TOOL_SAFETY_NET_S, stdin=subprocess.DEVNULL)
+def run_tool(out: Path, *args: str) -> tuple[int, dict[str, Any]]:
+    """Runs `cleanroom run ARGS --out OUT`; (its exit status, the results.json it wrote)."""
+    proc = subprocess.run([str(TOOL), "run", *args, "--out", str(out), "--quiet"],
+                          capture_output=True, text=True, timeout=TOOL_SAFETY_NET_S, stdin=subprocess.DEVNULL)
     results_file = out / "results.json"
     assert results_file.exists(), f"no results.json\nstdout:\n{proc.stdout}\nstderr:\n{proc.stderr}"
     return proc.returncode, json.loads(results_file.read_text())
+
+
+def boot(tmp_path: Path, emulator: str, cmdline: str, *extra: str) -> tuple[int, dict[str, Any]]:
+    """Runs `cleanroom run`; (its exit status, the results.json it wrote)."""
+    return run_tool(tmp_path / emulator, "--emulator", emulator, "--cmdline", cmdline, *extra)
+
+
+def grub_iso(workdir: Path, entry: str) -> Path:
+    """An ISO like the tool's temporary ones (emulators.make_iso), with a grub.cfg of
+    our own: entry is the one menu entry's body (its lines before `boot`)."""
+    root = workdir / "isodir"
+    (root / "boot" / "grub").mkdir(parents=True)
+    shutil.copyfile(KERNEL, root / "boot" / "cleanroom.elf")
+    (root / "boot" / "grub" / "grub.cfg").write_text(
+        "set timeout=0\nset default=0\ninsmod all_video\n"
+        f"menuentry \"test\" {{\n{entry}\n    boot\n}}\n", encoding="ascii")
+    iso = workdir / "test.iso"
+    subprocess.run(["grub-mkrescue", "-o", str(iso), str(root)], check=True, capture_output=True,
+                   stdin=subprocess.DEVNULL, timeout=TOOL_SAFETY_NET_S)
+    return iso
+
+
+def boot_iso(tmp_path: Path, emulator: str, iso: Path, *extra: str) -> tuple[int, dict[str, Any]]:
+    """Runs `cleanroom run` on an ISO as it is (its menu's command line); like boot()."""
+    return run_tool(tmp_path / emulator, "--emulator", emulator, "--iso", str(iso), *extra)
 
 
 def shared_root(base: Path) -> Path:
@@ -69,6 +93,11 @@ def shared_boot(root: Path, emulator: str, cmdline: str, *extra: str) -> tuple[i
 
 def of_type(res: dict[str, Any], t: str) -> list[dict[str, Any]]:
     return [r for r in res["records"] if r["t"] == t]
+
+
+def errors(res: dict[str, Any], code: str) -> list[dict[str, Any]]:
+    """The error records of one code."""
+    return [e for e in of_type(res, "error") if e.get("code") == code]
 
 
 def done(res: dict[str, Any]) -> dict[str, Any]:

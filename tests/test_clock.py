@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from booting import boot, done, of_type
+from booting import boot, done, errors, of_type
 from cleanroom_host.emulators import BOCHS_IPS
 from cleanroom_host.machine import Machine
 
@@ -36,10 +36,6 @@ def tsc_of(res: dict[str, Any]) -> dict[str, Any]:
     recs = of_type(res, "tsc")
     assert len(recs) == 1
     return recs[0]
-
-
-def errors(res: dict[str, Any], code: str) -> list[dict[str, Any]]:
-    return [e for e in of_type(res, "error") if e.get("code") == code]
 
 
 def assert_right_or_plainly_unknown(res: dict[str, Any], true_hz: int) -> dict[str, Any]:

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from booting import KERNEL, TOOL, TOOL_SAFETY_NET_S, boot, done, of_type
+from booting import KERNEL, TOOL, TOOL_SAFETY_NET_S, boot, boot_iso, done, grub_iso, of_type
 
 REPO = Path(__file__).resolve().parent.parent
 FONT_C = REPO / "kernel" / "font.c"
@@ -89,13 +89,19 @@ def screen_text(path: Path) -> list[str]:
 pytestmark = pytest.mark.skipif(not KERNEL.exists(), reason="build/cleanroom.elf missing: run `make`")
 
 
-def test_uefi_screen_shows_the_summary(tmp_path: Path) -> None:
+# direct: the framebuffer at its address with paging off; pse36 (provoke=fbwindow):
+# through the window of PSE-36 4 MiB pages a framebuffer above 4 GiB is drawn
+# through, which no emulator puts there (tests/unit/test_pse36.c and the
+# paging_pse36 self-test check the high address bits)
+@pytest.mark.parametrize("access, extra", [("direct", ""), ("pse36", " provoke=fbwindow")])
+def test_uefi_screen_shows_the_summary(tmp_path: Path, access: str, extra: str) -> None:
     dump = tmp_path / "screen.ppm"
-    rc, res = boot(tmp_path, "uefi", CHEAP, "--screendump", str(dump))
+    rc, res = boot(tmp_path, "uefi", CHEAP + extra, "--screendump", str(dump))
     assert rc == 0 and res["complete"]
     assert res["run"]["screendump"] == str(dump) and dump.is_file()
     hello = of_type(res, "hello")[0]
     assert hello["screen"] == "framebuffer" and hello["vga"] is False and "screen_why" not in hello
+    assert hello["fb_access"] == access
     w, h, bpp = (int(v) for v in hello["fb"].split("x"))
     assert (w, h) == read_ppm(dump)[:2] and bpp in (15, 16, 24, 32)
 
@@ -118,6 +124,20 @@ def test_bios_boots_keep_vga_text(tmp_path: Path, emulator: str) -> None:
     assert rc == 0 and res["complete"]
     hello = of_type(res, "hello")[0]
     assert hello["screen"] == "vga-text" and hello["vga"] is True and hello["fb"] is None
+
+
+def test_a_framebuffer_a_cpu_without_pse36_cannot_reach_is_named(tmp_path: Path) -> None:
+    """GRUB's multiboot2 on a BIOS without gfxpayload=text sets a VBE
+    framebuffer; drawn as one above 4 GiB is (provoke=fbwindow) on QEMU's
+    default 32-bit CPU, which has no PSE-36: no screen, and the reason in
+    hello, the run unharmed."""
+    iso = grub_iso(tmp_path, f"    multiboot2 /boot/cleanroom.elf {CHEAP} provoke=fbwindow exit=auto")
+    rc, res = boot_iso(tmp_path, "iso", iso)
+    assert rc == 0 and done(res)["status"] == "ok"
+    hello = of_type(res, "hello")[0]
+    assert "pse36" not in of_type(res, "cpu")[0]["features"]
+    assert hello["screen"] == "none" and hello["fb"] and "fb_access" not in hello
+    assert "no PSE-36" in hello["screen_why"], hello["screen_why"]
 
 
 @pytest.mark.parametrize("args, why", [

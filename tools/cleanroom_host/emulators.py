@@ -166,11 +166,13 @@ def _grub_quote(token: str) -> str:
 
 def grub_cfg(cmdline: str) -> str:
     args = " ".join(_grub_quote(t) for t in cmdline.split())
+    # multiboot2, and text mode kept on a BIOS, as iso/grub.cfg says why
     return ("set timeout=0\n"
             "set default=0\n"
             "insmod all_video\n"  # on UEFI the framebuffer the kernel draws on (iso/grub.cfg says why)
             "menuentry \"cleanroom\" {\n"
-            f"    multiboot /boot/cleanroom.elf {args}\n"
+            f"    multiboot2 /boot/cleanroom.elf {args}\n"
+            "    if [ \"$grub_platform\" = pc ]; then set gfxpayload=text; fi\n"
             "    boot\n"
             "}\n")
 
