@@ -227,12 +227,13 @@ def build_parser() -> Parser:
                          "model when the results carry model figures, else tsc")
 
     pm = sub.add_parser(
-        "compare", help="two result sets side by side: medians, ratios B/A and derived quantities with bands",
+        "compare", help="two result sets side by side: medians, ratios B/A and derived quantities with intervals",
         epilog=("Cases match on bench, case and params (paging and pagesize included). The table\n"
-                "shows both medians and B med / A med with the band of both runs' samples; cases only\n"
-                "one side has are listed after it. Then every derived quantity (workset's Figures 3-8,\n"
-                "the lock, create, peers and aspace ratios) of both runs with its band, B - A, and\n"
-                "whether the runs differ beyond the noise. Cases in different units (instructions\n"
+                "shows both medians and B/A, the Hodges-Lehmann ratio of the two runs' samples with its\n"
+                "Mann-Whitney interval (two runs are never paired); cases only one side has are listed\n"
+                "after it. Then every derived quantity (workset's Figures 3-8, the lock, create, peers\n"
+                "and aspace ratios) of both runs with its interval, B - A by the same unpaired method,\n"
+                "and whether the runs differ beyond it. Cases in different units (instructions\n"
                 f"against TSC ticks) are marked \"{compare.UNITS_DIFFER}\", never divided. No line is wider than "
                 f"{WIDTH}\ncolumns. compare.csv (one row per case) and compare-derived.csv (one row per\n"
                 "derived quantity) go to --out, by default B's\n"
