@@ -84,6 +84,9 @@ def test_kvm_runs_qemu_with_kvm_on_the_host_s_cpu(fake_kvm: dict[str, Path], tmp
     run_kvm(fake_kvm, tmp_path / "r2", "--cmdline", "bench=tsc", "--cpu", "host,-arch-capabilities")
     argv = json.loads(fake_kvm["info"].read_text())["argv"]
     assert argv.count("-cpu") == 1 and argv[argv.index("-cpu") + 1] == "host,-arch-capabilities"
+    run_kvm(fake_kvm, tmp_path / "r3", "--cmdline", "bench=tsc", "--cpus", "2")  # the CPUs are the host's too
+    argv = json.loads(fake_kvm["info"].read_text())["argv"]
+    assert argv[argv.index("-smp") + 1] == "2" and argv[argv.index("-append") + 1] == "bench=tsc cpus=2 exit=auto"
 
 
 def test_a_guest_kvm_stopped_ends_the_run_at_once_with_qemu_s_words(fake_kvm: dict[str, Path], tmp_path: Path,
