@@ -11,10 +11,10 @@ spaces made dashes is its suite, test_case_id stripped, lower-cased and every
 run of non-word characters made "_" its name; with a `result` group the result
 goes through the fixupdict (and the measurement stays the matched text), without
 one the case passes and its measurement is float(measurement). The console is
-pexpect's fdspawn of the log, read maxread bytes at a time (LAVA's ShellCommand:
-2000). tests/fixtures/lava/ holds a log that LAVA's own classes made from the
-same serial log (tests/fixtures/lava/record.py), which test_lava.py compares
-with what this gives.
+pexpect's fdspawn of the log, read maxread bytes at a time (LAVA's ShellCommand
+takes the device's spawn_maxread, 4092 unless the device type says otherwise).
+tests/fixtures/lava/ holds a log that LAVA's own classes made of a serial log
+(tests/fixtures/lava/record.py), which test_lava.py compares with what this gives.
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ from typing import Any
 import pexpect
 from pexpect.fdpexpect import fdspawn
 
-LAVA_WINDOW = 2000  # ShellCommand's maxread
+LAVA_WINDOW = 4092  # ShellCommand's maxread: base.jinja2's spawn_maxread
 TIMEOUT_S = 10
 
 

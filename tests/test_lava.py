@@ -22,7 +22,10 @@ SELFTEST_LOG = REPO / "tests" / "fixtures" / "qemu-icount-selftest-tsc-create.lo
 LAVA_LOG = REPO / "tests" / "fixtures" / "lava" / "qemu-icount-selftest-tsc-create.yaml"
 QUICK_LOGS = ["qemu-icount-quick.log", "qemu-quick.log", "bochs-quick-256k.log", "hosted-quick.log"]
 
-lava_schema = pytest.importorskip("lava_common.schemas", reason="Debian's lava-common (tools/setup.sh installs it)")
+
+def lava_schema() -> Any:
+    """LAVA's own job schema: Debian's lava-common (tools/setup.sh installs it and links it into .venv)."""
+    return pytest.importorskip("lava_common.schemas", reason="Debian's lava-common (tools/setup.sh installs it)")
 
 
 def lava_job(*argv: str) -> tuple[int, str, str]:
@@ -32,11 +35,12 @@ def lava_job(*argv: str) -> tuple[int, str, str]:
 
 
 def job_of(*argv: str) -> dict[str, Any]:
+    schema = lava_schema()
     status, text, err = lava_job(*argv)
     assert status == 0, err
     assert err == ""  # checked with LAVA's schema: nothing to say
     job = yaml.safe_load(text)
-    lava_schema.validate(job, strict=True)  # LAVA's own validator, once more, on what was printed
+    schema.validate(job, strict=True)  # LAVA's own validator, once more, on what was printed
     return job
 
 
@@ -74,8 +78,10 @@ def test_a_pc_job_loads_the_kernel_with_ipxe_from_the_dispatcher() -> None:
     (["--device-type", "qemu", "--iso-url", "https://lab/cleanroom.iso"],
      lambda j: action(j, "deploy")["images"] == {"iso": {"url": "https://lab/cleanroom.iso",
                                                          "image_arg": "-cdrom {iso} -boot d"}}),
-    (["--device-type", "x86", "--boot", "grub", "--kernel-url", "http://lab/k.elf", "--cmdline", "suite=paper"],
-     lambda j: "multiboot (tftp,{SERVER_IP})/{KERNEL} suite=paper exit=halt" in action(j, "boot")["commands"]),
+    (["--device-type", "x86", "--boot", "grub", "--kernel-url", "http://lab/k.elf", "--cmdline", "suite=paper",
+      "--tag", "pc-07", "--lava-device-type", "x86-grub"],
+     lambda j: "multiboot (tftp,{SERVER_IP})/{KERNEL} suite=paper exit=halt" in action(j, "boot")["commands"]
+     and j["tags"] == ["pc-07"] and j["device_type"] == "x86-grub"),
     (["--device-type", "x86", "--boot", "grub", "--iso-url", "http://lab/c.iso", "--cmdline", "suite=selftest"],
      lambda j: action(j, "boot")["commands"][1:3] == ["loopback cleanroom (tftp,{SERVER_IP})/{KERNEL}",
                                                        "multiboot (cleanroom)/boot/cleanroom.elf suite=selftest "
@@ -134,6 +140,7 @@ def test_a_job_that_cannot_be_written_is_refused_by_name(argv: list[str], said: 
 
 def test_lava_s_schema_refuses_what_it_should() -> None:
     """The check is LAVA's, not a formality: a job without visibility or with an unknown boot method fails."""
+    lava_schema()
     good = lava_job("--device-type", "qemu")[1]
     assert lavajob.validate(good) is None
     assert "visibility" in str(lavajob.validate(good.replace("visibility: public\n", "")))
@@ -194,7 +201,7 @@ def lava_results(log: Path) -> list[dict[str, Any]]:
     return out
 
 
-@pytest.mark.parametrize("maxread", [2000, 7])
+@pytest.mark.parametrize("maxread", [4092, 2000, 7])
 def test_the_monitors_give_what_lava_s_own_code_gave(maxread: int) -> None:
     """LAVA 2023.01's TestMonitorAction made these cases of this log (tests/fixtures/lava); the monitor
     here makes the same, whatever pexpect reads at a time."""
@@ -279,3 +286,14 @@ def test_lava_fetch_says_how_to_get_lavacli(tmp_path: Path) -> None:
 
 def test_the_emulators_lava_can_stand_for_are_the_kernel_loaders() -> None:
     assert [e.name for e in emulators.EMULATORS if e.loads_kernel] == ["qemu", "qemu-icount", "kvm"]
+
+
+def test_lava_fetch_keeps_going_past_lines_that_are_no_log_entry(tmp_path: Path) -> None:
+    """A log cut and pasted with a line of something else: the entries are still read, the line named."""
+    log = tmp_path / "job.yaml"
+    log.write_text("lavacli: polling\n" + LAVA_LOG.read_text())
+    status, out, err = fetch(tmp_path, str(log), "--out", str(tmp_path / "f"))
+    assert status == results.EXIT_OK, err
+    assert "319 log entries; 1 other line(s), e.g. 'lavacli: polling'" in out
+    run = json.loads((tmp_path / "f" / "results.json").read_text())["run"]
+    assert run["log_bad_lines"] == 1 and run["wall_seconds"] > 0

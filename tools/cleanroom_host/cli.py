@@ -266,6 +266,12 @@ def build_parser() -> Parser:
     pj.add_argument("--job-name", help="the job's name (default: cleanroom, the command line and where)")
     pj.add_argument("--notify", metavar="URL", help="a URL LAVA posts the results to (JSON) when the job has finished")
     pj.add_argument("--priority", default="medium", choices=("high", "medium", "low"), help="default medium")
+    pj.add_argument("--tag", action="append", default=[], metavar="TAG",
+                    help="run only on a LAVA device with this tag, repeatable (tag each PC with its own name to "
+                         "pick it)")
+    pj.add_argument("--lava-device-type", metavar="NAME",
+                    help="the job's device_type when the lab's is not qemu or x86 (e.g. a type of its own whose "
+                         "PCs boot GRUB from the network)")
     pj.add_argument("--kernel", type=Path, default=root / "build" / "cleanroom.elf",
                     help="qemu without --kernel-url: the kernel whose file:// URL the job names")
     pj.add_argument("--out", type=Path, help="write the job here (default: stdout)")
@@ -289,6 +295,12 @@ def build_parser() -> Parser:
     return p
 
 
+def _cannot_write(command: str, where: str, exc: OSError, err: TextIO) -> int:
+    """A command that could not write its files: say where and why; the set-up status."""
+    err.write(f"cleanroom {command}: cannot write {where}: {exc.strerror or exc}\n")
+    return results.EXIT_SETUP
+
+
 def _results_dir(path: Path) -> Path:
     return path if path.is_dir() else path.parent
 
@@ -308,8 +320,7 @@ def cmd_compare(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         path = compare.write_csv(pairs, out_dir / compare.COMPARE_CSV, compare.unit_names(a, b))
         written = [path] + ([compare.write_derived_csv(derived, out_dir / compare.DERIVED_CSV)] if derived else [])
     except OSError as exc:
-        err.write(f"cleanroom compare: cannot write into {out_dir}: {exc.strerror or exc}\n")
-        return results.EXIT_SETUP
+        return _cannot_write("compare", f"into {out_dir}", exc, err)
     out.write(f"wrote {' and '.join(str(p) for p in written)}\n")
     return 0
 
@@ -506,8 +517,7 @@ def cmd_report(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     try:
         written = report.write_outputs(rs, out_dir, plots=not args.no_plots)
     except OSError as exc:
-        err.write(f"cleanroom report: cannot write into {out_dir}: {exc.strerror or exc}\n")
-        return results.EXIT_SETUP
+        return _cannot_write("report", f"into {out_dir}", exc, err)
     plots = [p for p in written if p.suffix == ".png"]
     named = [str(p.relative_to(out_dir)) for p in written if p.suffix != ".png"]
     err.write(f"wrote {len(written)} files into {out_dir}: " + ", ".join(named)
@@ -517,7 +527,7 @@ def cmd_report(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 def cmd_lava_job(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     spec = lavajob.JobSpec(args.device_type, args.cmdline, args.kernel_url, args.iso_url, args.emulator, args.boot,
-                           args.job_name, args.notify, args.priority)
+                           args.job_name, args.notify, args.priority, tuple(args.tag), args.lava_device_type)
     try:
         job, t = lavajob.build(spec, args.kernel)
         estimate_text = estimate.duration_text(t.estimate_s) if t.estimate_s is not None else "nothing it counts"
@@ -543,8 +553,7 @@ def cmd_lava_job(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     try:
         args.out.write_text(text, encoding="utf-8")
     except OSError as exc:
-        err.write(f"cleanroom lava-job: cannot write {args.out}: {exc.strerror or exc}\n")
-        return results.EXIT_SETUP
+        return _cannot_write("lava-job", str(args.out), exc, err)
     out.write(f"wrote {args.out}\n")
     return 0
 

@@ -88,6 +88,8 @@ class JobSpec:
     job_name: str | None = None
     notify: str | None = None  # a URL LAVA posts the results to when the job has finished
     priority: str = "medium"
+    tags: tuple[str, ...] = ()  # LAVA runs the job only on a device with all these tags (one PC: its own)
+    lava_device_type: str | None = None  # the job's device_type, when the lab's differs from device_type
 
 
 # The command line goes into QEMU's -append "...", iPXE's and GRUB's command lines: plain tokens only.
@@ -216,7 +218,7 @@ def build(spec: JobSpec, kernel: Path) -> tuple[dict[str, Any], Timeouts]:
     where = f"{spec.device_type} ({row.name})" if qemu else f"x86 ({spec.boot})"
     job: dict[str, Any] = {
         "job_name": spec.job_name or f"cleanroom {cmdline} on {where}"[:200],
-        "device_type": spec.device_type,
+        "device_type": spec.lava_device_type or spec.device_type,
         "visibility": "public",
         "priority": spec.priority,
         "timeouts": {"job": _minutes(t.job_s), "connections": {"lava-test-monitor": _minutes(t.connection_s)}},
@@ -235,6 +237,8 @@ def build(spec: JobSpec, kernel: Path) -> tuple[dict[str, Any], Timeouts]:
         boot = {"method": spec.boot, "commands": _pc_commands(spec, cmdline), "timeout": _minutes(900)}
     job["actions"] = [{"deploy": deploy}, {"boot": boot},
                       {"test": {"timeout": _minutes(t.test_s), "monitors": monitors()}}]
+    if spec.tags:
+        job["tags"] = list(spec.tags)
     if spec.notify is not None:
         job["notify"] = {"criteria": {"status": "finished"},
                          "callbacks": [{"url": spec.notify, "method": "POST", "dataset": "results",

@@ -16,6 +16,7 @@ import re
 import shlex
 import subprocess
 from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -43,7 +44,8 @@ class LavaLog:
     serial: bytes  # the device's lines, as the serial port sent them (less what LAVA removed)
     results: list[dict[str, Any]]  # the test cases, in order
     entries: int  # log entries read
-    bad: list[str] = field(default_factory=list)  # lines that are no log entry (the first few, shortened)
+    bad: list[str] = field(default_factory=list)  # lines that are no log entry (shortened)
+    console_s: float | None = None  # from the first console line to the last, by LAVA's timestamps
 
 
 @dataclass
@@ -79,6 +81,7 @@ def read_log(data: bytes, name: str) -> LavaLog:
     found: list[dict[str, Any]] = []
     entries = 0
     bad: list[str] = []
+    times: list[datetime] = []
     for line in data.decode("utf-8", "replace").splitlines():
         if not line.strip() or line.startswith("#"):
             continue
@@ -89,6 +92,9 @@ def read_log(data: bytes, name: str) -> LavaLog:
         entries += 1
         if entry["lvl"] == TARGET and isinstance(entry["msg"], str):
             lines.append(entry["msg"].replace('\\"', '"'))  # LAVA's ShellLogger wrote every " as \"
+            when = _time(entry.get("dt"))
+            if when is not None:
+                times.append(when)
         elif entry["lvl"] == RESULTS and isinstance(entry["msg"], dict):
             found.append(entry["msg"])
     if not entries:
@@ -97,7 +103,16 @@ def read_log(data: bytes, name: str) -> LavaLog:
     if not lines:
         raise LavaLogError(f"{name}: the LAVA log has {entries} entries but no device output (level {TARGET}): "
                            f"did the job boot the device?")
-    return LavaLog(("\n".join(lines) + "\n").encode("utf-8"), found, entries, bad)
+    span = round((times[-1] - times[0]).total_seconds(), 3) if times else None
+    return LavaLog(("\n".join(lines) + "\n").encode("utf-8"), found, entries, bad, span)
+
+
+def _time(dt: Any) -> datetime | None:
+    """A log entry's time (LAVA writes datetime.isoformat() of UTC)."""
+    try:
+        return datetime.fromisoformat(str(dt))
+    except ValueError:
+        return None
 
 
 def _lavacli(program: str, identity: str | None, *args: str) -> bytes:
@@ -176,8 +191,10 @@ def write(fetched: Fetched, out_dir: Path, device: str | None) -> tuple[list[Par
         "device": device,
         "device_type": fetched.device_type,
         "machine": machine_name(boots[0].records, device),
+        "wall_seconds": fetched.log.console_s,  # the console's first line to its last
         "log_entries": fetched.log.entries,
         "log_bad_lines": len(fetched.log.bad),
+        "log_bad_examples": fetched.log.bad[:SHOWN_BAD_LINES],
         "test_cases": test_cases(fetched.log.results),
         "records": {"result": sum(r.get("t") == "result" for r in records),
                     "test": sum(r.get("t") == "test" for r in records)},
@@ -189,8 +206,9 @@ def write(fetched: Fetched, out_dir: Path, device: str | None) -> tuple[list[Par
 def summary(run: dict[str, Any]) -> list[str]:
     """What lava-fetch says besides the records' summary: the job, the machine, LAVA's test cases."""
     job = f"LAVA job {run['job']}" if run.get("job") else f"LAVA log {run.get('source')}"
-    out = [f"{job}: {run.get('log_entries')} log entries" + (f", {run['log_bad_lines']} lines that are none"
-                                                             if run.get("log_bad_lines") else ""),
+    bad = run.get("log_bad_examples") or []
+    out = [f"{job}: {run.get('log_entries')} log entries"
+           + (f"; {run.get('log_bad_lines')} other line(s), e.g. {bad[0]!r}" if bad else ""),
            f"machine: {run.get('machine')}"]
     cases = run.get("test_cases") or {}
     made = {suite: sum(counts.values()) for suite, counts in cases.items()}
@@ -198,5 +216,5 @@ def summary(run: dict[str, Any]) -> list[str]:
     out.append(f"LAVA's test cases: {made.get(lavajob.MONITOR_RESULTS, 0)} in {lavajob.MONITOR_RESULTS} "
                f"({recs.get('result', 0)} result records), {made.get(lavajob.MONITOR_SELFTEST, 0)} in "
                f"{lavajob.MONITOR_SELFTEST} ({recs.get('test', 0)} test records)"
-               + (f"; LAVA's own: " + ", ".join(f"{n} {r}" for r, n in cases[LAVA].items()) if LAVA in cases else ""))
+               + ("; LAVA's own: " + ", ".join(f"{n} {r}" for r, n in cases[LAVA].items()) if LAVA in cases else ""))
     return out
