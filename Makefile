@@ -69,7 +69,7 @@ HOSTED := $(BUILD)/hosted/cleanroom-hosted
 # implements the rest of the interfaces for Linux.
 HOSTED_SHARED := $(LIB_SRCS) \
 	arch/cpu.c arch/tsc.c arch/exc_names.c arch/memtype.c arch/modelmark.c \
-	kernel/fault_record.c kernel/counters_record.c kernel/evidence_record.c kernel/finish.c \
+	kernel/fault_record.c kernel/error_record.c kernel/counters_record.c kernel/evidence_record.c kernel/finish.c \
 	runtime/switch.c runtime/stack.c runtime/fiber.c runtime/pair.c runtime/overflow.c \
 	runtime/spinlock.c runtime/sync.c runtime/stackpool.c runtime/pingpong.c runtime/smplock.c \
 	$(filter-out $(KERNEL_ONLY_SRCS),$(wildcard bench/*.c)) \
@@ -188,19 +188,28 @@ CMDLINE ?= suite=quick
 # make run: the kernel's quick suite under qemu-icount (deterministic: the
 # TSC counts instructions), then the hosted build's quick workset, ctxsw and
 # peers on one CPU of this machine (real caches, counters where perf allows),
-# then the two summaries. RUN_DIR/kernel and RUN_DIR/hosted keep everything.
+# then false sharing and a line's trip between CPUs on every CPU of this
+# machine, then the three summaries. RUN_DIR/kernel, RUN_DIR/hosted and
+# RUN_DIR/smp keep everything.
 HOSTED_CMDLINE ?= bench=workset,ctxsw,peers pages=both
-RUN_DIR ?= results/$(shell date -u +%Y%m%d-%H%M%S)-make-run
+HOSTED_SMP_CMDLINE ?= bench=coherence,falseshare cpus=all runs=5
+# once per make (a recursive variable would run date at every use); the PID
+# keeps two make runs started in the same second apart
+RUN_DIR ?= results/$(RUN_STAMP)-make-run
+RUN_STAMP := $(shell date -u +%Y%m%d-%H%M%S)-$(shell echo $$PPID)
 run:
 	@tools/setup.sh
 	@$(MAKE) --no-print-directory all hosted
 	tools/cleanroom run --emulator qemu-icount --cmdline "$(CMDLINE)" --out $(RUN_DIR)/kernel
 	tools/cleanroom run --emulator hosted --cmdline "$(HOSTED_CMDLINE)" --out $(RUN_DIR)/hosted
+	tools/cleanroom run --emulator hosted --cmdline "$(HOSTED_SMP_CMDLINE)" --out $(RUN_DIR)/smp
 	@ln -sfn $(notdir $(RUN_DIR)) results/latest
 	@echo
 	@tools/cleanroom report $(RUN_DIR)/kernel
 	@echo
 	@tools/cleanroom report $(RUN_DIR)/hosted
+	@echo
+	@tools/cleanroom report $(RUN_DIR)/smp
 
 test:
 	@tools/setup.sh

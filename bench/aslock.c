@@ -30,8 +30,10 @@
 #include "arch/x86.h"
 #include "bench/parallel.h"
 #include "bench/registry.h"
+#include "kernel/error_record.h"
 #include "kernel/memory.h"
 #include "kernel/smp.h"
+#include "lib/defaults.h"
 #include "lib/fmt.h"
 #include "lib/string.h"
 #include "runtime/pagewin.h"
@@ -39,7 +41,6 @@
 
 #define FAULT_PAGES 256      /* demand_fault: pages each CPU touches per sample */
 #define MAP_PAGES 64         /* map_unmap: pages each CPU maps and unmaps per round */
-#define MAP_REPS_DEFAULT 50  /* map_unmap rounds per sample (reps=) */
 
 enum space { SHARED, ISOLATED, SPACES };
 static const char *const space_names[SPACES] = { "shared", "isolated" };
@@ -179,7 +180,7 @@ static void late(struct bench_case *bc, void *hook_arg)
         char msg[160];
         fmt(msg, sizeof msg, "aslock %s, %s space, %u CPUs: %u faults did not arrive as planned", op_names[c->op],
             space_names[c->space], c->k, c->missing);
-        bench_error("aslock_faults", msg);
+        error_record("aslock_faults", msg);
     }
 }
 
@@ -205,7 +206,7 @@ static bool build(struct as_case *c, enum space space, enum op op, uint32_t k, u
 static void run(struct bench_ctx *ctx)
 {
     uint32_t ks[PARALLEL_COUNTS_MAX], nk = parallel_counts(ks);
-    uint32_t reps = bench_reps(ctx, MAP_REPS_DEFAULT);
+    uint32_t reps = bench_reps(ctx, CR_DEF_ASLOCK_REPS);
     bench_plan(ctx, nk * OPS * SPACES);
     pagewin_on_fault(demand_fault);
     for (uint32_t op = 0; op < OPS; op++) {

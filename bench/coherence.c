@@ -23,14 +23,13 @@
 #include "bench/parallel.h"
 #include "bench/registry.h"
 #include "kernel/smp.h"
+#include "lib/defaults.h"
 
-/* Defaults (issue 18's lib/defaults.h is not in this tree yet). */
 #ifdef CLEANROOM_HOSTED
-#define REPS_QUICK 5000u /* ~100-300 ns a round trip: about a ms a sample */
+#define QUICK_REPS CR_DEF_COHERENCE_REPS_HOSTED
 #else
-#define REPS_QUICK 32u /* an emulator: every round trip may wait for the host to run a vCPU thread */
+#define QUICK_REPS CR_DEF_COHERENCE_REPS_KERNEL
 #endif
-#define REPS_PAPER 100000u
 #define SPINS_PER_PAUSE 256u
 #define LINE 64u
 #define MAX_PAIRS (SMP_MAX_CPUS * (SMP_MAX_CPUS - 1) / 2)
@@ -130,7 +129,7 @@ static void run(struct bench_ctx *ctx)
     static struct bench_item items[MAX_PAIRS];
     const struct smp_summary *s = smp_summary();
     uint32_t n = smp_cpus(), np = 0;
-    uint32_t reps = bench_reps(ctx, ctx->cfg->suite == SUITE_PAPER ? REPS_PAPER : REPS_QUICK);
+    uint32_t reps = bench_reps(ctx, ctx->cfg->suite == SUITE_PAPER ? CR_DEF_COHERENCE_PAPER_REPS : QUICK_REPS);
     bench_plan(ctx, n * (n - 1) / 2);
     for (uint32_t from = 0; from < n; from++) {
         for (uint32_t to = from + 1; to < n; to++, np++) {

@@ -35,14 +35,13 @@
 #include "bench/parallel.h"
 #include "bench/registry.h"
 #include "kernel/smp.h"
+#include "lib/defaults.h"
 
-/* Defaults (issue 18's lib/defaults.h is not in this tree yet). */
 #ifdef CLEANROOM_HOSTED
-#define REPS_QUICK 20000u /* a contended locked add ~50-100 ns: 1-2 ms a sample, inside a time slice */
+#define QUICK_REPS CR_DEF_FALSESHARE_REPS_HOSTED
 #else
-#define REPS_QUICK 2000u /* an emulator: the records' shape, not the line's cost */
+#define QUICK_REPS CR_DEF_FALSESHARE_REPS_KERNEL
 #endif
-#define REPS_PAPER 1000000u /* Fig. 1.3's 1M increments per array entry */
 
 #define LINE 64u
 #define OBJECT_BYTES 64u
@@ -176,7 +175,7 @@ static void describe(struct bench_case *bc, uint32_t c, uint32_t k, enum op op, 
 static void run(struct bench_ctx *ctx)
 {
     uint32_t n = smp_cpus();
-    uint32_t reps = bench_reps(ctx, ctx->cfg->suite == SUITE_PAPER ? REPS_PAPER : REPS_QUICK);
+    uint32_t reps = bench_reps(ctx, ctx->cfg->suite == SUITE_PAPER ? CR_DEF_FALSESHARE_PAPER_REPS : QUICK_REPS);
     bench_plan(ctx, n * OP_COUNT * CASES);
     for (uint32_t k = 1; k <= n; k++) {
         for (uint32_t op = 0; op < OP_COUNT; op++) {

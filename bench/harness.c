@@ -98,14 +98,6 @@ void bench_skip(struct bench_ctx *ctx, const char *case_name, const char *why)
     case_done(ctx);
 }
 
-void bench_error(const char *code, const char *msg)
-{
-    rec_begin(REC_ERROR);
-    rec_str("code", code);
-    rec_str("msg", msg);
-    rec_end();
-    console_say(VGA_RED, "  %s", msg);
-}
 
 /* The events this run counts, in enum order; their count. */
 static uint32_t open_events(enum counter_event ev[CTR_COUNT])

@@ -91,8 +91,6 @@ void bench_measure_set(struct bench_ctx *ctx, const struct bench_item items[], u
 /* One case on its own: bench_measure_set of one item. */
 void bench_measure(struct bench_ctx *ctx, const struct bench_case *c, bench_run_fn fn, void *arg);
 void bench_skip(struct bench_ctx *ctx, const char *case_name, const char *why);
-/* An `error` record that does not stop the run (an invariant a case broke). */
-void bench_error(const char *code, const char *msg);
 /* The repetitions a benchmark should use: reps= if given, else its default. */
 uint32_t bench_reps(const struct bench_ctx *ctx, uint32_t fallback);
 

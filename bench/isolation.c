@@ -41,16 +41,15 @@
 #include "bench/registry.h"
 #include "kernel/memory.h"
 #include "kernel/smp.h"
+#include "lib/defaults.h"
 #include "lib/string.h"
 #include "runtime/pageview.h"
 
-/* Defaults (issue 18's lib/defaults.h is not in this tree yet). */
 #ifdef CLEANROOM_HOSTED
-#define REPS_QUICK 20000u /* 1-2 ms a sample falsely shared: inside a time slice */
+#define QUICK_REPS CR_DEF_ISOLATION_REPS_HOSTED
 #else
-#define REPS_QUICK 1000u /* an emulator: every barrier is the host's threads taking turns */
+#define QUICK_REPS CR_DEF_ISOLATION_REPS_KERNEL
 #endif
-#define REPS_PAPER 1000000u
 /* Increments between commits: those below reps, and reps itself (one
  * commit, at the end: isolation's best case). */
 #define COMMIT_EVERY { 100u, 1000u, 10000u, 100000u }
@@ -259,7 +258,7 @@ static void run(struct bench_ctx *ctx)
     static struct bench_case cases[CASES];
     _Static_assert(sizeof intervals / sizeof intervals[0] + 1 == COMMITS, "COMMITS: the intervals and reps");
     uint32_t n = smp_cpus(), every[COMMITS], ncases = 2;
-    uint32_t reps = bench_reps(ctx, ctx->cfg->suite == SUITE_PAPER ? REPS_PAPER : REPS_QUICK);
+    uint32_t reps = bench_reps(ctx, ctx->cfg->suite == SUITE_PAPER ? CR_DEF_ISOLATION_PAPER_REPS : QUICK_REPS);
     for (uint32_t i = 0; i < sizeof intervals / sizeof intervals[0] && intervals[i] < reps; i++)
         every[ncases++ - 2] = intervals[i];
     every[ncases++ - 2] = reps;

@@ -42,9 +42,9 @@
 #include "bench/registry.h"
 #include "kernel/park.h"
 #include "kernel/smp.h"
+#include "lib/defaults.h"
 
 #define FAULT_PAGES 1024     /* fault: pages each worker writes per sample */
-#define REPS_DEFAULT 300     /* mmap, mprotect, tlb_shootdown: loop count per worker (reps=) */
 #define START_WAIT_S 10      /* forked workers reaching the start line */
 #define PAGE 4096u
 #define PER_VMA_SINCE_MAJOR 6
@@ -313,7 +313,7 @@ static void measure(struct bench_ctx *ctx, const struct plan *p, uint32_t k, uin
 static void run(struct bench_ctx *ctx)
 {
     uint32_t ks[PARALLEL_COUNTS_MAX], nk = parallel_counts(ks);
-    uint32_t reps = bench_reps(ctx, REPS_DEFAULT);
+    uint32_t reps = bench_reps(ctx, CR_DEF_LINUXVM_REPS);
     struct utsname u;
     snprintf(kernel_release, sizeof kernel_release, "%s", uname(&u) == 0 ? u.release : "unknown");
     ctl = mmap(0, sizeof *ctl, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);

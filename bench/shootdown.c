@@ -30,6 +30,7 @@
 #include "arch/x86.h"
 #include "bench/parallel.h"
 #include "bench/registry.h"
+#include "kernel/error_record.h"
 #include "kernel/memory.h"
 #include "kernel/smp.h"
 #include "lib/fmt.h"
@@ -196,12 +197,12 @@ static void late(struct bench_case *c, void *hook_arg)
     if (s->stale_total) {
         fmt(msg, sizeof msg, "shootdown %s, %u CPUs: %u reads after an invalidation saw the old frame", mode_names[s->mode],
             s->k, s->stale_total);
-        bench_error("stale_translation", msg);
+        error_record("stale_translation", msg);
     }
     if (s->unacked) {
         fmt(msg, sizeof msg, "shootdown %s, %u CPUs: %u changes not acknowledged within %u ms", mode_names[s->mode],
             s->k, s->unacked, ACK_WAIT_MS);
-        bench_error("shootdown_unacked", msg);
+        error_record("shootdown_unacked", msg);
     }
 }
 

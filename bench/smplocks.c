@@ -26,19 +26,19 @@
  * planned count, bench/parallel.h: where CPUs are host threads). */
 #include "bench/parallel.h"
 #include "bench/registry.h"
+#include "kernel/error_record.h"
 #include "kernel/park.h"
 #include "kernel/smp.h"
+#include "lib/defaults.h"
 #include "lib/fmt.h"
 #include "lib/string.h"
 #include "runtime/fiber.h"
 #include "runtime/smplock.h"
 #include "runtime/sync.h"
 
-#define REPS_DEFAULT 10000   /* lock+unlock per worker per sample (reps=) */
-#define REPS_PAPER 100000
 #define SPIN_LOOPS 100       /* spinblock_spin's lock_loops (LiteThreads' setting) */
 #define VALCHANOV_THREADS 5
-#define ITEMS_PER_REPS 10    /* litethreads: reps / this items (each is two handshakes) */
+#define LITE_ITEM_DIVISOR 10 /* litethreads: reps / this items (each is two handshakes) */
 
 struct lock_spec {
     const char *name;
@@ -140,7 +140,7 @@ static void lost_error(const char *what, const char *lock, uint32_t k, uint32_t 
     char msg[160];
     fmt(msg, sizeof msg, "smplocks %s: %s with %u CPUs lost %u of its updates: the lock let two CPUs in at once", what,
         lock, k, lost);
-    bench_error("smplock_lost", msg);
+    error_record("smplock_lost", msg);
 }
 
 static void crowd_params(struct bench_case *c, void *hook_arg)
@@ -324,7 +324,7 @@ static void fiber_params(struct bench_case *c, void *hook_arg)
 static void run(struct bench_ctx *ctx)
 {
     uint32_t n = smp_cpus(), ks[PARALLEL_COUNTS_MAX], nk = parallel_counts(ks);
-    uint32_t reps = bench_reps(ctx, ctx->cfg->suite == SUITE_PAPER ? REPS_PAPER : REPS_DEFAULT);
+    uint32_t reps = bench_reps(ctx, ctx->cfg->suite == SUITE_PAPER ? CR_DEF_SMPLOCKS_PAPER_REPS : CR_DEF_SMPLOCKS_REPS);
     uint32_t all[NSPECS];
     for (uint32_t j = 0; j < NSPECS; j++)
         all[j] = j;
@@ -334,7 +334,7 @@ static void run(struct bench_ctx *ctx)
         measure_crowds(ctx, "contended", all, NSPECS, ks[i], reps, false);
     measure_crowds(ctx, "handoff", all, NSPECS, 2, reps, true);
 
-    uint32_t items = reps / ITEMS_PER_REPS ? reps / ITEMS_PER_REPS : 1;
+    uint32_t items = reps / LITE_ITEM_DIVISOR ? reps / LITE_ITEM_DIVISOR : 1;
     for (uint32_t j = 0; j < NLITE; j++) {
         smplock_init(&hs.m, SMPLOCK_SPINBLOCK, true);
         smplock_set_loops(&hs.m, lite[j][0], lite[j][1]);

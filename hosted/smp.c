@@ -15,6 +15,7 @@
 
 #include "arch/x86.h"
 #include "kernel/console.h"
+#include "kernel/error_record.h"
 #include "kernel/smp.h"
 #include "lib/fmt.h"
 #include "lib/record.h"
@@ -70,14 +71,6 @@ static void *worker(void *p)
     return 0;
 }
 
-static void error_record(const char *code, const char *msg)
-{
-    rec_begin(REC_ERROR);
-    rec_str("code", code);
-    rec_str("msg", msg);
-    rec_end();
-    console_say(VGA_RED, "%s", msg);
-}
 
 void smp_init(uint32_t want)
 {

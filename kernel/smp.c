@@ -12,6 +12,7 @@
 #include "arch/tsc.h"
 #include "arch/x86.h"
 #include "kernel/console.h"
+#include "kernel/error_record.h"
 #include "kernel/fault_record.h"
 #include "kernel/finish.h"
 #include "kernel/memory.h"
@@ -146,14 +147,6 @@ void smp_cpu_faulted(const struct fault_report *r)
 
 /* --- on the boot CPU --------------------------------------------------------- */
 
-static void error_record(const char *code, const char *msg)
-{
-    rec_begin(REC_ERROR);
-    rec_str("code", code);
-    rec_str("msg", msg);
-    rec_end();
-    console_say(VGA_RED, "%s", msg);
-}
 
 static bool start_cpu(uint32_t index, uint32_t apic_id, uint32_t page)
 {

@@ -84,4 +84,40 @@
 /* bench/peers.c (hosted only): switches, lock pairs and handoffs per run */
 #define CR_DEF_PEERS_REPS 10000
 
+/* --- the multi-CPU benchmarks (suite=smp): repetitions per sample. A
+ * kernel under an emulator runs each vCPU on a host thread that may wait
+ * for the host's scheduler: a few repetitions show the records' shape, not
+ * a line's cost; hosted, a sample is long enough (1-2 ms) to measure yet
+ * inside one time slice. --- */
+
+/* bench/coherence.c: round trips of one line between two CPUs (a round
+ * trip ~100-300 ns on the development machine) */
+#define CR_DEF_COHERENCE_REPS_KERNEL 32
+#define CR_DEF_COHERENCE_REPS_HOSTED 5000
+#define CR_DEF_COHERENCE_PAPER_REPS 100000
+
+/* bench/falseshare.c: increments per CPU (a contended locked add ~50-100
+ * ns); the paper suite Fig. 1.3's 1M increments per array entry */
+#define CR_DEF_FALSESHARE_REPS_KERNEL 2000
+#define CR_DEF_FALSESHARE_REPS_HOSTED 20000
+#define CR_DEF_FALSESHARE_PAPER_REPS 1000000
+
+/* bench/isolation.c: updates per CPU (every barrier under an emulator is
+ * the host's threads taking turns) */
+#define CR_DEF_ISOLATION_REPS_KERNEL 1000
+#define CR_DEF_ISOLATION_REPS_HOSTED 20000
+#define CR_DEF_ISOLATION_PAPER_REPS 1000000
+
+/* bench/smplocks.c: lock+unlock pairs per worker per sample; the
+ * litethreads case moves reps / 10 items (each item two handshakes) */
+#define CR_DEF_SMPLOCKS_REPS 10000
+#define CR_DEF_SMPLOCKS_PAPER_REPS 100000
+
+/* bench/aslock.c: map_unmap rounds per sample */
+#define CR_DEF_ASLOCK_REPS 50
+
+/* bench/linuxvm.c (hosted only): mmap, mprotect and tlb_shootdown loops
+ * per worker */
+#define CR_DEF_LINUXVM_REPS 300
+
 #endif

@@ -16,6 +16,7 @@ import pytest
 
 from booting import TOOL_SAFETY_NET_S
 from test_report_locks import block, cells
+from test_report_summary import unwrap
 
 from cleanroom_host.protocol import encode_record
 
@@ -153,13 +154,15 @@ def test_switch_table_has_both_widths_both_shapes_and_boost_ratios(full) -> None
 
 def test_summary_has_the_boost_line_and_keeps_the_nptl_one(full) -> None:
     text, _out = full
-    nptl = next(line for line in text.splitlines() if "peers, NPTL / cleanroom:" in line)
+    lines = unwrap(text.splitlines())
+    nptl = next(line for line in lines if "peers, NPTL / cleanroom:" in line)
     assert "switch " in nptl and "ping-pong, 1 CPU" in nptl
-    line = next(line for line in text.splitlines() if "peers, per switch over Boost.Context's" in line)
+    line = next(line for line in lines if "peers, per switch over Boost.Context's" in line)
     assert "(symmetric / asymmetric)" in line
     assert re.search(r"callee 32-bit 0\.42 \(.*\) / 1\.67 \(.*\), 64-bit ", line), line
     assert "swapcontext 32-bit 58" in line and "pthread handoff 32-bit 821" in line
-    assert "[Boost.Context 64-bit: 19 (18..20) / 18 (17..19) TSC ticks]" in line
+    # Boost.Context's own figure is this run's: with the line, not in the brackets kept for the papers
+    assert "itself 19 (18..20) / 18 (17..19) TSC ticks at 64-bit: " in line and "[" not in line
 
 
 def test_locks_csv_has_the_switch_cells(full) -> None:

@@ -20,6 +20,7 @@ import pytest
 from booting import KERNEL, TOOL_SAFETY_NET_S, boot, done, of_type
 from test_hosted import HOSTED
 from test_report_locks import png_ok, tool
+from test_report_summary import unwrap
 
 from cleanroom_host import smpplots
 from cleanroom_host import smpreport as sr
@@ -185,10 +186,10 @@ def test_hosted_report_answers_with_the_papers_numbers(cleanroom_tool: Path, fix
                                                        hosted_run: Run, tmp_path: Path) -> None:
     proc = tool(cleanroom_tool, "report", str(fixtures_dir / HOSTED_SMP), "--out", str(tmp_path), "--no-plots")
     assert proc.returncode == 0, proc.stderr
-    answers = proc.stdout[proc.stdout.index("answers"):]
+    lines = unwrap(proc.stdout[proc.stdout.index("answers"):].splitlines())  # each line as written, unwrapped
+    answers = "\n".join(lines)
     for number in PAPER_NUMBERS:
         assert number in answers, number
-    lines = answers.splitlines()
     fs = next(line for line in lines if line.strip().startswith("false sharing, atomic increments, k=2"))
     assert "one line / padded 4.05 (3.65..4.98)" in fs  # the value, its band, then the paper in brackets
     assert fs.index("4.05") < fs.index("[Liu 2014")

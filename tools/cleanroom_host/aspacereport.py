@@ -532,7 +532,8 @@ def summary(run: Run) -> list[str]:
                                                      "mutex, contended")]
         out.append(f"aspace, thread / fiber, paging {mode}: " + ", ".join(
             f"{row_name(r)} {short(r.ratio, 2, null=1.0)}" for r in picks or pairs[:3])
-            + "  [PATHREADS: a fork()-like create costs more than clone(); isolated synchronisation costs more]")
+            + paper.quoted("PATHREADS", "a fork()-like create costs more than clone(); isolated synchronisation "
+                           "costs more"))
     parts = []
     twin = pick(points, mode, "twin")
     if twin:
@@ -546,7 +547,7 @@ def summary(run: Run) -> list[str]:
         parts.append(f"single writer {short(single)}")
     if parts:
         out.append(f"  commit mode, {u} per page: " + ", ".join(parts)
-                   + "  [Dthreads: commit and twin costs dominate write-heavy programs]")
+                   + paper.quoted("Dthreads", "commit and twin costs dominate write-heavy programs"))
     return out
 
 

@@ -55,31 +55,32 @@ def _round_robin(rr: list[SwitchCost], value: Callable[[SwitchCost], Interval]) 
     return "round robin " + ", ".join(f"n={c.n}: {short(value(c))}" for c in ends)
 
 
-def summary_ctxsw(run: Run) -> list[str]:
-    costs = switch_costs(collect_ctxsw(run.records))
-    out = []
-    for mode in list(dict.fromkeys(c.mode for c in costs))[:2]:
-        mine = [c for c in costs if c.mode == mode]
-        pairs = [c for c in mine if c.variant != "rr"]
-        rr = [c for c in mine if c.variant == "rr"]
-        head = f"switch cost, {run.units.short} per switch, {paper.paging_text(mode)}"
-        if any(c.shape in SHAPES for c in pairs):
-            text_ = f"{head}, symmetric / asymmetric: {_both_shapes(pairs, lambda c: c.total)}"
-            if rr:
-                text_ += f"; {_round_robin(rr, lambda c: c.total)}"
-            out.append(text_)
-            alone = f"  the switch alone (total - its loop): {_both_shapes(pairs, lambda c: c.alone)}"
-            if rr:
-                alone += f"; {_round_robin(rr, lambda c: c.alone)}"
-            out.append(alone)
-            continue
-        # a log from before the shapes: one value per routine, its loop already subtracted
-        text_ = ", ".join(f"{c.variant} {short(c.alone)}" for c in pairs)
+def _summary_mode(run: Run, mine: list[SwitchCost], mode: str) -> list[str]:
+    """One paging mode's switch costs: the whole run per switch and the switch alone."""
+    pairs = [c for c in mine if c.variant != "rr"]
+    rr = [c for c in mine if c.variant == "rr"]
+    head = f"switch cost, {run.units.short} per switch, {paper.paging_text(mode)}"
+    if any(c.shape in SHAPES for c in pairs):
+        text_ = f"{head}, symmetric / asymmetric: {_both_shapes(pairs, lambda c: c.total)}"
+        alone = f"  the switch alone (total - its loop): {_both_shapes(pairs, lambda c: c.alone)}"
         if rr:
-            text_ += f"; {_round_robin(rr, lambda c: c.alone)}"
-        out.append(f"{head} (loop cost subtracted): {text_}")
+            text_ += f"; {_round_robin(rr, lambda c: c.total)}"
+            alone += f"; {_round_robin(rr, lambda c: c.alone)}"
+        return [text_, alone]
+    # a log from before the shapes: one value per routine, its loop already subtracted
+    text_ = ", ".join(f"{c.variant} {short(c.alone)}" for c in pairs)
+    if rr:
+        text_ += f"; {_round_robin(rr, lambda c: c.alone)}"
+    return [f"{head} (loop cost subtracted): {text_}"]
+
+
+def summary_ctxsw(run: Run) -> list[str]:
+    """The first two paging modes' switch costs (modes that measured the same, once)."""
+    costs = switch_costs(collect_ctxsw(run.records))
+    modes = list(dict.fromkeys(c.mode for c in costs))[:2]
+    out = paper.same_in_modes({m: _summary_mode(run, [c for c in costs if c.mode == m], m) for m in modes})
     if out:
-        out.append(f"  [paper: {paper.PAPER_SWITCH}]")
+        out.append(paper.quoted("paper", paper.PAPER_SWITCH))
     return out
 
 
@@ -218,9 +219,13 @@ def summary_workset(run: Run) -> list[str]:
     for s in series[:SUMMARY_SERIES]:
         mine = [r for r in rows if r.series == s.name]
         name = f" ({s.name})" if len(series) > 1 and s.name else ""
-        peaks = paper.peak_lines(mine, machine, units, full=False, lead=f"concurrency overhead{name}, peak")
+        lead = f"concurrency overhead{name}, peak"
+        peaks = paper.same_in_modes({p.paging: paper.peak_lines([r for r in mine if r.paging == p.paging], machine,
+                                                                units, full=False, lead=lead)
+                                     for p in paper.peaks(mine, machine)})
         if peaks:
-            out += peaks + ["  [paper: 352 % at 512K per buffer, = its L2 size; ~1.125 M CPU ticks per quantum]"]
+            out += peaks + [paper.quoted("paper", "352 % at 512K per buffer, = its L2 size; ~1.125 M CPU ticks per "
+                                                  "quantum")]
         if not vm_pairs(s.modes()) and s is series[0]:
             out.append(_no_vm(s.modes()))
         for mode, base in vm_pairs(s.modes()):
@@ -232,12 +237,13 @@ def summary_workset(run: Run) -> list[str]:
             out.append(f"{effect_name(base)}{name}, {paper.paging_text(mode)} vs {paper.paging_text(base)}{got}:")
             single = _extremes(pick(mine, "vm_rel_single", paging=label), "min", units)
             multi = _extremes(pick(mine, "vm_rel_multi", paging=label), "min", units)
-            out.append(f"  fig 7, single: {_lowest(single)}  [paper: -7.5 % at 3M]")
-            out.append(f"  fig 7, multi: {_lowest(multi)}  [paper: -39 % at 16K]")
+            out.append(f"  fig 7, single: {_lowest(single)}" + paper.quoted("paper", "-7.5 % at 3M"))
+            out.append(f"  fig 7, multi: {_lowest(multi)}" + paper.quoted("paper", "-39 % at 16K"))
             conc = pick(mine, "vm_on_conc", paging=label)
             low, high = _extremes(conc, "min", units), _extremes(conc, "max", units)
             both = low if low == high or low.startswith("none") else f"lowest {low}; highest {high}"
-            out.append(f"  fig 5, on the concurrency overhead: {both}  [paper: -90 % at 16K, +44 % at 1.5K]")
+            out.append(f"  fig 5, on the concurrency overhead: {both}"
+                       + paper.quoted("paper", "-90 % at 16K, +44 % at 1.5K"))
     if len(series) > SUMMARY_SERIES:
         out.append(f"  ({len(series) - SUMMARY_SERIES} more workset series in report.txt)")
     return out

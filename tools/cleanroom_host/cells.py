@@ -59,6 +59,12 @@ def ratio_of(a: Interval | None, b: Interval | None) -> Interval:
     return a.ratio(b)
 
 
+def ratio_digits(v: Interval) -> int:
+    """Three significant figures or so: 0.31, 2.08, 35.6, 1577."""
+    m = abs(v.mid) if v.ok else 0.0
+    return 2 if m < 10 else 1 if m < 100 else 0
+
+
 def ratio_cell(v: Interval | None, digits: int = 2) -> str:
     """A ratio with its band; "~1" when the band holds 1 (no difference)."""
     return cell(v, digits, null=1.0)

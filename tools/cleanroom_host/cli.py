@@ -14,6 +14,7 @@ from . import (benchreport, compare, defaults, emulators, estimate, lavajob, lav
 from .paper import size_text
 from .progress import Progress
 from .protocol import parse_boots, pick_boot
+from .text import WIDTH
 
 
 # Where runs go without --out (default: results/ in the repository).
@@ -201,10 +202,12 @@ def build_parser() -> Parser:
 
     pp = sub.add_parser(
         "report", help="print a summary (machine, timing, the papers' answers); write report.txt, CSVs and plots",
-        epilog=("Prints at most about 40 lines: the machine and how far its timing can be trusted, then\n"
-                "each benchmark's answers to the papers' questions with the papers' numbers beside them.\n"
-                "Every derived value carries its band (min..max of the runs, by interval arithmetic);\n"
-                "~0 marks a value inside the run-to-run noise, ? one the band does not resolve.\n"
+        epilog=(f"Prints at most about {report.SUMMARY_BUDGET} lines of at most {WIDTH} columns: the machine and how "
+                "far its timing\n"
+                "can be trusted, then each benchmark's answers to the papers' questions with the papers'\n"
+                "numbers beside them in square brackets. Every derived value carries its band (min..max of\n"
+                "the runs, by interval arithmetic); a legend line says what ~0 (inside the run-to-run\n"
+                "noise), ? (not resolved) and \"noise alone\" (what chance resolves) mean.\n"
                 "The full tables go to OUT/report.txt (--full prints them too); with workset results\n"
                 "the quantities of Klimiankou 2018, Figures 3-8, go to OUT/derived.csv, the figures to\n"
                 "OUT/plots/*.png (docs/REPORT.md):\n"
@@ -229,8 +232,10 @@ def build_parser() -> Parser:
                 "shows both medians and B med / A med with the band of both runs' samples; cases only\n"
                 "one side has are listed after it. Then every derived quantity (workset's Figures 3-8,\n"
                 "the lock, create, peers and aspace ratios) of both runs with its band, B - A, and\n"
-                "whether the runs differ beyond the noise. compare.csv (one row per case) and\n"
-                "compare-derived.csv (one row per derived quantity) go to --out, by default B's\n"
+                "whether the runs differ beyond the noise. Cases in different units (instructions\n"
+                f"against TSC ticks) are marked \"{compare.UNITS_DIFFER}\", never divided. No line is wider than "
+                f"{WIDTH}\ncolumns. compare.csv (one row per case) and compare-derived.csv (one row per\n"
+                "derived quantity) go to --out, by default B's\n"
                 "results directory (B, or the directory of the file B names)."),
         formatter_class=argparse.RawDescriptionHelpFormatter)
     pm.add_argument("a", type=Path, metavar="A", help="baseline: results directory, results.json or serial.log")
@@ -317,7 +322,7 @@ def cmd_compare(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         out.write(line + "\n")
     out_dir = args.out if args.out is not None else _results_dir(args.b)
     try:
-        path = compare.write_csv(pairs, out_dir / compare.COMPARE_CSV, compare.unit_names(a, b))
+        path = compare.write_csv(pairs, out_dir / compare.COMPARE_CSV, compare.side_units(a, b))
         written = [path] + ([compare.write_derived_csv(derived, out_dir / compare.DERIVED_CSV)] if derived else [])
     except OSError as exc:
         return _cannot_write("compare", f"into {out_dir}", exc, err)

@@ -101,6 +101,16 @@ class Figures:
     aspace_reps: int
     aspace_paper_reps: int
     aspace_quick_sizes: tuple[int, ...]
+    coherence_reps: int  # the multi-CPU benchmarks (suite=smp): their reps, read by smp_reps
+    coherence_paper_reps: int
+    falseshare_reps: int
+    falseshare_paper_reps: int
+    isolation_reps: int
+    isolation_paper_reps: int
+    smplocks_reps: int
+    smplocks_paper_reps: int
+    aslock_reps: int  # map_unmap's rounds, in every suite
+    linuxvm_reps: int  # mmap, mprotect, tlb_shootdown, in every suite
     names: dict[str, str] = field(compare=False, repr=False)
 
 
@@ -189,6 +199,11 @@ class Plan:
 
     def aspace_reps(self) -> int:
         return self._reps(self.fig.aspace_reps, self.fig.aspace_paper_reps)
+
+    def smp_reps(self, bench: str) -> int:
+        """A multi-CPU benchmark's reps (those without a paper figure use theirs in every suite)."""
+        quick = getattr(self.fig, f"{bench}_reps")
+        return self._reps(quick, getattr(self.fig, f"{bench}_paper_reps", quick))
 
     def aspace_sizes(self) -> list[int]:
         """workset_threads' sizes: the sweep's, or in the quick suite its own, those up to maxsize."""

@@ -256,3 +256,9 @@ def chance(runs: int) -> float:
 LEGEND = ("value (min..max): the band from the runs' minima and maxima (interval arithmetic); "
           "~0 (~1 for a ratio): the band holds it, inside the run-to-run noise; ?: not resolved, the band is "
           "wider than the value; unbounded: a denominator's band holds 0; no band: every sample identical")
+
+# The summary's legend of the words it judges values with (one line of the summary's width);
+# paper.py's Tally writes NOISE_ALONE.
+NOISE_ALONE = "noise alone"
+SUMMARY_LEGEND = (f"legend: ~0, ~1: inside the runs' noise; 7?: not resolved; {NOISE_ALONE}: how many chance "
+                  "resolves")

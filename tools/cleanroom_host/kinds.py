@@ -26,12 +26,13 @@ class Units:
 
     name: str
     short: str
+    host_time: bool = False  # the TSC follows the host's clock: under an emulator, it times the emulator
 
     def per(self, what: str) -> str:
         return f"{self.short}/{what}"
 
 
 TICKS = Units("TSC ticks", "TSC ticks")
-HOST_TICKS = Units("TSC ticks (host time)", "TSC ticks")
+HOST_TICKS = Units("TSC ticks (host time)", "TSC ticks", host_time=True)
 INSTRUCTIONS = Units("instructions", "instructions")
 BOCHS_INSTRUCTIONS = Units("instructions (Bochs: one TSC tick per instruction)", "instructions")

@@ -17,7 +17,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .cells import Cell, Point, collect, find, make_cell, modes, ratio_cell, ratio_of, write_cells
+from . import paper
+from .cells import Cell, Point, collect, find, make_cell, modes, ratio_cell, ratio_digits, ratio_of, write_cells
 from .context import Derived, Run, csv_and_plots
 from .interval import Interval, cell, short
 from .protocol import Record
@@ -349,12 +350,6 @@ def _switch_skips(records: list[Record]) -> list[str]:
             for why, whats in by_why.items()]
 
 
-def ratio_digits(v: Interval) -> int:
-    """Three significant figures or so: 0.31, 2.08, 35.6, 1577."""
-    m = abs(v.mid) if v.ok else 0.0
-    return 2 if m < 10 else 1 if m < 100 else 0
-
-
 def section_switches(run: Run) -> list[str]:
     rows = switch_rows(run.records)
     skips = _switch_skips(run.records)
@@ -403,8 +398,9 @@ def summary_switches(run: Run) -> list[str]:
     ref = boost_ref(rows, 64)
     base = " / ".join(short(r.values.get(ref)) for r in boost if ref in r.values)
     shapes = " / ".join(r.shape for r in boost if ref in r.values)
-    return [f"peers, per switch over Boost.Context's ({shapes}): " + "; ".join(parts)
-            + f"  [Boost.Context {ref}-bit: {base} {run.units.short}]"]
+    # Boost.Context's own figure is this run's: it goes with the line, never in a paper's square brackets
+    return [f"peers, per switch over Boost.Context's ({shapes}), itself {base} {run.units.short} at {ref}-bit: "
+            + "; ".join(parts)]
 
 
 def sections(run: Run) -> list[str]:
@@ -417,8 +413,8 @@ def sections(run: Run) -> list[str]:
 
 # --- summary ---------------------------------------------------------------
 
-VALCHANOV_PAPER = "user-space mutex 7.4x faster than NPTL (82 875 vs 615 154 us, 5 x 1 000 000 lock/unlock)"
-LITE_PAPER = "on one CPU the time grows linearly with the unlock spin, not with the lock spin"
+VALCHANOV_PAPER = "user-space mutex 7.4x faster than NPTL"  # report.txt's PAPERS says for what
+LITE_PAPER = "time grows linearly with the unlock spin, not the lock spin (one CPU)"
 
 
 def summary(run: Run) -> list[str]:
@@ -438,11 +434,12 @@ def summary(run: Run) -> list[str]:
         if val:
             out.append("  valchanov, 5 fibers on one lock: " + ", ".join(
                 f"{r.label.split()[0].split('=')[1]} {short(r.values[mode])}" for r in val)
-                + f"  [paper: {VALCHANOV_PAPER}]")
+                + paper.quoted("Valchanov-Andreev", VALCHANOV_PAPER))
         for chk in lite_checks(lp)[:1]:
             linear, flat = chk.linear, chk.lock_spread
             out.append(f"  litethreads: unlock spin 0..2000 / 0..200 slope {short(linear, 3, null=1.0)} (1 = linear), "
-                       f"lock spin max/min {short(flat, 3, null=1.0)} (1 = no effect)  [paper: {LITE_PAPER}]")
+                       f"lock spin max/min {short(flat, 3, null=1.0)} (1 = no effect)"
+                       + paper.quoted("LiteThreads", LITE_PAPER))
     cp = collect(run.records, CREATE)
     if cp:
         rows = [r for r in create_rows(cp) if r[1] == modes(cp)[0] and r[2] and r[3]]
@@ -450,14 +447,14 @@ def summary(run: Run) -> list[str]:
             n, mode, _pool, _ff, ratio = rows[-1]
             out.append(f"create: first-fit / stack pool at {n} outstanding, paging {mode}: {short(ratio, 2, null=1.0)}"
                        + (f" (at {rows[0][0]}: {short(rows[0][4], 2, null=1.0)})" if len(rows) > 1 else "")
-                       + "  [LiteThreads: the pool is constant-time]")
+                       + paper.quoted("LiteThreads", "the pool is constant-time"))
     peers = [r for r in peer_rows(run.records) if r.ours and r.theirs]
     if peers:
         mode = peers[0].mode
         out.append("peers, NPTL / cleanroom: " + ", ".join(
             f"{r.what} {short(r.ratio, 1, null=1.0)}" for r in peers if r.mode == mode
             and not r.what.startswith(("lock+unlock, ttas", "lock+unlock, ticket", "lock+unlock, spinblock")))
-            + "  [LiteThreads: user-level switching and creation beat NPTL's system calls]")
+            + paper.quoted("LiteThreads", "user-level switching and creation beat NPTL's system calls"))
     out += summary_switches(run)
     return out
 

@@ -44,6 +44,8 @@ TRUST = {
          "exits (every cpuid is one) land inside timed regions"),
     UNKNOWN: "unknown platform (no cpu record): treat every number as unverified",
 }
+# What every figure of an emulator whose TSC follows the host's clock is (Machine.emulator_time)
+EMULATOR_TIME = "the emulator's own costs in host time, not a CPU's"
 # qemu-model: the same exact instruction counts, plus a cache/TLB model's figures (docs/MODEL.md)
 MODELLED_TRUST = ("QEMU -icount with the cache/TLB model: the TSC counts instructions, exactly and repeatably; "
                   "QEMU itself models no cache or TLB, but each result's `model` figures price the accesses it "
@@ -78,12 +80,19 @@ class Machine:
     tsc_sources: str | None = None  # every source's TSC figure and the choice (tsc_sources_text)
     tsc_warning: str | None = None  # no calibration, or sources that disagree (tsc_warning_text)
     evidence: "Evidence | None" = None  # the evidence record and the results' own (None: an older log)
+    timing: str = ""  # the trust line with the TSC's choice but not every source's figure: the summary's
 
     @property
     def emulated(self) -> bool:
         """An emulator: no caches, no TLB timing; its cache sizes are made up (its row says so)."""
         row = emulators.of_kind(self.kind)
         return row is not None and row.caches != emulators.REAL
+
+    @property
+    def emulator_time(self) -> bool:
+        """An emulator whose TSC follows the host's clock (its row says so): every figure it gives is
+        the emulator's own cost, never a CPU's, so none is an answer."""
+        return self.emulated and self.units.host_time
 
     @property
     def plot_caches(self) -> list[Cache]:
@@ -102,6 +111,11 @@ class Machine:
         counters, scope, recorded = _counters(_first(recs, "counters"))
         hyper = cpu.get("hypervisor") if cpu else None
         trust = TRUST[kind]
+        smp = _first(recs, "smp")
+        used = int((smp or {}).get("used") or 1)
+        if kind == HOSTED and used > 1:  # suite=smp, cpus=N: a thread pinned to each of N CPUs
+            trust = trust.replace("a Linux process pinned to one CPU", f"a Linux process, a thread pinned to each of "
+                                                                        f"{used} CPUs")
         if kind == HOSTED and hyper:
             trust += f"; this host is itself a virtual machine ({hyper})"
         if kind == VM and hyper:
@@ -110,17 +124,15 @@ class Machine:
             trust = MODELLED_TRUST
         tsc = _first(recs, "tsc")
         sources, warning = tsc_sources_text(tsc), tsc_warning_text(tsc)
-        # the trust line is what every report shows: the clock's evidence belongs there
-        if warning:
-            trust += f"; WARNING: {warning}"
-        elif sources:
-            trust += f"; TSC {sources}"
+        # the trust line is what every report shows: the clock's evidence belongs there (a warning whole)
+        clock = brief = f"; WARNING: {warning}" if warning else ""
+        if not warning and sources:
+            clock, brief = f"; TSC {sources}", f"; TSC {tsc_choice_text(tsc)}"
         evidence = Evidence.of(recs)
         notes = hypervisor_notes(recs, run, kind) + (evidence_notes(evidence) if evidence else [])
-        if notes:
-            trust += "; " + "; ".join(notes)
-        return cls(kind, units_of(kind), trust, data_caches(cpu), counters, scope, recorded,
-                   str(hyper) if hyper else None, sources, warning, evidence)
+        tail = "; " + "; ".join(notes) if notes else ""
+        return cls(kind, units_of(kind), trust + clock + tail, data_caches(cpu), counters, scope, recorded,
+                   str(hyper) if hyper else None, sources, warning, evidence, trust + brief + tail)
 
 
 def _first(records: list[Record], t: str) -> Record | None:
@@ -237,8 +249,9 @@ def _counters(rec: Record | None) -> tuple[list[Counter], str | None, bool]:
     return out, str(scope) if scope else None, True
 
 
-def counters_text(m: Machine) -> str:
-    """One line: which events counted and why the others did not."""
+def counters_text(m: Machine, brief: bool = False) -> str:
+    """One line: which events counted and why the others did not. Brief (the summary): when none
+    counted, for one reason, that reason alone (report.txt names the events)."""
     if not m.counters_recorded:
         return "not recorded (a log from before the counters record)"
     counted = m.counted
@@ -247,6 +260,8 @@ def counters_text(m: Machine) -> str:
     for c in m.counters:
         if not c.ok:
             absent.setdefault(c.why or "no reason given", []).append(c.name)
+    if brief and not counted and len(absent) == 1:
+        return f"none ({next(iter(absent))})"
     if absent:
         text += "; not counted: " + "; ".join(f"{', '.join(names)} ({why})" for why, names in absent.items())
     return text
@@ -268,6 +283,13 @@ def _figures(tsc: Record | None) -> dict[str, int] | None:
     return {str(k): v for k, v in sources.items() if isinstance(v, int) and not isinstance(v, bool) and v > 0}
 
 
+def tsc_choice_text(tsc: Record) -> str:
+    """The source chosen and whether a second one confirmed it: "from hpet, confirmed within 0.5 %"."""
+    how = "confirmed within 0.5 %" if tsc.get("agree") is True else "not confirmed by a second source"
+    forced = ", as tsc= asked" if tsc.get("forced") is True else ""
+    return f"from {tsc.get('method')}{forced}, {how}"
+
+
 def tsc_sources_text(tsc: Record | None) -> str | None:
     """The choice and every source's figure, e.g. "from hpet, confirmed within 0.5 % (hpet 1.0000 GHz
     (chosen), pmtimer 1.0000 GHz, pit 1.0000 GHz; none from cpuid15, cpuid16)"."""
@@ -281,9 +303,7 @@ def tsc_sources_text(tsc: Record | None) -> str | None:
     detail = (listed or "no figures") + (f"; none from {', '.join(missing)}" if missing else "")
     if not figures or not tsc.get("hz"):
         return f"not calibrated ({detail})"
-    how = "confirmed within 0.5 %" if tsc.get("agree") is True else "not confirmed by a second source"
-    forced = ", as tsc= asked" if tsc.get("forced") is True else ""
-    return f"from {method}{forced}, {how} ({detail})"
+    return f"{tsc_choice_text(tsc)} ({detail})"
 
 
 def tsc_warning_text(tsc: Record | None) -> str | None:

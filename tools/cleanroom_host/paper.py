@@ -7,12 +7,13 @@ counted, never quoted as this run's extreme.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any, Iterable
 
 from .derive import MISS_EVENTS, EVENT_SHORT, OFF, Row, conc_counter, pick
-from .interval import (EXACT, FINDINGS, NO_SPREAD, NOISE, RESOLVED, UNRESOLVED, cell, chance, chance_limit, short,
-                       verdict)
+from .interval import (EXACT, FINDINGS, NO_SPREAD, NOISE, NOISE_ALONE, RESOLVED, UNRESOLVED, cell, chance,
+                       chance_limit, short, verdict)
 from .kinds import BOCHS, HOSTED, Units
 from .machine import Cache, Machine, data_caches
 from .protocol import Record
@@ -21,6 +22,39 @@ __all__ = ["Cache", "data_caches", "cache_position", "comparison", "emulated", "
 
 KIB = 1024
 MIB = 1024 * 1024
+
+# Whose numbers the summary sets in square brackets beside this run's: the brackets hold the papers'
+# numbers and claims, nothing of this run. "paper" is Klimiankou 2018, the one the workset reproduces.
+SOURCES = ("paper", "Valchanov-Andreev", "LiteThreads", "PATHREADS", "Dthreads", "Sheriff", "Liu 2014", "Predator")
+
+
+def quoted(source: str, text: str) -> str:
+    """A paper's number as a summary line ends with it: "  [source: text]" (source: one of SOURCES, or
+    several joined by ", ")."""
+    unknown = [s for s in source.split(", ") if s not in SOURCES]
+    if unknown:
+        raise ValueError(f"unknown source {unknown[0]!r} for square brackets; one of {', '.join(SOURCES)}")
+    return f"  [{source}: {text}]"
+
+
+QUOTED = re.compile(r"  \[[^\[\]]*\]$")  # what quoted() ends a line with
+
+
+def quoted_once(lines: list[str]) -> list[str]:
+    """The lines with a paper's numbers given once: a line ending with numbers already quoted above
+    ends without them (a line that was nothing more is left out)."""
+    seen: set[str] = set()
+    out = []
+    for line in lines:
+        m = QUOTED.search(line)
+        if m and m.group(0) in seen:
+            line = line[:m.start()]
+        elif m:
+            seen.add(m.group(0))
+        if line.strip():
+            out.append(line)
+    return out
+
 
 PAPER_MACHINE = "Intel Xeon (NetBurst, Prestonia) 2.4 GHz, L1d 8 KiB, L2 512 KiB, 100000 reps"
 PAPER_SWITCH = "the pushad routine of section 3.3 (6 instructions and the call); no cost stated"
@@ -99,6 +133,23 @@ def paging_text(label: str, base: str = "") -> str:
     return f"paging {label}"
 
 
+def same_in_modes(blocks: dict[str, list[str]]) -> list[str]:
+    """Lines per paging mode, each naming its mode as paging_text does: modes whose lines are the same
+    but for that name are given once, naming them all ("paging off and paging on/4k: ...")."""
+    groups: dict[tuple[str, ...], list[str]] = {}
+    for mode, lines in blocks.items():
+        groups.setdefault(tuple(line.replace(paging_text(mode), "\0") for line in lines), []).append(mode)
+
+    def named(modes: list[str]) -> str:
+        texts = [paging_text(m) for m in modes]
+        lead = "paging "
+        if all(t.startswith(lead) for t in texts):  # "paging off and on/4k"
+            return lead + " and ".join(t[len(lead):] for t in texts)
+        return " and ".join(texts)
+
+    return [line.replace("\0", named(modes)) for lines, modes in groups.items() for line in lines]
+
+
 def value_text(row: Row, units: Units | None, full: bool = True) -> str:
     """A row's value with its unit and band: '88.3 % (80.1..95.0)', '1075594 TSC ticks (..)'."""
     q = row.quantity
@@ -137,7 +188,7 @@ class Tally:
 
     def _chance_text(self) -> str:
         if self.findings > self.exact and self.chance_limit > 1:
-            return f"noise alone: up to {self.chance_limit - 1} with {self.runs} runs"
+            return f"{NOISE_ALONE}: up to {self.chance_limit - 1} with {self.runs} runs"
         return ""
 
     def brief(self) -> str:
@@ -330,27 +381,29 @@ def describe_cpu(cpu: Any) -> str:
 # --- the multi-core papers (issue 20): what the SMP answers set beside this run's numbers ------------------
 # Each is the paper's own framing, quoted in the summary's brackets (smpreport.py); none is computed.
 
-LIU_FALSE_SHARING = ("Liu 2014 Fig. 1.3-1.4: threads incrementing their own ints of one array run ~13x slower "
-                     "than expected at 8 threads on 8 cores")
-PREDATOR_OFFSET = ("Predator (Liu 2014 Fig. 5.2): linear_regression ~15x slower with its objects at byte 24 "
-                   "of a line, no slowdown at byte 0 or 56 (8 cores); the fix gave >12x")
-ISOLATION_SPEEDUPS = ("Dthreads >8x and Sheriff-Protect ~10x faster than pthreads on linear_regression "
-                      "(8 cores); PATHREADS lr 8.15x on 16 cores (7.45x on Linux 4.10)")
+# (source, its numbers) as paper.quoted sets them in square brackets; what no paper states stays outside them
+LIU_FALSE_SHARING = ("Liu 2014", "threads incrementing their own ints of one array run ~13x slower than expected "
+                                 "at 8 threads on 8 cores (Fig. 1.3-1.4)")
+PREDATOR_OFFSET = ("Predator", "linear_regression ~15x slower with its objects at byte 24 of a line, no slowdown "
+                               "at byte 0 or 56 (8 cores); the fix gave >12x (Liu 2014 Fig. 5.2)")
+ISOLATION_SPEEDUPS = ("Dthreads, Sheriff, PATHREADS", "Dthreads >8x and Sheriff-Protect ~10x faster than pthreads "
+                      "on linear_regression (8 cores); PATHREADS lr 8.15x on 16 cores (7.45x on Linux 4.10)")
 COHERENCE_PAPERS = "no paper states it: the line transfer that false sharing repeats at every write"
-PARALLEL_WORKSET = "Klimiankou ran one CPU; two CPUs, each with its own caches, can take half the time or less"
+PARALLEL_WORKSET = ("paper", "one CPU")
+PARALLEL_EXPECTED = "two CPUs, each with its own caches, can take half the time or less"
 
 # --- the multi-core papers' numbers that bench smplocks, shootdown, aslock and linuxvm answer ---------
-# (smplockreport.py sets each beside this run's value, in square brackets)
+# (smplockreport.py sets each beside this run's value, in square brackets: (source, its numbers) for quoted)
 
 VALCHANOV_NPTL_X = 7.4  # NPTL mutex on 8 logical CPUs (615 154 us) / user-space library on one CPU (82 875 us)
-VALCHANOV_TEXT = ("Valchanov: 5 threads x 1 000 000 lock/unlock, NPTL on 8 logical CPUs 615 154 us / user-space "
-                  "library on 1 CPU 82 875 us = 7.4x")
+VALCHANOV_TEXT = ("Valchanov-Andreev", "5 threads x 1 000 000 lock/unlock, NPTL on 8 logical CPUs 615 154 us / "
+                                        "user-space library on 1 CPU 82 875 us = 7.4x")
 VALCHANOV_SPIN_X = 1.5  # their kernel-space library, spinning before it blocks, over NPTL across the cores
-VALCHANOV_SPIN_TEXT = "Valchanov: kernel-space library spinning before it blocks 1.5x faster than NPTL"
-LITE_TWO_CORES_TEXT = ("LiteThreads tables 14-17 (two cores): elapsed time unchanged by the loops, ~1.0x; "
-                       "tables 18-21 (two logical CPUs of one core): unlock spin 200 0.74x")
+VALCHANOV_SPIN_TEXT = ("Valchanov-Andreev", "kernel-space library spinning before it blocks 1.5x faster than NPTL")
+LITE_TWO_CORES_TEXT = ("LiteThreads", "tables 14-17 (two cores): elapsed time unchanged by the loops, ~1.0x; "
+                                      "tables 18-21 (two logical CPUs of one core): unlock spin 200 0.74x")
 PATHREADS_HIST_X = 2.17  # hist on 32 cores: page faults contend on mmap_sem in read mode
 PATHREADS_DEDUP_X = 3.19  # dedup on 32 cores: mmap/munmap/mprotect on mmap_sem in write mode (Linux 3.2)
 PATHREADS_DEDUP_410_X = 2.99  # dedup on 32 cores under Linux 4.10
-PATHREADS_TEXT = "PATHREADS, processes over threads on 32 cores: hist 2.17x, dedup 3.19x (Linux 4.10: dedup 2.99x)"
-PATHREADS_SHOOT_TEXT = "PATHREADS: isolated address spaces leave nothing on other CPUs to invalidate"
+PATHREADS_TEXT = ("PATHREADS", "processes over threads on 32 cores: hist 2.17x, dedup 3.19x (Linux 4.10: dedup 2.99x)")
+PATHREADS_SHOOT_TEXT = ("PATHREADS", "isolated address spaces leave nothing on other CPUs to invalidate")

@@ -21,13 +21,13 @@ from typing import Any, Callable
 
 from . import aspacereport, benchreport, lockreport, model, smplockreport, smpreport
 from .context import Run
-from .interval import Interval, short
+from .interval import SUMMARY_LEGEND, Interval, short
 from .kinds import INSTRUCTIONS
-from .machine import counters_text
-from .paper import size_text
-from .protocol import format_ranges
+from .machine import EMULATOR_TIME, counters_text
+from .paper import quoted_once, size_text
+from .protocol import Record, format_ranges
 from .results import ResultSet
-from .text import bench_time_text, compact, format_params, human_bytes, human_hz, table
+from .text import WIDTH, bench_time_text, compact, fit, format_params, human_bytes, human_hz, table
 
 __all__ = ["compact", "format_params", "human_bytes", "human_hz", "table", "render", "write_outputs",
            "REPORTS", "HOOKS", "summary", "full_report", "run_of"]
@@ -45,8 +45,9 @@ HOOKS = ("BENCHES", "summary", "sections", "derived", "files")
 Section = Callable[[ResultSet], list[str]]
 PLOTS_DIR = "plots"
 REPORT_TXT = "report.txt"
-SUMMARY_BUDGET = 40  # lines the summary stays within (the tests hold it to that)
+SUMMARY_BUDGET = 52  # lines the summary stays within, each at most text.WIDTH columns (the tests hold it to that)
 CLOCK_BENCH = "tsc"  # reading the clock: the machine lines show it, no module reports it
+SKIP_REASONS = 3  # the summary's skipped line names the things of this many reasons (report.txt all)
 
 
 def run_of(rs: ResultSet) -> Run:
@@ -104,13 +105,18 @@ def section_run(rs: ResultSet) -> list[str]:
     return out
 
 
-def _tsc_text(run: Run, tsc: dict[str, Any]) -> str:
-    """The TSC as what it is on this platform: under icount and Bochs a tick is an instruction."""
+def _tsc_rate(run: Run, tsc: dict[str, Any], detail: str = "") -> str:
+    """The TSC's rate as what it is on this platform (under icount and Bochs a tick is an instruction),
+    with `detail` in its parentheses."""
     hz = human_hz(tsc.get("hz"))
     if run.units.short == INSTRUCTIONS.short:  # the emulator's row says its TSC counts instructions
-        rate = f"one tick per instruction ({hz} of emulated time; {tsc.get('hz')} Hz, method {tsc.get('method')})"
-    else:
-        rate = f"{hz} ({tsc.get('hz')} Hz, method {tsc.get('method')})"
+        return f"one tick per instruction ({hz} of emulated time" + (f"; {detail})" if detail else ")")
+    return f"{hz} ({detail})" if detail else hz
+
+
+def _tsc_text(run: Run, tsc: dict[str, Any]) -> str:
+    """The TSC's rate, its figure and source, how it is read and what a read costs."""
+    rate = _tsc_rate(run, tsc, f"{tsc.get('hz')} Hz, method {tsc.get('method')}")
     return f"{rate}, serialise {tsc.get('serialize')}, overhead {tsc.get('overhead')} {run.units.short}"
 
 
@@ -304,20 +310,53 @@ def _summary_machine(rs: ResultSet, run: Run) -> list[str]:
                 + (f", hypervisor {cpu.get('hypervisor')}" if cpu.get("hypervisor") else ""))
     else:
         head = "machine: no cpu record"
-    out = [head, f"  timing: {m.trust}"]
+    out = [head, f"  timing: {m.timing or m.trust}"]
     unit = f"  unit: {run.units.name}"
     if tsc:
-        unit += "; TSC " + _tsc_text(run, tsc).split(", serialise")[0]
+        unit += "; TSC " + _tsc_rate(run, tsc)
     clock = _clock_text(run)
     out.append(unit + (f"; {clock}" if clock else ""))
     if m.caches:
         names = ", ".join(f"{c.name} {size_text(c.size)}" for c in m.caches)
-        out.append(f"  caches: {names}" + (": made up by the emulator, which models no cache (not drawn on the "
-                                           "figures)" if m.emulated else ""))
-    out.append(f"  counters: {counters_text(m)}")
+        out.append(f"  caches: {names}" + (": made up by the emulator, which models no cache" if m.emulated else ""))
+    out.append(f"  counters: {counters_text(m, brief=True)}")
     if run.model_info:
         out.append(f"  model: {model.run_text(run.model_info)}")
     return out
+
+
+def _named(recs: list[Record]) -> str:
+    """"name x2, other": the records' names, each once, with how many records gave it."""
+    counts: dict[str, int] = {}
+    for r in recs:
+        name = compact(r.get("name") or r.get("code") or r.get("what"))
+        counts[name] = counts.get(name, 0) + 1
+    return ", ".join(name + (f" x{n}" if n > 1 else "") for name, n in counts.items())
+
+
+def bookkeeping(rs: ResultSet, skip: Record) -> bool:
+    """A skip that says only that one pass left a benchmark to another (aspace in the paging-off pass,
+    every benchmark in a hosted build's paging pass): the benchmark has results in the set."""
+    bench = skip.get("bench")
+    return skip.get("what") == bench and any(r.get("bench") == bench for r in rs.of_type("result"))
+
+
+def skipped_text(rs: ResultSet) -> str | None:
+    """"skipped: 1 (rdtscp: the CPU lacks rdtscp)": what the run skipped, each thing once and counted as
+    named, with why; bookkeeping left out. The things of SKIP_REASONS reasons are named, the rest
+    counted. None when nothing was skipped."""
+    why: dict[str, list[str]] = {}
+    for r in rs.of_type("skip"):
+        name = compact(r.get("what"))
+        if not bookkeeping(rs, r) and not any(name in names for names in why.values()):
+            why.setdefault(compact(r.get("why") or "no reason given"), []).append(name)
+    if not why:
+        return None
+    shown = list(why.items())[:SKIP_REASONS]
+    rest = sum(len(names) for names in why.values()) - sum(len(names) for _why, names in shown)
+    return (f"skipped: {sum(len(names) for names in why.values())} ("
+            + "; ".join(f"{', '.join(names)}: {reason}" for reason, names in shown)
+            + (f"; {rest} more in report.txt)" if rest else ")"))
 
 
 def _summary_problems(rs: ResultSet) -> list[str]:
@@ -327,13 +366,20 @@ def _summary_problems(rs: ResultSet) -> list[str]:
     if tests:
         out.append(f"self-tests: {len(tests) - len(failed)} passed, {len(failed)} failed"
                    + (": " + ", ".join(compact(t.get("name")) for t in failed[:5]) if failed else ""))
-    for t, what in (("fault", "FAULTS"), ("thread_fault", "thread faults"), ("error", "errors"),
-                    ("skip", "skipped")):
+    for t, what in (("fault", "FAULTS"), ("thread_fault", "thread faults"), ("error", "errors")):
         recs = rs.of_type(t)
         if recs:
-            names = ", ".join(dict.fromkeys(compact(r.get("name") or r.get("code") or r.get("what")) for r in recs))
+            names = _named(recs)
             out.append(f"{what}: {len(recs)} ({names[:100]}{'...' if len(names) > 100 else ''})")
-    return out
+    skipped = skipped_text(rs)
+    return out + ([skipped] if skipped else [])
+
+
+def _answers_head(run: Run) -> list[str]:
+    """What the answers are, and the legend of the words they use. Under an emulator whose TSC follows
+    the host's clock they are no answers: the heading says whose costs they are."""
+    what = (f"no answers: {EMULATOR_TIME}" if run.machine.emulator_time else "answers")
+    return [f"{what}; value (min..max) over the runs; in square brackets the papers' numbers:", f"  {SUMMARY_LEGEND}"]
 
 
 def _summary_answers(run: Run) -> list[str]:
@@ -347,19 +393,18 @@ def _summary_answers(run: Run) -> list[str]:
                      + ", ".join(f"{b} ({n} case{'s' if n != 1 else ''})" for b, n in counts.items()))
     if not lines:
         return []
-    return (["answers (the papers' numbers in brackets; value (min..max) over the runs; ~0: inside the "
-             "run-to-run noise; ?: not resolved):"]
-            + [f"  {line}" for line in lines])
+    return _answers_head(run) + [f"  {line}" for line in quoted_once(lines)]
 
 
 def summary(rs: ResultSet, report_txt: Path | None = None) -> list[str]:
-    """At most about 40 lines: the machine and how far its timing can be trusted, then the answers."""
+    """At most about SUMMARY_BUDGET lines of at most WIDTH columns: the machine and how far its timing
+    can be trusted, then the answers."""
     run = run_of(rs)
     out = [f"cleanroom report: {rs.path}"]
     if report_txt is not None:
         out.append(f"full tables: {report_txt} (`report --full` prints them)")
     out += _summary_run(rs, run) + _summary_machine(rs, run) + _summary_problems(rs) + _summary_answers(run)
-    return out
+    return fit(out, WIDTH)
 
 
 def render(rs: ResultSet, full: bool = True, report_txt: Path | None = None) -> str:

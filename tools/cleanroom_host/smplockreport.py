@@ -136,13 +136,14 @@ def summary_smplocks(run: Run, u: str) -> list[str]:
     fiber, across, n = valchanov(pts)
     if fiber is not None and across:
         out.append(f"  valchanov: NPTL's mutex algorithm across {n} CPUs / 5 fibers on one CPU "
-                   f"{x(ratio(across.get('mutex'), fiber))}  [{paper.VALCHANOV_TEXT}]; that mutex / spinning "
-                   f"before blocking (spinblock_spin) {x(ratio(across.get('mutex'), across.get('spinblock_spin')))}  "
-                   f"[{paper.VALCHANOV_SPIN_TEXT}]")
+                   f"{x(ratio(across.get('mutex'), fiber))}" + paper.quoted(*paper.VALCHANOV_TEXT)
+                   + "; that mutex / spinning before blocking (spinblock_spin) "
+                   f"{x(ratio(across.get('mutex'), across.get('spinblock_spin')))}"
+                   + paper.quoted(*paper.VALCHANOV_SPIN_TEXT))
     lite = lite_rows(pts)
     if len(lite) > 1:
         out.append("  litethreads on two CPUs, per item / loops (0,0): " + ", ".join(
-            f"({a},{b}) {x(r)}" for (a, b), _v, r, _p in lite[1:]) + f"  [{paper.LITE_TWO_CORES_TEXT}]")
+            f"({a},{b}) {x(r)}" for (a, b), _v, r, _p in lite[1:]) + paper.quoted(*paper.LITE_TWO_CORES_TEXT))
     return out
 
 
@@ -187,8 +188,8 @@ def summary_shootdown(run: Run, u: str) -> list[str]:
     top = kk[-1]
     return [f"shootdown: what does changing a page's entry that {top} CPUs use cost? {u} per change: " + ", ".join(
         f"{m} {short(v.get(top))}" for m, v in g.items()) + f" (one CPU: {short(g.get('ipi', {}).get(1))}); "
-        f"ipi {top} CPUs / 1: {x(ratio(g.get('ipi', {}).get(top), g.get('ipi', {}).get(1)))}  "
-        f"[{paper.PATHREADS_SHOOT_TEXT}]"]
+        f"ipi {top} CPUs / 1: {x(ratio(g.get('ipi', {}).get(top), g.get('ipi', {}).get(1)))}"
+        + paper.quoted(*paper.PATHREADS_SHOOT_TEXT)]
 
 
 def as_ratio(g: dict[str, dict[int, Interval]], k: int) -> Interval:
@@ -203,7 +204,7 @@ def summary_aslock(run: Run, u: str) -> list[str]:
     top = kk[-1]
     parts = [f"{op} {x(as_ratio(grid(pts, op, 'space', SPACES), top))}" for op in AS_OPS]
     return [f"aslock: does one address-space lock hold back {top} CPUs? time per operation, one shared space / one "
-            f"space each: " + ", ".join(parts) + f"  [{paper.PATHREADS_TEXT}]"]
+            f"space each: " + ", ".join(parts) + paper.quoted(*paper.PATHREADS_TEXT)]
 
 
 def section_grid(title: str, g: dict[str, dict[int, Interval]], kk: list[int], first: str) -> list[str]:
@@ -266,7 +267,7 @@ def summary_linuxvm(run: Run) -> list[str]:
     top = kk[-1]
     out = [f"linuxvm: how much faster are {top} processes than {top} threads of one process? ({kernel_text(pts)}) "
            + ", ".join(f"{op} {x(vm_ratio(grid(pts, op, 'workers', WORKERS), top))}" for op in VM_OPS)
-           + f"  [{paper.PATHREADS_TEXT}]"]
+           + paper.quoted(*paper.PATHREADS_TEXT)]
     parts = []
     for op in ("munmap", "mprotect"):
         g = shoot_grid(pts, op)

@@ -119,7 +119,7 @@ def coherence_summary(run: Run) -> list[str]:
     spread = f"; fastest pair {lo.a}-{lo.b} {short(lo.value)}, slowest {hi.a}-{hi.b} {short(hi.value)}" \
         if len(pairs) > 1 else ""
     return [f"coherence, a line's round trip between two CPUs (CAS ping-pong), {len(cpus)} CPUs, "
-            f"{run.units.short}: median pair {short(mid.value)}{spread}  [{paper.COHERENCE_PAPERS}]"]
+            f"{run.units.short}: median pair {short(mid.value)}{spread} ({paper.COHERENCE_PAPERS})"]
 
 
 def section_coherence(run: Run) -> list[str]:
@@ -191,10 +191,10 @@ def falseshare_summary(rows: list[ShareRow], units: str) -> list[str]:
         pred = ", ".join(f"byte {o} {short(top.offset_ratio(o), 2, null=1.0)}" for o in (FALSE_AT, CLEAN_AT[1])
                          if o in top.objects)
         out.append(f"false sharing, {op} increments, k={top.k}: one line / padded {short(top.slowdown, 2, null=1.0)}"
-                   f" (per increment: {short(top.packed)} vs {short(top.padded)} {units})  "
-                   f"[{paper.LIU_FALSE_SHARING}]")
+                   f" (per increment: {short(top.packed)} vs {short(top.padded)} {units})"
+                   + paper.quoted(*paper.LIU_FALSE_SHARING))
         if pred:
-            out.append(f"  object offset, {op}, k={top.k}, / byte 0: {pred}  [{paper.PREDATOR_OFFSET}]")
+            out.append(f"  object offset, {op}, k={top.k}, / byte 0: {pred}" + paper.quoted(*paper.PREDATOR_OFFSET))
     return out
 
 
@@ -300,7 +300,7 @@ def isolation_summary(rows: list[IsoRow], machine_timing: bool = True) -> list[s
         removed = (f"; removes {short(top.removed(best).scale(100.0), 0, unit=' %')} of the false-sharing cost "
                    f"(every {best})" if best is not None and shared_costs else "")
         out.append(f"isolation, {op}, k={top.k}: shared space / isolated spaces, commits {parts}; padded by hand "
-                   f"{short(top.bound, 2, null=1.0)}{removed}  [{paper.ISOLATION_SPEEDUPS}]")
+                   f"{short(top.bound, 2, null=1.0)}{removed}" + paper.quoted(*paper.ISOLATION_SPEEDUPS))
     return out
 
 
@@ -360,7 +360,7 @@ def parallel_summary(rows: list[ParallelRow]) -> list[str]:
     if largest is not best:
         parts.append(f"at {paper.bytes_text(largest.size)} {short(largest.speedup, 2, null=1.0)}")
     return [f"workset on two CPUs, single / parallel (Klimiankou's two workers each on a CPU), paging {rows[0].mode}: "
-            + ", ".join(parts) + f"  [{paper.PARALLEL_WORKSET}]"]
+            + ", ".join(parts) + f"; {paper.PARALLEL_EXPECTED}" + paper.quoted(*paper.PARALLEL_WORKSET)]
 
 
 def section_parallel(run: Run) -> list[str]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import json
 import math
+import re
 from pathlib import Path
 from typing import Any, Iterable, Sequence
 
@@ -49,19 +50,109 @@ def format_params(params: Any) -> str:
     return " ".join(f"{k}={compact(v)}" for k, v in params.items())
 
 
-def table(headers: list[str], rows: list[list[str]], numeric: set[int] | None = None) -> list[str]:
-    """Aligned columns; columns in `numeric` are right-aligned."""
+WIDTH = 100  # columns: no summary line and no `compare` line is wider (the tests hold every fixture to it)
+CONTINUED = 4  # a wrapped line goes on this many columns further in than the line began
+# Where a long line may break, best first: before the two spaces that set a paper's numbers apart, after
+# a "; ", after a ", ", after any space. A break is taken where it keeps at least GOOD_BREAK of the room
+# (before a paper's numbers: anywhere) and, first, outside parentheses and brackets and not between a
+# value and its band "(lo..hi)"; then between a value and its band; then inside parentheses; then at the
+# last space at all.
+BREAKS: tuple[tuple[str, bool], ...] = (("  [", False), ("; ", True), (", ", True), (" ", True))
+GOOD_BREAK = 0.5
+# a band as interval.band_text and cell() write it
+BAND = re.compile(r"\((-?[0-9][0-9.]*|-?inf)\.\.|\(unbounded\)|\(1 run\)")
+
+
+def _depth0(text: str) -> list[bool]:
+    """For each position of text: is it outside every ( ) and [ ] pair?"""
+    out, depth = [], 0
+    for c in text:
+        if c in ")]":
+            depth = max(depth - 1, 0)
+        out.append(depth == 0)
+        if c in "([":
+            depth += 1
+    return out
+
+
+def _break(text: str, room: int) -> tuple[str, str]:
+    """text (longer than room) as a good first piece of at most `room` columns and the rest."""
+    outside = _depth0(text)
+    for nested, band, least in ((False, False, GOOD_BREAK), (False, True, GOOD_BREAK), (True, True, GOOD_BREAK),
+                                (True, True, 0.0)):
+        for sep, after in BREAKS:
+            at = [i for i in range(1, room + 1) if text.startswith(sep, i) and (nested or outside[i])
+                  and (band or not BAND.match(text, i + len(sep)))]
+            cuts = [i + len(sep.rstrip()) if after else i for i in at]
+            cuts = [c for c in cuts if (least * room <= c or sep == BREAKS[0][0]) and c <= room]
+            if cuts:
+                return text[:cuts[-1]].rstrip(" "), text[cuts[-1]:].lstrip(" ")
+    return text[:room], text[room:]  # one word wider than the room: broken, never lost
+
+
+def wrap(line: str, width: int = WIDTH, continued: int = CONTINUED) -> list[str]:
+    """A line as lines of at most `width` columns: broken where BREAKS says, each further line
+    indented `continued` columns more than the first."""
+    indent = len(line) - len(line.lstrip(" "))
+    text, out, lead = line[indent:], [], " " * indent
+    while len(lead) + len(text) > width:
+        piece, text = _break(text, max(width - len(lead), 1))
+        out.append(lead + piece)
+        lead = " " * (indent + continued)
+    return out + [lead + text]
+
+
+def fit(lines: list[str], width: int = WIDTH) -> list[str]:
+    """Every line wrapped to `width` columns."""
+    return [piece for line in lines for piece in wrap(line, width)]
+
+
+CELL_CONTINUED = 2  # a wrapped cell goes on this many columns further in
+NARROWEST = 8  # a column of text is never made narrower than this, nor than its longest word
+
+
+def _narrow(widths: list[int], rows: list[list[str]], numeric: set[int], width: int) -> list[int]:
+    """Column widths that fit `width` (two columns of indent, two between columns): the widest
+    columns of text give up room first, numbers only when text alone cannot."""
+    widths = list(widths)
+    least = [max([NARROWEST] + [len(w) + CELL_CONTINUED for row in rows if i < len(row) for w in row[i].split()])
+             for i in range(len(widths))]
+
+    def over() -> int:
+        return 2 + sum(widths) + 2 * (len(widths) - 1) - width
+
+    for pool in ([i for i in range(len(widths)) if i not in numeric], list(range(len(widths)))):
+        while over() > 0:
+            shrinkable = [i for i in pool if widths[i] > least[i]]
+            if not shrinkable:
+                break
+            i = max(shrinkable, key=lambda j: widths[j])
+            widths[i] = max(widths[i] - over(), least[i])
+    return widths
+
+
+def table(headers: list[str], rows: list[list[str]], numeric: set[int] | None = None,
+          width: int | None = None) -> list[str]:
+    """Aligned columns; columns in `numeric` are right-aligned. With `width`, a table wider than
+    that wraps its widest cells of text onto further lines (numbers only if it must)."""
     numeric = numeric or set()
     widths = [len(h) for h in headers]
     for row in rows:
         for i, cell in enumerate(row):
             widths[i] = max(widths[i], len(cell))
+    if width is not None:
+        widths = _narrow(widths, [headers] + rows, numeric, width)
 
-    def fmt(cells: list[str]) -> str:
-        parts = [c.rjust(widths[i]) if i in numeric else c.ljust(widths[i]) for i, c in enumerate(cells)]
-        return "  " + "  ".join(parts).rstrip()
+    def fmt(cells: list[str]) -> list[str]:
+        parts = [wrap(c, widths[i], CELL_CONTINUED) for i, c in enumerate(cells)]
+        out = []
+        for n in range(max(len(p) for p in parts)):
+            line = [p[n] if n < len(p) else "" for p in parts]
+            out.append("  " + "  ".join(c.rjust(widths[i]) if i in numeric else c.ljust(widths[i])
+                                        for i, c in enumerate(line)).rstrip())
+        return out
 
-    return [fmt(headers), fmt(["-" * w for w in widths])] + [fmt(r) for r in rows]
+    return fmt(headers) + fmt(["-" * w for w in widths]) + [line for r in rows for line in fmt(r)]
 
 
 def number(v: float, digits: int = 0) -> str:
