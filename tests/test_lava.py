@@ -75,9 +75,11 @@ def test_a_pc_job_loads_the_kernel_with_ipxe_from_the_dispatcher() -> None:
      lambda j: j["context"]["no_kvm"] is False),  # LAVA's qemu type then adds -cpu host -enable-kvm
     (["--device-type", "qemu", "--emulator", "qemu-icount"],
      lambda j: "-icount shift=0" in j["context"]["extra_options"]),
-    (["--device-type", "qemu", "--iso-url", "https://lab/cleanroom.iso"],
+    (["--device-type", "qemu", "--iso-url", "https://lab/cleanroom.iso"],  # GRUB's menu picks the command line
      lambda j: action(j, "deploy")["images"] == {"iso": {"url": "https://lab/cleanroom.iso",
-                                                         "image_arg": "-cdrom {iso} -boot d"}}),
+                                                         "image_arg": "-cdrom {iso} -boot d"}}
+     and j["job_name"] == "cleanroom (the ISO's default entry) on qemu (qemu)"
+     and j["metadata"]["cleanroom.cmdline"] == "the ISO's default entry" and "exit=qemu" not in yaml.dump(j)),
     (["--device-type", "x86", "--boot", "grub", "--kernel-url", "http://lab/k.elf", "--cmdline", "suite=paper",
       "--tag", "pc-07", "--lava-device-type", "x86-grub"],
      lambda j: "multiboot (tftp,{SERVER_IP})/{KERNEL} suite=paper exit=halt" in action(j, "boot")["commands"]

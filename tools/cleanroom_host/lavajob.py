@@ -55,7 +55,7 @@ DONE = r'@cr1 \{"t":"done",'
 # The rest of a record's line, up to its CRC: a line that has only partly arrived never matches.
 _LINE_END = r'[^\r\n]*\} ~[0-9a-f]{8}'
 TEST = r'@cr1 \{"t":"test","seq":\d+,"name":"(?P<test_case_id>[^"]+)","ok":(?P<result>true|false),' + _LINE_END
-# bench, case and params are one run of the line (case_no follows them since the lava-job; older kernels
+# bench, case and params are one run of the line (the kernel writes case_no after them; older kernels
 # wrote it between case and params, where it becomes part of the name)
 RESULT = (r'@cr1 \{"t":"result","seq":\d+,"bench":"(?P<test_case_id>[^"]+","case":"[^"]+"(?:,"case_no":\d+)?'
           r',"params":\{[^{}\r\n]*\})(?:,"case_no":\d+)?,"unit":"(?P<units>[^"]+)"[^\r\n]*?'
@@ -183,6 +183,8 @@ def timeouts(cmdline: str, row: emulators.Emulator, memory_mb: int) -> Timeouts:
 
 # The labels of a tmpfs deploy's images: LAVA puts each downloaded file's path where its {label} stands.
 KERNEL_IMAGE, ISO_IMAGE = "kernel", "iso"
+# What a qemu job that boots an ISO runs (its metadata's cleanroom.cmdline): GRUB's menu picks it.
+ISO_DEFAULT_ENTRY = "the ISO's default entry"
 
 
 def _tmpfs_deploy(spec: JobSpec, cmdline: str, kernel: Path) -> dict[str, Any]:
@@ -216,13 +218,15 @@ def build(spec: JobSpec, kernel: Path) -> tuple[dict[str, Any], Timeouts]:
     cmdline = emulators.with_exit(spec.cmdline, "qemu" if qemu else "halt")
     t = timeouts(cmdline, row, emulators.DEFAULT_MEMORY_MB if qemu else HARDWARE_MEMORY_MB)
     where = f"{spec.device_type} ({row.name})" if qemu else f"x86 ({spec.boot})"
+    # an ISO in QEMU boots its menu's default entry: the job passes no command line, so names none
+    shown = ISO_DEFAULT_ENTRY if qemu and spec.iso_url is not None else cmdline
     job: dict[str, Any] = {
-        "job_name": spec.job_name or f"cleanroom {cmdline} on {where}"[:200],
+        "job_name": spec.job_name or f"cleanroom ({shown}) on {where}"[:200],
         "device_type": spec.lava_device_type or spec.device_type,
         "visibility": "public",
         "priority": spec.priority,
         "timeouts": {"job": _minutes(t.job_s), "connections": {"lava-test-monitor": _minutes(t.connection_s)}},
-        "metadata": {"cleanroom.cmdline": cmdline,
+        "metadata": {"cleanroom.cmdline": shown,
                      "cleanroom.estimate": estimate.duration_text(t.estimate_s) if t.estimate_s else "none"},
     }
     if qemu:
