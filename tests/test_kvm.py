@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from cleanroom_host import cli, emulators, machine, results
+from cleanroom_host import cli, emulators, machine, results, text
 from cleanroom_host.protocol import parse_log
 
 REPO = Path(__file__).resolve().parent.parent
@@ -81,6 +81,7 @@ def test_kvm_runs_qemu_with_kvm_on_the_host_s_cpu(fake_kvm: dict[str, Path], tmp
     argv = json.loads(fake_kvm["info"].read_text())["argv"]
     assert argv[argv.index("-accel"):][:4] == ["-accel", "kvm", "-cpu", "host"]
     assert "the hypervisor traps rdtsc" in err and "general_protection (vector 13)" in err
+    assert max(len(line) for line in err.splitlines()) <= text.WIDTH, err  # the notes at the report's width
     run_kvm(fake_kvm, tmp_path / "r2", "--cmdline", "bench=tsc", "--cpu", "host,-arch-capabilities")
     argv = json.loads(fake_kvm["info"].read_text())["argv"]
     assert argv.count("-cpu") == 1 and argv[argv.index("-cpu") + 1] == "host,-arch-capabilities"

@@ -26,7 +26,7 @@ from . import emulators, machine, model
 from .progress import Progress
 from .protocol import ParseResult, Record, StreamScanner, parse_boots
 from .results import SERIAL_LOG, boot_dirs, boots_summary, write_results
-from .text import bench_time_text, not_installed
+from .text import bench_time_text, not_installed, wrap
 
 # After a good `done` record, give the emulator this long to exit by itself.
 DONE_GRACE_S = 1.0
@@ -706,7 +706,8 @@ def run_emulator(spec: emulators.RunSpec, out_dir: Path, limits: Limits,
         messages.append(msg)
     if stop == STOPPED or (result.done is None and not interrupted):
         messages.extend(f"hint: {what}" for what in emu.advice_for(emu_text))
-    messages.extend(machine.hypervisor_notes(result.records, run, emu.kind))
+    # what the report's trust line will say of the hypervisor, at the report's width
+    messages.extend("\n".join(wrap(note)) for note in machine.hypervisor_notes(result.records, run, emu.kind))
     write_boots(out_dir, boots, run)
     return Outcome(out_dir, boots, run, stop is not None or interrupted, messages, model_ok)
 
