@@ -241,6 +241,21 @@ def test_lava_fetch_gives_the_results_json_parse_gives_of_the_raw_log(tmp_path: 
     assert "LAVA's test cases: 12 in cleanroom (12 result records), 44 in cleanroom-selftest (44 test records)" in out
 
 
+def test_lava_fetch_reads_lavacli_s_own_dump_of_the_log(tmp_path: Path) -> None:
+    """`lavacli jobs logs --raw` loads the server's log and dumps each entry again (ruamel's safe dumper,
+    flow style, every scalar double-quoted, one line each): the same serial.log comes back."""
+    redumped = tmp_path / "lavacli.yaml"
+    with redumped.open("w") as f:
+        for line in LAVA_LOG.read_text().splitlines():
+            f.write("- " + yaml.safe_dump(yaml.safe_load(line[2:]), default_flow_style=True, default_style='"',
+                                         width=10**6))
+    assert redumped.read_text() != LAVA_LOG.read_text()
+    for log, out in ((LAVA_LOG, "a"), (redumped, "b")):
+        assert fetch(tmp_path, str(log), "--out", str(tmp_path / out))[0] == results.EXIT_OK
+    assert (tmp_path / "b" / "serial.log").read_bytes() == (tmp_path / "a" / "serial.log").read_bytes()
+    assert doc_of(tmp_path / "b" / "results.json") == doc_of(tmp_path / "a" / "results.json")
+
+
 def fake_lavacli(tmp_path: Path, log: Path, device: str = "pc-07") -> Path:
     """A stand-in for lavacli 3.1.0: `jobs logs --raw ID` prints the log, `jobs show --yaml ID` the job."""
     prog = tmp_path / "lavacli"
