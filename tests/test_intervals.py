@@ -325,3 +325,18 @@ def test_runs_auto_hosted_prints_the_runs_of_every_case(tmp_path: Path) -> None:
         assert len({r["n"] for r in results if r["params"]["size"] == size}) == 1
     assert "runs=auto:" in proc.stdout
 
+
+
+def test_a_suites_own_runs_auto_is_one_line(tmp_path: Path) -> None:
+    """The hosted quick suite is on runs=auto without being asked (make run: hundreds of cases):
+    `run` says how many runs the cases took in one line and where each case's are, no line a case."""
+    out = tmp_path / "quick"
+    proc = subprocess.run([*TOOL_CMD, "run", "--emulator", "hosted", "--cmdline", "suite=quick bench=tsc",
+                           "--out", str(out)],
+                          capture_output=True, text=True, timeout=TOOL_SAFETY_NET_S, stdin=subprocess.DEVNULL)
+    assert proc.returncode == 0, proc.stderr
+    results = [r for r in load(out).records if r.get("t") == "result"]
+    assert results and all("converged" in r for r in results)
+    assert not [ln for ln in proc.stdout.splitlines() if ln.endswith(("converged", "budget spent"))], proc.stdout
+    [line] = [ln for ln in proc.stdout.splitlines() if ln.startswith("runs=auto:")]
+    assert f"of {len(results)} converged" in line and "results.csv" in line

@@ -25,7 +25,7 @@ from typing import IO, Any, Awaitable, BinaryIO, Callable, TextIO
 from . import emulators, machine, model
 from .progress import Progress
 from .protocol import ParseResult, Record, StreamScanner, parse_boots
-from .results import SERIAL_LOG, boot_dirs, boots_summary, write_results
+from .results import RESULTS_CSV, SERIAL_LOG, boot_dirs, boots_summary, write_results
 from .text import auto_case_lines, auto_text, bench_time_text, not_installed, wrap
 
 # After a good `done` record, give the emulator this long to exit by itself.
@@ -800,5 +800,10 @@ def print_outcome(outcome: Outcome, out: TextIO, err: TextIO) -> None:
         config = next((r for r in res.records if r.get("t") == "config"), {})
         cfg = config.get("cfg") if isinstance(config.get("cfg"), dict) else {}
         if any("converged" in r for r in results):  # runs=auto: the runs each case took
-            out.write("".join(f"  {line}\n" for line in auto_case_lines(results)))
-            out.write(auto_text(results, cfg) + "\n")
+            # a case a line where runs=auto was asked for; a suite's own runs=auto (make run's
+            # hundreds of cases) in one line, each case's in results.csv (n, converged)
+            asked = "runs" in (config.get("given") or [])
+            if asked:
+                out.write("".join(f"  {line}\n" for line in auto_case_lines(results)))
+            out.write(auto_text(results, cfg) + ("" if asked else f" (each case: n, converged in {RESULTS_CSV})")
+                      + "\n")
