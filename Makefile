@@ -211,7 +211,7 @@ RUN_DIR ?= results/$(RUN_STAMP)-make-run
 RUN_STAMP := $(shell date -u +%Y%m%d-%H%M%S)-$(shell echo $$PPID)
 run:
 	@tools/setup.sh
-	@$(MAKE) --no-print-directory all hosted
+	@$(MAKE) --no-print-directory -j$$(nproc) all hosted
 	tools/cleanroom run --emulator qemu-icount --cmdline "$(CMDLINE)" --out $(RUN_DIR)/kernel
 	tools/cleanroom run --emulator hosted --cmdline "$(HOSTED_CMDLINE)" --out $(RUN_DIR)/hosted
 	tools/cleanroom run --emulator hosted --cmdline "$(HOSTED_SMP_CMDLINE)" --out $(RUN_DIR)/smp
@@ -225,8 +225,8 @@ run:
 
 test:
 	@tools/setup.sh
-	@$(MAKE) --no-print-directory all iso units hosted
-	.venv/bin/python -m pytest -n auto --durations=15 tests
+	@$(MAKE) --no-print-directory -j$$(nproc) all iso units hosted
+	.venv/bin/python -m pytest -n auto --dist worksteal --durations=15 tests
 
 QEMU := qemu-system-i386
 QEMU_FLAGS := -m 128 -no-reboot -device isa-debug-exit,iobase=0xf4,iosize=0x04

@@ -81,7 +81,7 @@ def test_a_new_rows_speed_decides_the_refusal(one_more_row: emulators.Emulator, 
 def test_unknown_emulator_names_the_accepted_ones(tmp_path: Path) -> None:
     spec = emulators.RunSpec(emulator="vmware", kernel=tmp_path / "k", iso=tmp_path / "i")
     with pytest.raises(emulators.SetupError, match="unknown emulator 'vmware'; choose one of qemu, qemu-icount, "
-                                                   "iso, uefi, bochs, hosted, qemu-model"):
+                                                   "kvm, iso, uefi, bochs, hosted, qemu-model"):
         emulators.prepare(spec, tmp_path)
     assert emulators.find("serial") is None and estimate.speed_of("vmware") is None
 

@@ -16,9 +16,9 @@ import pytest
 from booting import boot, done, of_type, shared_boot, shared_root
 
 SIZES = (128, 256, 384, 512, 768, 1024, 2048, 4096)  # KiB per buffer
-SWEEP = "bench=workset paging=off sizes=" + ",".join(f"{k}K" for k in SIZES) + " runs=2 warmup=1"
+SWEEP = "bench=workset paging=off sizes=" + ",".join(f"{k}K" for k in SIZES) + " runs=1 warmup=0"
 L2_2M = "custom:l2=2M/8/64/7"
-BIG = "bench=workset paging=both sizes=4M runs=2 warmup=1"
+BIG = "bench=workset paging=both sizes=4M runs=1 warmup=0"
 
 def sweep(tmp_path_factory: pytest.TempPathFactory, cmdline: str, *extra: str) -> dict[str, Any]:
     rc, res = shared_boot(shared_root(tmp_path_factory.getbasetemp()), "qemu-model", cmdline, *extra)
@@ -41,7 +41,7 @@ def per_quantum(res: dict[str, Any], figure: str, paging: str = "off") -> dict[i
 
 
 def test_two_runs_give_identical_model_figures(tmp_path: Path) -> None:
-    cmdline = "bench=workset paging=both sizes=64K,512K runs=2 warmup=1"
+    cmdline = "bench=workset paging=both sizes=64K,512K runs=1 warmup=0"
     figures = []
     for i in range(2):
         rc, res = boot(tmp_path / str(i), "qemu-model", cmdline)

@@ -17,11 +17,17 @@ STAMP="$VENV/.cleanroom-requirements.sha256"
 # it packs, xorriso, mtools. Emulators: QEMU, OVMF, Bochs with its BIOSes and
 # term display. Host tool: python3 with venv; taskset (util-linux) pins hosted runs.
 # (decode-photos reads QR codes with zxing-cpp, a wheel in .venv: no Debian package.)
+# lava-common is LAVA's job schema (lava-job checks every job with it; it brings
+# python3-voluptuous).
 PACKAGES="nasm gcc-i686-linux-gnu binutils-i686-linux-gnu libc6-dev-i386-cross
 gcc libc6-dev libboost-context-dev
 grub-common grub-pc-bin grub-efi-ia32-bin grub-efi-amd64-bin xorriso mtools
 qemu-system-x86 ovmf bochs bochsbios vgabios bochs-term util-linux
-python3 python3-venv"
+python3 python3-venv lava-common"
+# Debian's Python packages the .venv sees, and nothing else of Debian's dist-packages:
+# LAVA's own schema code and the validator it is written in (not on PyPI as one package).
+DEBIAN_PY="/usr/lib/python3/dist-packages"
+DEBIAN_PY_PACKAGES="lava_common voluptuous"
 
 say() { printf 'setup: %s\n' "$*"; }
 die() { printf 'setup: error: %s\n' "$*" >&2; exit 1; }
@@ -100,5 +106,16 @@ if [ "$WANT" != "$HAVE" ]; then
     quiet "$VENV/bin/python" -m pip install --disable-pip-version-check -q -r "$REQ"
     echo "$WANT" >"$STAMP"
 fi
+
+# .venv/debian-python/: links to DEBIAN_PY_PACKAGES, on the .venv's path by a .pth file (the .venv
+# has no system site packages: the rest of Debian's stays out).
+LINKS="$VENV/debian-python"
+mkdir -p "$LINKS"
+for pkg in $DEBIAN_PY_PACKAGES; do
+    [ -d "$DEBIAN_PY/$pkg" ] || die "$DEBIAN_PY/$pkg missing (its Debian package is in the list above)"
+    ln -sfn "$DEBIAN_PY/$pkg" "$LINKS/$pkg"
+done
+SITE=$("$VENV/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')
+echo "$LINKS" >"$SITE/cleanroom-debian-python.pth"
 
 say "ok (Debian packages and .venv in place)"

@@ -166,7 +166,7 @@ def workset(ctx: FigureContext, out: Path) -> Path | None:
                             color=color, alpha=0.18, linewidth=0)
     ax.axhline(1.0, color="black", linewidth=0.8)
     size_axis(ax, sorted({r.size for r in rows}), ctx.run.machine.plot_caches)
-    ax.set_ylabel(f"ratio of {ctx.units.short} per series (medians; shade: min..max band)")
+    ax.set_ylabel(f"ratio of {ctx.units.short} per series (shade: interval)")
     ax.set_ylim(bottom=0)
     ax.legend(fontsize=8, loc="upper right")
     return save(fig, ctx, out / "aspace-workset.png")

@@ -35,7 +35,8 @@ def section_ctxsw(run: Run) -> list[str]:
     rows = [[c.variant, SHAPE_TEXT.get(c.shape, c.shape), str(c.n), c.mode, cell(c.total), cell(c.loop), cell(c.alone)]
             for c in costs]
     return ([f"ctxsw: {run.units.name} per switch, median (lo..hi): total = the whole run / its switches; loop = "
-             f"the same loop with an empty call for the switch, measured in turn with it; alone = total - loop"]
+             "the same loop with an empty call for the switch, measured in turn with it; alone = total - loop, "
+             "round by round"]
             + table(["variant", "shape", "fibers", "paging", "total", "loop", "alone"], rows, numeric={2, 4, 5, 6}))
 
 

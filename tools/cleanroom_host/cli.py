@@ -1,4 +1,4 @@
-"""Command line: cleanroom parse | run | capture | decode-photos | report."""
+"""Command line: cleanroom parse | run | capture | decode-photos | report | compare | lava-job | lava-fetch."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ import textwrap
 from pathlib import Path
 from typing import NoReturn, Sequence, TextIO
 
-from . import (benchreport, compare, compareplots, comparesets, defaults, emulators, estimate, model, qrdecode,
-               report, results, runner)
+from . import (benchreport, compare, compareplots, comparesets, defaults, emulators, estimate, lavajob, lavalog, model,
+               qrdecode, report, results, runner)
 from .paper import size_text
 from .progress import Progress
 from .protocol import parse_boots, pick_boot
@@ -229,16 +229,17 @@ def build_parser() -> Parser:
 
     pm = sub.add_parser(
         "compare", help="result sets side by side (two or more: machines, emulators): medians, ratios and "
-                        "derived quantities with their intervals",
+                        "derived quantities with intervals",
         epilog=("Cases match on bench, case and params (paging, pagesize and reps included).\n\n"
-                "Two sets: the table shows both medians and B med / A med with the band of both runs'\n"
-                "samples; cases only one side has are listed after it. Then every derived quantity\n"
-                "(workset's Figures 3-8, the lock, create, peers and aspace ratios) of both runs with its\n"
-                "band, B - A, and whether the runs differ beyond the noise.\n\n"
+                "Two sets: the table shows both medians and B/A, the Hodges-Lehmann ratio of the two runs'\n"
+                "samples with its Mann-Whitney interval (two runs are never paired); cases only one side\n"
+                "has are listed after it. Then every derived quantity (workset's Figures 3-8, the lock,\n"
+                "create, peers and aspace ratios) of both runs with its interval, B - A by the same\n"
+                "unpaired method, and whether the runs differ beyond it.\n\n"
                 "Three sets or more (or --ref): a key naming each set's id (A, B, C, ...), CPU, platform\n"
                 "and TSC unit; one table per benchmark and per derived quantity with a column per set:\n"
                 "its median (or value) with its interval, and its ratio to the reference (a derived\n"
-                "value: its difference) by the unpaired interval. A table that only one set has is\n"
+                "value: its difference) by the same unpaired method. A table that only one set has is\n"
                 "named, not printed. Wide tables wrap into column groups.\n\n"
                 f"Cases in different units (instructions against TSC ticks) are marked \"{compare.UNITS_DIFFER}\",\n"
                 f"never divided. No line is wider than {WIDTH} columns. compare.csv (a row per case; with\n"
@@ -257,7 +258,69 @@ def build_parser() -> Parser:
     pm.add_argument("--plots", action="store_true",
                     help="also draw the figures (matplotlib), beside compare.csv: each working-set quantity "
                          "against size with a line per set, the other tables as bars; a panel per unit")
+
+    lava_rows = ", ".join(e.name for e in emulators.EMULATORS if e.loads_kernel)
+    pj = sub.add_parser(
+        "lava-job", help="write a LAVA job definition that boots the kernel on QEMU or x86 PCs",
+        epilog=("The job (YAML, on stdout or --out) deploys the kernel (or ISO), boots it with LAVA's qemu\n"
+                "method or, on an x86 PC, with iPXE or GRUB commands that load it from the dispatcher's TFTP\n"
+                "server, and monitors the serial port: every self-test becomes a LAVA test case (pass/fail,\n"
+                f"suite {lavajob.MONITOR_SELFTEST}), every result one with its median as the measurement\n"
+                f"(suite {lavajob.MONITOR_RESULTS}); the done record ends it. Timeouts come from the duration\n"
+                "estimate. The job is checked with LAVA's own schema (Debian's lava-common) before it is\n"
+                "written. lava-fetch turns the job's log into results.json. docs/LAB.md has the whole lab.\n\n"
+                "exit status: 0 written, 5 bad arguments (or a job LAVA's schema refuses)"),
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    pj.add_argument("--device-type", required=True, choices=lavajob.DEVICE_TYPES,
+                    help="qemu (LAVA starts QEMU on its dispatcher) or x86 (a PC that boots from the network)")
+    pj.add_argument("--boot", choices=lavajob.BOOTS,
+                    help="x86: iPXE loads the multiboot kernel; GRUB loads it, or mounts the ISO and loads its kernel")
+    src = pj.add_mutually_exclusive_group()
+    src.add_argument("--kernel-url", metavar="URL",
+                     help="the kernel ELF for LAVA to download (http://, https://, file://; qemu default: "
+                          "file:// of build/cleanroom.elf, for lava-run on this machine)")
+    src.add_argument("--iso-url", metavar="URL", help="the ISO instead (qemu: its default menu entry; x86: --boot grub)")
+    pj.add_argument("--cmdline", help='kernel command line, e.g. "suite=quick" (exit=qemu on qemu, exit=halt on x86 '
+                                      "is added when it names no exit=)")
+    pj.add_argument("--emulator", metavar="ROW",
+                    help=f"qemu: what LAVA's QEMU is to be, one of {lava_rows} (default {emulators.DEFAULT_EMULATOR}; "
+                         "LAVA runs KVM itself unless the job says no_kvm)")
+    pj.add_argument("--job-name", help="the job's name (default: cleanroom, the command line and where)")
+    pj.add_argument("--notify", metavar="URL", help="a URL LAVA posts the results to (JSON) when the job has finished")
+    pj.add_argument("--priority", default="medium", choices=("high", "medium", "low"), help="default medium")
+    pj.add_argument("--tag", action="append", default=[], metavar="TAG",
+                    help="run only on a LAVA device with this tag, repeatable (tag each PC with its own name to "
+                         "pick it)")
+    pj.add_argument("--lava-device-type", metavar="NAME",
+                    help="the job's device_type when the lab's is not qemu or x86 (e.g. a type of its own whose "
+                         "PCs boot GRUB from the network)")
+    pj.add_argument("--kernel", type=Path, default=root / "build" / "cleanroom.elf",
+                    help="qemu without --kernel-url: the kernel whose file:// URL the job names")
+    pj.add_argument("--out", type=Path, help="write the job here (default: stdout)")
+
+    pf = sub.add_parser(
+        "lava-fetch", help="a LAVA job's log (a file, or a job id through lavacli) to serial.log and results.json",
+        epilog=("SOURCE is a LAVA job log as LAVA writes it (YAML lines {dt, lvl, msg}: the web UI's\n"
+                "download, `lavacli jobs logs --raw ID`, or lava-run's output), or a job id, fetched with\n"
+                "`lavacli jobs logs --raw ID` (and the device from `lavacli jobs show --yaml ID`); lavacli\n"
+                "must be installed and configured with an identity (docs/LAB.md). The device's serial\n"
+                "lines become serial.log, which is checked and written as results.json and results.csv\n"
+                "exactly as `capture` writes them; results.json's run names the LAVA job, the device and\n"
+                "the machine (from the hello and cpu records), and the test cases LAVA's monitors made.\n\n"
+                + results.EXIT_HELP),
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    pf.add_argument("source", metavar="SOURCE", help="a LAVA job log file, or a LAVA job id")
+    pf.add_argument("--out", type=Path, help="results directory (default results/<UTC time>-lava/)")
+    pf.add_argument("--device", help="the LAVA device's name (default: what lavacli says for a job id, else none)")
+    pf.add_argument("--identity", "-i", help="lavacli's identity (lavacli -i)")
+    pf.add_argument("--lavacli", default="lavacli", metavar="PROGRAM", help="the lavacli program (default: lavacli)")
     return p
+
+
+def _cannot_write(command: str, where: str, exc: OSError, err: TextIO) -> int:
+    """A command that could not write its files: say where and why; the set-up status."""
+    err.write(f"cleanroom {command}: cannot write {where}: {exc.strerror or exc}\n")
+    return results.EXIT_SETUP
 
 
 def _results_dir(path: Path) -> Path:
@@ -328,8 +391,7 @@ def cmd_compare(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         written = _write_compare(sets, sides, ref, matches, derived, out_dir)
         plots = compareplots.write_all(sides, matches, derived, out_dir) if args.plots else []
     except OSError as exc:
-        err.write(f"cleanroom compare: cannot write into {out_dir}: {exc.strerror or exc}\n")
-        return results.EXIT_SETUP
+        return _cannot_write("compare", f"into {out_dir}", exc, err)
     except ImportError:
         err.write(f"cleanroom compare: --plots: {not_installed('matplotlib')}\n")
         return results.EXIT_SETUP
@@ -530,8 +592,7 @@ def cmd_report(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     try:
         written = report.write_outputs(rs, out_dir, plots=not args.no_plots)
     except OSError as exc:
-        err.write(f"cleanroom report: cannot write into {out_dir}: {exc.strerror or exc}\n")
-        return results.EXIT_SETUP
+        return _cannot_write("report", f"into {out_dir}", exc, err)
     plots = [p for p in written if p.suffix == ".png"]
     named = [str(p.relative_to(out_dir)) for p in written if p.suffix != ".png"]
     err.write(f"wrote {len(written)} files into {out_dir}: " + ", ".join(named)
@@ -539,12 +600,66 @@ def cmd_report(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     return 0
 
 
+def cmd_lava_job(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    spec = lavajob.JobSpec(args.device_type, args.cmdline, args.kernel_url, args.iso_url, args.emulator, args.boot,
+                           args.job_name, args.notify, args.priority, tuple(args.tag), args.lava_device_type)
+    try:
+        job, t = lavajob.build(spec, args.kernel)
+        estimate_text = estimate.duration_text(t.estimate_s) if t.estimate_s is not None else "nothing it counts"
+        text = lavajob.to_yaml(job, [f"cleanroom lava-job: {job['job_name']}",
+                                     f"estimate {estimate_text}; timeouts: test {lavajob.whole_minutes(t.test_s)} "
+                                     f"min, a record at least every {lavajob.whole_minutes(t.connection_s)} min, "
+                                     f"job {lavajob.whole_minutes(t.job_s)} min"])
+    except lavajob.LavaJobError as exc:
+        err.write(f"cleanroom lava-job: {exc}\n")
+        return results.EXIT_SETUP
+    try:
+        refused = lavajob.validate(text)
+    except ImportError:
+        err.write("cleanroom lava-job: not checked with LAVA's schema: lava_common cannot be imported (Debian's "
+                  "lava-common; tools/setup.sh installs it and puts it on the .venv's path)\n")
+    else:
+        if refused is not None:
+            err.write(f"cleanroom lava-job: LAVA's schema refuses the job: {refused}\n")
+            return results.EXIT_SETUP
+    if args.out is None:
+        out.write(text)
+        return 0
+    try:
+        args.out.write_text(text, encoding="utf-8")
+    except OSError as exc:
+        return _cannot_write("lava-job", str(args.out), exc, err)
+    out.write(f"wrote {args.out}\n")
+    return 0
+
+
+def cmd_lava_fetch(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    try:
+        fetched = lavalog.fetch(args.source, args.lavacli, args.identity)
+    except lavalog.LavaLogError as exc:
+        err.write(f"cleanroom lava-fetch: {exc}\n")
+        return results.EXIT_SETUP
+    out_dir, is_default = _out_dir(args, "lava")
+    if is_default:
+        runner.point_latest(out_dir)
+    device = args.device if args.device is not None else fetched.device
+    boots, run = lavalog.write(fetched, out_dir, device)
+    for line in results.boots_summary(boots, results.boot_dirs(out_dir, boots)):
+        out.write(line + "\n")
+    for line in lavalog.summary(run):
+        out.write(line + "\n")
+    out.write(f"wrote {out_dir / results.SERIAL_LOG}, {out_dir / results.RESULTS_JSON} and "
+              f"{out_dir / results.RESULTS_CSV}\n")
+    return results.boots_exit_status(boots)
+
+
 def main(argv: Sequence[str] | None = None, out: TextIO | None = None, err: TextIO | None = None) -> int:
     out = out or sys.stdout
     err = err or sys.stderr
     args = build_parser().parse_args(argv)
     handler = {"parse": cmd_parse, "run": cmd_run, "capture": cmd_capture, "report": cmd_report,
-               "compare": cmd_compare, "decode-photos": cmd_decode_photos}[args.command]
+               "compare": cmd_compare, "decode-photos": cmd_decode_photos, "lava-job": cmd_lava_job,
+               "lava-fetch": cmd_lava_fetch}[args.command]
     try:
         return handler(args, out, err)
     except KeyboardInterrupt:

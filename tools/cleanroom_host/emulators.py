@@ -25,10 +25,12 @@ from typing import Callable
 
 from . import model
 from .text import not_installed
-from .kinds import (BOCHS, BOCHS_INSTRUCTIONS, HOST_TICKS, HOSTED, INSTRUCTIONS, QEMU_ICOUNT, QEMU_TCG, TICKS,
+from .kinds import (BOCHS, BOCHS_INSTRUCTIONS, HOST_TICKS, HOSTED, INSTRUCTIONS, QEMU_ICOUNT, QEMU_TCG, TICKS, VM,
                     Units)
 
 OVMF = Path("/usr/share/ovmf/OVMF.fd")
+# The kernel's hardware virtualisation (the kvm_intel or kvm_amd module): QEMU's -accel kvm opens it.
+KVM_DEVICE = Path("/dev/kvm")
 BOCHS_BIOS = Path("/usr/share/bochs/BIOS-bochs-latest")
 BOCHS_VGABIOS = Path("/usr/share/vgabios/vgabios.bin")
 # Emulated instructions per second: Bochs' virtual clock (and so the PIT the
@@ -239,19 +241,24 @@ def serial_args(port: str) -> list[str]:
     raise SetupError(f"unknown serial port {port!r}; choose one of {', '.join(SERIAL_PORTS)}")
 
 
+# What cleanroom needs of every QEMU machine besides its UART: the exit port the kernel's exit=qemu
+# writes (QEMU then exits with (status << 1) | 1), and no reboot (a triple fault ends QEMU).
+QEMU_EXIT = ["-no-reboot", "-device", "isa-debug-exit,iobase=0xf4,iosize=0x04"]
+
+
 def _qemu_common(emu: Emulator, spec: RunSpec, qmp: Path | None = None) -> list[str]:
     # --screendump, --qr-pages: a QMP socket to ask for the screen (and press keys) through
-    argv = ["-display", "none", *serial_args(spec.serial), "-monitor", "none", "-no-reboot",
-            "-device", "isa-debug-exit,iobase=0xf4,iosize=0x04", "-m", str(spec.memory)]
+    argv = ["-display", "none", *serial_args(spec.serial), "-monitor", "none", *QEMU_EXIT, "-m", str(spec.memory)]
     if qmp is not None:
         argv += ["-qmp", f"unix:{qmp},server=on,wait=off"]
-    if spec.cpu:
-        argv += ["-cpu", spec.cpu]
+    # the row's accelerator (kvm: -accel kvm)
+    argv += list(emu.accel)
+    cpu = spec.cpu or emu.default_cpu
+    if cpu:
+        argv += ["-cpu", cpu]
     if spec.cpus:
         argv += ["-smp", str(spec.cpus)]
-    # QEMU's TSC counts instructions only under -icount (shift=0: one tick per instruction)
-    icount = ["-icount", "shift=0"] if emu.tsc == INSTRUCTIONS else []
-    return argv + list(spec.qemu_args) + icount
+    return argv + list(spec.qemu_args) + emu.timing_args()
 
 
 def _model_plugin(spec: RunSpec, workdir: Path) -> tuple[str, Path]:
@@ -370,6 +377,17 @@ def boot_kernel(emu: Emulator, spec: RunSpec, workdir: Path) -> Launch:
     return Launch(argv + ["-plugin", option], cmdline, qmp=qmp, collect=[out])
 
 
+def boot_kvm(emu: Emulator, spec: RunSpec, workdir: Path) -> Launch:
+    """QEMU's multiboot loader under KVM (the row's -accel kvm -cpu host): the kernel on this machine's
+    own CPU. Refused before anything starts when there is no KVM to open."""
+    if not os.access(KVM_DEVICE, os.R_OK | os.W_OK):
+        why = "does not exist" if not KVM_DEVICE.exists() else "is not readable and writable by this user"
+        raise SetupError(f"--emulator {emu.name} needs {KVM_DEVICE}, which {why}: hardware virtualisation (VT-x or "
+                         f"AMD-V) on in the firmware, the kvm_intel or kvm_amd module loaded, and this user in the "
+                         f"group that owns {KVM_DEVICE} (usually kvm)")
+    return boot_kernel(emu, spec, workdir)
+
+
 @dataclass
 class IsoBoot:
     """What an ISO boot starts from: the built ISO as is, or a temporary one carrying --cmdline."""
@@ -473,6 +491,26 @@ class Emulator:
     needs_iso: bool = False  # boots the ISO: the built one, or a temporary one carrying --cmdline
     qemu: bool = False  # QEMU: --qemu-arg, --serial, --screendump and --qr-pages apply
     smp: bool = False  # --cpus N applies (the machine gets N CPUs, the kernel cpus=N)
+    accel: tuple[str, ...] = ()  # QEMU: the accelerator's options (none: TCG, QEMU's own translator)
+    default_cpu: str | None = None  # QEMU -cpu when --cpu names none (none: QEMU's default model)
+    # what the emulator prints on stderr when it has stopped the guest for good but keeps running
+    # (KVM's "internal error"): the run ends at once and says so, instead of waiting out the silence limit
+    stops: tuple[str, ...] = ()
+    advice: tuple[tuple[str, str], ...] = ()  # (text on stderr, what to do about it) for a run that failed
+
+    def timing_args(self) -> list[str]:
+        """QEMU options that make its TSC what the row says: under -icount (shift=0) one tick per instruction."""
+        return ["-icount", "shift=0"] if self.qemu and self.tsc == INSTRUCTIONS else []
+
+    @property
+    def loads_kernel(self) -> bool:
+        """QEMU's own multiboot loader boots the kernel ELF (-kernel, -append), no firmware menu or plugin:
+        what LAVA's qemu device type can run too (lava-job --emulator)."""
+        return self.qemu and not self.needs_iso and not self.model_plugin
+
+    def advice_for(self, stderr: str) -> list[str]:
+        """What to do about what the emulator said, for each known problem it names."""
+        return [what for text, what in self.advice if text in stderr]
 
     @property
     def model_plugin(self) -> bool:
@@ -517,12 +555,32 @@ ICOUNT_SPEED = Speed(1.0e9, 37e-9, 8e-9, 2.0, 27e-6, 560e-6, 4e-6)
 # paging=both, 6.1 s under qemu-icount and 29.9 s under qemu-model on the development machine.
 MODEL_SLOWDOWN = 4.9
 
+# The hosted build's speed, from its own records (cycles / tsc.hz) of sizes=0,1M,24M
+# reps=200 and sizes=0 reps=2000000: real hardware, so it varies most
+# between hosts. Used only to raise the silence limit, never to refuse.
+HOSTED_SPEED = Speed(1.1e11, 11e-9, 3.7e-9, 0.2, 3.2e-6)
+# kvm: the kernel on the host's own CPU, so the hosted build's costs (a real CPU) stand for it, with
+# TCG's aspace figures (the hosted build runs no aspace) as an upper bound. Not measured under a
+# hardware KVM: the development machine's /dev/kvm is a software hypervisor (docs/REPORT.md).
+KVM_SPEED = replace(HOSTED_SPEED, boot_s=0.5, aspace_rep_s=190e-6, thread_switch_s=4e-6)
+
 # In the order `run --help` lists them.
 EMULATORS: tuple[Emulator, ...] = (
     Emulator("qemu", "qemu-system-i386 -kernel KERNEL -append CMDLINE (TCG)", boot_kernel,
              Speed(3.7e9, 22e-9, 22e-9, 0.3, 17e-6, 190e-6, 4e-6), QEMU_TCG, HOST_TICKS, qemu=True, smp=True),
     Emulator("qemu-icount", "the same with -icount shift=0 (TSC counts instructions; runs repeat exactly)",
              boot_kernel, ICOUNT_SPEED, QEMU_ICOUNT, INSTRUCTIONS, qemu=True, smp=True),
+    Emulator("kvm", "qemu-system-i386 -accel kvm -cpu host (needs /dev/kvm): the kernel on this machine's own "
+                    "CPU, with EPT's two-dimensional page walks and the host's interrupts around it; --cpu replaces "
+                    "host", boot_kvm,
+             KVM_SPEED, VM, TICKS, caches=REAL, tlb=REAL, refuses_long=False, qemu=True, smp=True,
+             accel=("-accel", "kvm"), default_cpu="host", stops=("KVM internal error",),
+             advice=(("failed to set MSR 0x10a", "QEMU could not give the guest the host's IA32_ARCH_CAPABILITIES "
+                                                 "MSR (KVM nested in a VM, or a software hypervisor): try --cpu "
+                                                 "host,-arch-capabilities"),
+                     ("emulation failure", "KVM could not emulate an instruction of the kernel (a software "
+                                           "hypervisor, or nested KVM): this KVM cannot run the whole suite; "
+                                           "--emulator hosted measures this CPU instead"))),
     Emulator("iso", "qemu-system-i386 -cdrom ISO: GRUB under SeaBIOS", boot_iso_bios,
              Speed(3.7e9, 21e-9, 22e-9, 0.6, 16e-6, 190e-6, 4e-6), QEMU_TCG, HOST_TICKS, needs_iso=True, qemu=True,
              smp=True),
@@ -531,13 +589,9 @@ EMULATORS: tuple[Emulator, ...] = (
              smp=True),
     Emulator("bochs", "Bochs booting the ISO (term display under a pseudo-terminal)", boot_bochs,
              Speed(2.1e8, 455e-9, 94e-9, 1.4, 96e-6, 3.2e-3, 4e-6), BOCHS, BOCHS_INSTRUCTIONS, needs_iso=True),
-    # The hosted build's speed, from its own records (cycles / tsc.hz) of sizes=0,1M,24M
-    # reps=200 and sizes=0 reps=2000000: real hardware, so it varies most
-    # between hosts. Used only to raise the silence limit, never to refuse.
     Emulator("hosted", "build/hosted/cleanroom-hosted (`make hosted`), a Linux build of the benchmarks, pinned "
                        "with taskset -c to one CPU; CMDLINE tokens become its argv", run_hosted,
-             Speed(1.1e11, 11e-9, 3.7e-9, 0.2, 3.2e-6), HOSTED, TICKS, caches=REAL, tlb=REAL, refuses_long=False,
-             smp=True),
+             HOSTED_SPEED, HOSTED, TICKS, caches=REAL, tlb=REAL, refuses_long=False, smp=True),
     Emulator("qemu-model", "qemu-icount plus the cache/TLB model plugin (build/cachemodel/libcachemodel.so, "
                            "`make`): --model picks the preset; each result gets `model` figures (modelled cycles, "
                            "misses; docs/MODEL.md), model.jsonl is kept", boot_kernel,

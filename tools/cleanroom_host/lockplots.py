@@ -18,7 +18,7 @@ from .plotkit import OURS, THEIRS, FigureContext, FigureFn, draw, new_figure, pa
 
 
 def errors_of(vals: list[Any]) -> list[list[float]] | None:
-    """min..max error bars from Intervals, or None when no band is known and wider than nothing."""
+    """Error bars from Intervals (lo..hi), or None when no band is known and wider than nothing."""
     if all(not v.bounded or v.lo == v.hi for v in vals):
         return None
     return [[max(0.0, v.mid - v.lo) if v.bounded else 0.0 for v in vals],
@@ -78,7 +78,7 @@ def valchanov(ctx: FigureContext, out: Path) -> Path | None:
     ax.set_xticks(range(len(vals)), labels)
     ax.set_xlabel("lock kind (cleanroom" + (", and glibc's pthread mutex uncontended, from bench peers)"
                                             if nptl is not None else ")"))
-    ax.set_ylabel(f"{ctx.units.short} per lock+unlock (median; bars: min..max)")
+    ax.set_ylabel(f"{ctx.units.short} per lock+unlock (median; bars: interval)")
     ax.set_ylim(0, max(v.hi if v.bounded else v.mid for v in vals) * 1.15)
     return save(fig, ctx, out / "valchanov.png")
 
@@ -161,7 +161,7 @@ def switches(ctx: FigureContext, out: Path) -> Path | None:
     ax.set_yscale("log")
     ax.set_xticks(range(len(names)), names, fontsize=8)
     ax.set_xlabel("system (symmetric: both sides run one loop; asymmetric: a driver and a coroutine)")
-    ax.set_ylabel(f"{ctx.units.short} per switch (median; bars: min..max), log scale")
+    ax.set_ylabel(f"{ctx.units.short} per switch (median; bars: interval), log scale")
     top = max(v for r in rows for v in (x.mid for x in r.values.values()) if v == v)
     ax.set_ylim(1, top * 8)
     ax.legend(fontsize=8, loc="upper left")

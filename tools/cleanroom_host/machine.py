@@ -39,7 +39,9 @@ TRUST = {
              "other cores still disturb it, and paging is always on"),
     HARDWARE: ("real hardware with interrupts off (the paper's clean room); a TSC tick is not a core cycle "
                "when the core's clock varies"),
-    VM: "a virtual machine: a real CPU and its caches, but the hypervisor can interrupt the run at any time",
+    VM: ("a virtual machine: this CPU, its caches and its TSC at native speed, but every TLB miss walks two page "
+         "tables (EPT/NPT: the guest's, and the host's for each of its entries), and the host's interrupts and VM "
+         "exits (every cpuid is one) land inside timed regions"),
     UNKNOWN: "unknown platform (no cpu record): treat every number as unverified",
 }
 # What every figure of an emulator whose TSC follows the host's clock is (Machine.emulator_time)
@@ -127,7 +129,7 @@ class Machine:
         if not warning and sources:
             clock, brief = f"; TSC {sources}", f"; TSC {tsc_choice_text(tsc)}"
         evidence = Evidence.of(recs)
-        notes = evidence_notes(evidence) if evidence else []
+        notes = hypervisor_notes(recs, run, kind) + (evidence_notes(evidence) if evidence else [])
         tail = "; " + "; ".join(notes) if notes else ""
         return cls(kind, units_of(kind), trust + clock + tail, data_caches(cpu), counters, scope, recorded,
                    str(hyper) if hyper else None, sources, warning, evidence, trust + brief + tail)
@@ -167,6 +169,52 @@ def classify(records: list[Record], run: dict[str, Any] | None = None) -> str:
     if platform == PLATFORM_QEMU or hyper == TCG_SIGNATURE:
         return QEMU_ICOUNT if _looks_icount(records) else QEMU_TCG
     return VM if hyper else HARDWARE
+
+
+# A back-to-back rdtsc pair takes a CPU a few dozen TSC ticks (tens more on old ones); a hypervisor that
+# traps rdtsc takes thousands (2 312 and 6 100 under the development machines' software hypervisor).
+RDTSC_TRAPPED = 500
+# The kernel's functions whose fault, under a hypervisor, is the hypervisor refusing what they do.
+REFUSED = {"paging_enable": "turning paging on (setting CR0.PG)"}
+
+
+def rdtsc_trapped(records: list[Record]) -> int | None:
+    """The fewest TSC ticks of a back-to-back rdtsc pair (the tsc benchmark's `rdtsc` case) when even
+    that is far above what a CPU takes: a hypervisor traps rdtsc. None otherwise."""
+    fewest = [r.get("min") for r in records if r.get("t") == "result" and r.get("bench") == "tsc"
+              and r.get("case") == "rdtsc" and isinstance(r.get("min"), int)]
+    return min(fewest) if fewest and min(fewest) > RDTSC_TRAPPED else None
+
+
+def hypervisor_notes(records: list[Record], run: dict[str, Any] | None, kind: str) -> list[str]:
+    """What the trust line says of a run on a real CPU under a hypervisor: an rdtsc it traps, a fault
+    where it refused what the kernel needs, a guest it stopped. Nothing for the emulators, whose TSC
+    is no CPU's anyway."""
+    row = emulators.of_kind(kind)
+    if kind == UNKNOWN or (row is not None and row.caches != emulators.REAL):
+        return []
+    run = run or {}
+    cpu = _first(records, "cpu")
+    hyper = kind == VM or bool(cpu and cpu.get("hypervisor"))
+    notes = []
+    ticks = rdtsc_trapped(records)
+    if ticks is not None:
+        notes.append(f"the hypervisor traps rdtsc: a back-to-back pair takes at least {ticks} TSC ticks (a CPU "
+                     f"takes a few dozen), so every figure here is the cost of its emulation, not the CPU's")
+    fault = _first(records, "fault")
+    if hyper and fault is not None:
+        where = run.get("fault_in")
+        refused = REFUSED.get(str(where).split("+")[0]) if where else None
+        at = f"at eip {fault.get('eip'):#x}" if isinstance(fault.get("eip"), int) else "(no eip)"
+        notes.append(f"the kernel took {fault.get('name')} (vector {fault.get('vector')}) {at}"
+                     + (f" in {where}" if where else "")
+                     + (f": the hypervisor refused {refused}" if refused
+                        else ": under a hypervisor most likely one refusing what the kernel needs")
+                     + "; nothing after it was measured")
+    if run.get("emulator_error"):
+        notes.append(f"the hypervisor stopped the guest ({run.get('emulator_error')}); nothing after the last "
+                     f"record was measured")
+    return notes
 
 
 def units_of(kind: str) -> Units:

@@ -46,8 +46,8 @@ class ModelError(Exception):
 # --- the mailbox: the ELF's symbol table (pyelftools) --------------------------
 
 
-def elf_symbol(path: Path, name: str) -> int | None:
-    """The value (link address) of a defined symbol in a 32-bit ELF file's .symtab, or None.
+def _elf_symbols(path: Path) -> list[Any]:
+    """Every symbol of a 32-bit ELF file's .symtab.
 
     Raises ModelError when the file cannot be read, is no 32-bit ELF, or has no symbol
     table (stripped)."""
@@ -66,12 +66,28 @@ def elf_symbol(path: Path, name: str) -> int | None:
             symtab = elf.get_section_by_name(".symtab")
             if not isinstance(symtab, SymbolTableSection):
                 raise ModelError(f"{path} has no symbol table (.symtab): was it stripped?")
-            defined = [s for s in symtab.get_symbol_by_name(name) or () if s["st_shndx"] != "SHN_UNDEF"]
+            return list(symtab.iter_symbols())
     except OSError as exc:
         raise ModelError(f"cannot read {path}: {exc.strerror or exc}") from exc
     except ELFError as exc:
         raise ModelError(f"{path} is not an ELF file, or a damaged one: {exc}") from exc
+
+
+def elf_symbol(path: Path, name: str) -> int | None:
+    """The value (link address) of a defined symbol in a 32-bit ELF file's .symtab, or None
+    (ModelError as _elf_symbols raises it)."""
+    defined = [s for s in _elf_symbols(path) if s.name == name and s["st_shndx"] != "SHN_UNDEF"]
     return int(defined[0]["st_value"]) if defined else None
+
+
+def elf_function_at(path: Path, addr: int) -> str | None:
+    """The function of a 32-bit ELF file that holds addr, as "name+0xoffset"; None when none does
+    (ModelError as _elf_symbols raises it)."""
+    for s in _elf_symbols(path):
+        start, size = int(s["st_value"]), int(s["st_size"])
+        if s["st_info"]["type"] == "STT_FUNC" and start <= addr < start + size:
+            return f"{s.name}+0x{addr - start:x}"
+    return None
 
 
 def mailbox_address(kernel: Path) -> int:

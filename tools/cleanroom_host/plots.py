@@ -174,7 +174,7 @@ def _finish(fig: "Figure", ax: "Axes", data: PlotData, path: Path, values: list[
         decorate(ax)  # after the scale and limits: a twin axis copies them
     if ax.get_legend_handles_labels()[0]:  # a figure with no labelled line gets no empty legend box
         ax.legend(fontsize=8, loc="best",
-                  title=("line: median; shade: min..max band; filled: finding;\nhollow with bar: ~0 or not resolved; "
+                  title=("line: median; shade: interval; filled: finding;\nhollow with bar: ~0 or not resolved; "
                          "x: denominator ~0" if banded else None), title_fontsize=8)
     return save_figure(fig, path.with_name(path.stem + data.suffix + path.suffix), data.note)
 
@@ -381,7 +381,7 @@ def ctxsw(data: PlotData, out: Path) -> Path | None:
     ax.set_xlabel("switch routine (two parties ping-ponging)")
     shaped = any(c.shape for c in pairs)
     ax.set_ylabel(f"{data.units.short} per switch, {'whole run' if shaped else 'loop subtracted'} "
-                  f"(median; bars: min..max)")
+                  f"(median; bars: interval)")
     ax.set_title(data.subtitle, fontsize=9, color="dimgray")
     if modes:
         ax.legend(fontsize=8)

@@ -22,11 +22,11 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import IO, Any, Awaitable, BinaryIO, Callable, TextIO
 
-from . import emulators, model
+from . import emulators, machine, model
 from .progress import Progress
 from .protocol import ParseResult, Record, StreamScanner, parse_boots
 from .results import SERIAL_LOG, boot_dirs, boots_summary, write_results
-from .text import auto_case_lines, auto_text, bench_time_text, not_installed
+from .text import auto_case_lines, auto_text, bench_time_text, not_installed, wrap
 
 # After a good `done` record, give the emulator this long to exit by itself.
 DONE_GRACE_S = 1.0
@@ -490,6 +490,29 @@ def collect_qr_pages(qmp: Path, directory: Path) -> QrPages:
     return pages
 
 
+# run_emulator's stop: the emulator said (on stderr) it stopped the guest for good (its row's `stops`)
+STOPPED = "stopped"
+
+
+def guest_stopped(emu: emulators.Emulator, said: bytes) -> str | None:
+    """The line of the emulator's output in which it says it stopped the guest for good, else None."""
+    text = said.decode("utf-8", "replace")
+    return next((line.strip() for line in text.splitlines() if any(s in line for s in emu.stops)), None)
+
+
+def fault_function(kernel: Path, records: list[Record]) -> str | None:
+    """Where in the kernel the run's fault struck, e.g. "paging_enable+0x6b" (None: no fault record,
+    or no function of the kernel ELF's symbol table holds its eip)."""
+    fault = next((r for r in records if r.get("t") == "fault"), None)
+    eip = fault.get("eip") if fault is not None else None
+    if not isinstance(eip, int) or isinstance(eip, bool):
+        return None
+    try:
+        return model.elf_function_at(kernel, eip)
+    except model.ModelError:
+        return None
+
+
 def _start(launch: emulators.Launch, cwd: str, chunks: "queue.Queue[tuple[str, bytes]]",
            emu_out: bytearray) -> tuple["subprocess.Popen[bytes]", list[threading.Thread], int]:
     """Start the emulator with its readers; returns (process, threads, pty master or -1)."""
@@ -529,6 +552,7 @@ def run_emulator(spec: emulators.RunSpec, out_dir: Path, limits: Limits,
     hung or past --timeout (limits), or on Ctrl-C; every good record is kept.
     Raises emulators.SetupError before anything starts if something is missing.
     """
+    emu = emulators.get(spec.emulator)
     with tempfile.TemporaryDirectory(prefix="cleanroom-") as tmp:
         launch = emulators.prepare(spec, Path(tmp))
         out_dir.mkdir(parents=True, exist_ok=True)
@@ -542,6 +566,7 @@ def run_emulator(spec: emulators.RunSpec, out_dir: Path, limits: Limits,
         proc, threads, master = _start(launch, tmp, chunks, emu_out)
 
         stop: str | None = None
+        stopped_line: str | None = None  # the emulator's own words when it stopped the guest (STOPPED)
         stopped_early = interrupted = False
         screendump: str | None = None
         screendump_error: str | None = None
@@ -575,6 +600,9 @@ def run_emulator(spec: emulators.RunSpec, out_dir: Path, limits: Limits,
                                 stopped_early = proc.poll() is None
                                 break
                         elif (stop := limits.check(session)) is not None:
+                            break
+                        elif emu.stops and (stopped_line := guest_stopped(emu, bytes(emu_out))) is not None:
+                            stop = STOPPED  # it keeps running, the guest never will: not a hang
                             break
                 except KeyboardInterrupt:
                     interrupted = True
@@ -647,7 +675,11 @@ def run_emulator(spec: emulators.RunSpec, out_dir: Path, limits: Limits,
         run["qr_pages"] = qr_pages.info() if qr_pages is not None else None
     messages: list[str] = []
     model_ok = True
-    if emulators.get(spec.emulator).model_plugin:
+    if stopped_line is not None:
+        run["emulator_error"] = stopped_line
+    if not emu.hosted and (where := fault_function(spec.kernel, result.records)) is not None:
+        run["fault_in"] = where  # the kernel ELF's function at the fault's eip
+    if emu.model_plugin:
         # every recorded sample of every result gets the model's figures, or the run says which did not
         # (QEMU runs with -no-reboot: the model's file is one boot's)
         joined = model.join_file(result.records, out_dir / model.MODEL_FILE,
@@ -659,16 +691,23 @@ def run_emulator(spec: emulators.RunSpec, out_dir: Path, limits: Limits,
         messages.append(screendump_error)
     if qr_error is not None:
         messages.append(qr_error)
-    if stop is not None:
+    tail = "\n".join(emu_text.strip().splitlines()[-15:])
+    if stop == STOPPED:
+        messages.append(f"{emu.name} stopped the guest ({stopped_line}); {session.good} records received; "
+                        f"it said:\n{tail}")
+    elif stop is not None:
         messages.append(limits.message(stop, session))
     elif interrupted:
         messages.append(f"interrupted; {session.good} records received")
     elif result.done is None:
-        tail = "\n".join(emu_text.strip().splitlines()[-15:])
         msg = f"emulator exited with status {proc.returncode} before a done record"
         if tail:
             msg += f"; it said:\n{tail}"
         messages.append(msg)
+    if stop == STOPPED or (result.done is None and not interrupted):
+        messages.extend(f"hint: {what}" for what in emu.advice_for(emu_text))
+    # what the report's trust line will say of the hypervisor, at the report's width
+    messages.extend("\n".join(wrap(note)) for note in machine.hypervisor_notes(result.records, run, emu.kind))
     write_boots(out_dir, boots, run)
     return Outcome(out_dir, boots, run, stop is not None or interrupted, messages, model_ok)
 

@@ -93,7 +93,7 @@ def falseshare(ctx: Context, out: Path) -> Path | None:
         ax.set_title(f"{op} increments", fontsize=10)
         ax.set_xticks(ks)
         ax.set_xlabel("CPUs k (each updating its own data)")
-        ax.set_ylabel(f"{ctx.units.short} per update (median; bars min..max), log scale")
+        ax.set_ylabel(f"{ctx.units.short} per update (median; bars: interval), log scale")
         ax.set_yscale("log")
         ax.grid(True, which="both", alpha=0.3)
         ax.legend(fontsize=8)
