@@ -141,7 +141,7 @@ def as_pairs(matches: list[Match]) -> list[Pair]:
     return [Pair(m.key, m.sides) for m in matches]
 
 
-def _stat(rec: Record | None, field: str) -> str:
+def stat_text(rec: Record | None, field: str) -> str:
     return "" if rec is None else exact(_num(rec.get(field)))
 
 
@@ -290,7 +290,7 @@ def as_derived_pairs(derived: list[DerivedMatch]) -> list[DerivedPair]:
     return [DerivedPair(m.table, m.key, m.null, m.values, m.units, m.sweep) for m in derived]
 
 
-def _common_prefix(keys: list[str]) -> str:
+def common_prefix(keys: list[str]) -> str:
     """The words every key begins with (none when a key is nothing more than them)."""
     words = [k.split(" ") for k in keys]
     common: list[str] = []
@@ -302,7 +302,7 @@ def _common_prefix(keys: list[str]) -> str:
     return " ".join(common)
 
 
-def _params_common(pairs: list[Match]) -> dict[str, Any]:
+def params_common(pairs: list[Match]) -> dict[str, Any]:
     """The params every case of these pairs has, with one value."""
     params = [(rec.get("params") if isinstance(rec.get("params"), dict) else {})
               for p in pairs for rec in p.sides if rec is not None]
@@ -311,14 +311,14 @@ def _params_common(pairs: list[Match]) -> dict[str, Any]:
     return {k: v for k, v in params[0].items() if all(k in q and q[k] == v for q in params[1:])}
 
 
-def _params_rest(p: Match, common: dict[str, Any]) -> str:
+def params_rest(p: Match, common: dict[str, Any]) -> str:
     rec = next(r for r in p.sides if r is not None)
     params = rec.get("params") if isinstance(rec.get("params"), dict) else {}
     rest = {k: v for k, v in params.items() if k not in common}
     return (format_params(rest) if rest else "-") + (f" #{p.key[3] + 1}" if p.key[3] else "")
 
 
-def _by(items: list[Any], key: Any) -> dict[Any, list[Any]]:
+def group_by(items: list[Any], key: Any) -> dict[Any, list[Any]]:
     groups: dict[Any, list[Any]] = {}
     for item in items:
         groups.setdefault(key(item), []).append(item)
@@ -330,11 +330,11 @@ def case_tables(pairs: list[Pair], head: list[str], cells: Callable[[Pair], list
     """One table per benchmark: its cases (the params every one of them has named once, above it),
     then the columns `cells(pair)` gives."""
     out: list[str] = []
-    for bench, mine in _by(pairs, lambda p: p.key[0]).items():
-        common = _params_common(mine) if len(mine) > 1 else {}
+    for bench, mine in group_by(pairs, lambda p: p.key[0]).items():
+        common = params_common(mine) if len(mine) > 1 else {}
         out += ["", f"{bench}: {len(mine)} case{'s' if len(mine) != 1 else ''}"
                 + (f", each with {format_params(common)}" if common else "")]
-        rows = [[p.key[1], _params_rest(p, common)] + cells(p) for p in mine]
+        rows = [[p.key[1], params_rest(p, common)] + cells(p) for p in mine]
         out += table(["case", "params"] + head, rows, numeric={i + 2 for i in numeric}, width=WIDTH)
     return out
 
@@ -364,9 +364,9 @@ def render_derived(pairs: list[DerivedPair]) -> list[str]:
     if any(not p.same_unit for p in both):
         out.append("  the runs count in different units (TSC ticks, host time, instructions): values in those units "
                    f"get no B - A ({UNITS_DIFFER}); percentages and ratios compare")
-    groups = _by(both, lambda p: (p.table, p.unit, p.unit_b if not p.same_unit else p.unit))
+    groups = group_by(both, lambda p: (p.table, p.unit, p.unit_b if not p.same_unit else p.unit))
     for (group, unit, unit_b), mine in sorted(groups.items(), key=lambda g: g[0][1] != g[0][2]):  # in one unit first
-        prefix = _common_prefix([p.key for p in mine])
+        prefix = common_prefix([p.key for p in mine])
         words = prefix.split(" ") if prefix else []
         named = " ".join(words[1:] if words[:1] == [group] else words)  # "create create off": the group once
         units = _in(unit) if unit == unit_b else f"A {_in(unit)}, B {_in(unit_b)}"
@@ -390,12 +390,12 @@ def render(a: ResultSet, b: ResultSet, pairs: list[Pair], derived: list[DerivedP
     if any(not p.same_unit(units) for p in both):
         out.append(f"  the runs count in different units: the cases timed by the TSC get no B/A ({UNITS_DIFFER})")
     out += case_tables(both, ["A med", "B med", "B/A"],
-                       lambda p: [_stat(p.a, "med"), _stat(p.b, "med")] + _ratio_cells(p, units), {0, 1, 2})
+                       lambda p: [stat_text(p.a, "med"), stat_text(p.b, "med")] + _ratio_cells(p, units), {0, 1, 2})
     for side, name in (("a", "A"), ("b", "B")):
         only = [p for p in pairs if p.where == side]
         if only:
             out += ["", f"only in {name} ({len(only)})"]
-            out += case_tables(only, ["med"], lambda p: [_stat(p.a if p.a is not None else p.b, "med")], {0})
+            out += case_tables(only, ["med"], lambda p: [stat_text(p.a if p.a is not None else p.b, "med")], {0})
     if derived:
         out += [""] + render_derived(derived)
     return fit(out, WIDTH)
@@ -413,8 +413,8 @@ def write_csv(pairs: list[Pair], path: Path, units: list[Units] | None = None) -
         rows.append([p.key[0], p.key[1], format_params(rec.get("params") if rec else None)
                      + (f" #{p.key[3] + 1}" if p.key[3] else ""),
                      _unit(p, units or []),
-                     _stat(p.a, "n"), _stat(p.a, "med"), _stat(p.a, "min"), _stat(p.a, "max"),
-                     _stat(p.b, "n"), _stat(p.b, "med"), _stat(p.b, "min"), _stat(p.b, "max"),
+                     stat_text(p.a, "n"), stat_text(p.a, "med"), stat_text(p.a, "min"), stat_text(p.a, "max"),
+                     stat_text(p.b, "n"), stat_text(p.b, "med"), stat_text(p.b, "min"), stat_text(p.b, "max"),
                      "" if math.isnan(ratio) else f"{ratio:.6g}", p.where,
                      exact(band.lo), exact(band.hi), verdict(band, 1.0) if divided else UNITS_DIFFER])
     return text.write_csv(path, CSV_HEADER, rows)

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
 
 from . import comparesets as cs
-from .compare import DerivedMatch, Match, _common_prefix, _params_common, _params_rest
+from .compare import DerivedMatch, Match, common_prefix, params_common, params_rest
 from .interval import Interval
 from .lockplots import errors_of
 from .plotkit import DPI, pyplot, save_figure, size_axis
@@ -129,15 +129,15 @@ def _short(label: str, most: int = 32) -> str:
 
 
 def case_figure(bench: str, rows: list[Match], sides: list[cs.Side], path: Path) -> Path | None:
-    common = _params_common(rows) if len(rows) > 1 else {}
-    labels = [_short(f"{m.key[1]} {_params_rest(m, common)}") for m in rows]
+    common = params_common(rows) if len(rows) > 1 else {}
+    labels = [_short(f"{m.key[1]} {params_rest(m, common)}") for m in rows]
     units = cs.case_units(rows, sides, cs.having(rows, cs.case_values, len(sides)))
     return bar_figure(f"{bench}: each set's median per case", labels, units,
                       lambda x, i: cs.median(rows[x].sides[i]), sides, path)
 
 
 def derived_figure(title: str, rows: list[DerivedMatch], sides: list[cs.Side], path: Path) -> Path | None:
-    prefix = _common_prefix([m.key for m in rows])
+    prefix = common_prefix([m.key for m in rows])
     labels = [_short(m.key[len(prefix):].strip()) for m in rows]
     present = cs.having(rows, cs.derived_values, len(sides))
     return bar_figure(title, labels, cs.derived_units(rows, present), lambda x, i: rows[x].values[i], sides, path)

@@ -19,8 +19,8 @@ from pathlib import Path
 from typing import Any, Callable
 
 from . import model, text
-from .compare import (CYCLES, LEGEND, UNITS_DIFFER, DerivedMatch, Match, _by, _common_prefix, _params_common,
-                      _params_rest, _stat, case_unit, change_word, digits)
+from .compare import (CYCLES, LEGEND, UNITS_DIFFER, DerivedMatch, Match, case_unit, change_word, common_prefix, digits,
+                      group_by, params_common, params_rest, stat_text)
 from .context import Run
 from .interval import Interval, cell, coverage_range, verdict
 from .kinds import Units
@@ -116,7 +116,7 @@ def units_text(units: dict[int, set[str]], sides: list[Side]) -> str:
     named = {i: " and ".join(sorted(u)) for i, u in units.items() if u}
     if len(set(named.values())) <= 1:
         return f"in {next(iter(named.values()))}" if named else ""
-    by = _by(list(named), lambda i: named[i])
+    by = group_by(list(named), lambda i: named[i])
     return "; ".join(f"{', '.join(sides[i].id for i in ids)} in {unit}" for unit, ids in by.items())
 
 
@@ -145,7 +145,7 @@ def derived_values(m: DerivedMatch) -> list[Any]:
 
 def case_groups(matches: list[Match]) -> dict[str, list[Match]]:
     """One table per benchmark, in the order the sets measured them."""
-    return _by(matches, lambda m: m.key[0])
+    return group_by(matches, lambda m: m.key[0])
 
 
 def _tsc_free(unit: str, units: Units) -> str:
@@ -167,7 +167,7 @@ def derived_groups(derived: list[DerivedMatch], sides: list[Side]) -> dict[tuple
         i = next(i for i, v in enumerate(m.values) if v is not None)
         return m.table, _tsc_free(m.units[i], sides[i].units)
 
-    groups = _by(derived, key)
+    groups = group_by(derived, key)
     return {k: sweep_rows(rows, len(sides)) if k[0] == SWEEP else rows for k, rows in groups.items()}
 
 
@@ -176,7 +176,7 @@ def sweep_rows(rows: list[DerivedMatch], n: int) -> list[DerivedMatch]:
     (workset, or workset-model for a model's run): a model's value sits beside a measured one, never
     subtracted from it (DerivedMatch.apart)."""
     out = []
-    for mine in _by(rows, lambda m: (m.sweep.mode, m.sweep.size) if m.sweep else ("", 0)).values():
+    for mine in group_by(rows, lambda m: (m.sweep.mode, m.sweep.size) if m.sweep else ("", 0)).values():
         values: list[Interval | None] = [None] * n
         units, tables = [""] * n, [""] * n
         for m in mine:
@@ -270,11 +270,11 @@ def ratio_cell(m: Match, i: int, ref: int, units: list[Units]) -> str:
 def case_table(bench: str, rows: list[Match], sides: list[Side], ref: int) -> list[str]:
     units = [s.units for s in sides]
     present = having(rows, case_values, len(sides))
-    common = _params_common(rows) if len(rows) > 1 else {}
+    common = params_common(rows) if len(rows) > 1 else {}
     head = (f"{bench}: {len(rows)} case{'s' if len(rows) != 1 else ''} ({_counts(rows, case_values, sides, present)})"
             + (f", each with {format_params(common)}" if common else "")
             + f"; {units_text(case_units(rows, sides, present), sides)}")
-    lead_rows = [[m.key[1], _params_rest(m, common)] for m in rows]
+    lead_rows = [[m.key[1], params_rest(m, common)] for m in rows]
     blocks = _blocks(present, ref, sides, rows, case_values, lambda m, i: cell(median(m.sides[i])) or ABSENT,
                      lambda m, i: ratio_cell(m, i, ref, units), "/")
     return ["", head] + column_groups(["case", "params"], lead_rows, blocks)
@@ -312,7 +312,7 @@ def derived_table(group: tuple[str, str], rows: list[DerivedMatch], sides: list[
                                                    if m.sweep is not None]
     else:
         name = group[0]
-        prefix = _common_prefix([m.key for m in rows])
+        prefix = common_prefix([m.key for m in rows])
         words = prefix.split(" ") if prefix else []
         named = " ".join(words[1:] if words[:1] == [name] else words)
         out.append(f"{name}{' ' + named if named else ''}, {units}: {len(rows)} quantities ({counts})")
@@ -324,7 +324,7 @@ def derived_table(group: tuple[str, str], rows: list[DerivedMatch], sides: list[
 def _only(groups: dict[Any, list[Any]], values: Callable[[Any], list[Any]], sides: list[Side], what: str,
           name: Callable[[Any], str]) -> list[str]:
     """The tables a single set has, named, one a line: 'only in B (its own report has them):', '  peers: 14 cases'."""
-    by = _by(list(groups), lambda k: tuple(having(groups[k], values, len(sides))))
+    by = group_by(list(groups), lambda k: tuple(having(groups[k], values, len(sides))))
     out = []
     for ids, keys in by.items():
         out += ["", f"only in {', '.join(sides[i].id for i in ids)} (its own report has them):"]
@@ -404,8 +404,8 @@ def write_csv(matches: list[Match], sides: list[Side], ref: int, path: Path) -> 
             word = "" if i == ref or m.sides[ref] is None else verdict(band, 1.0) if agree else UNITS_DIFFER
             params = format_params(rec.get("params")) + (f" #{m.key[3] + 1}" if m.key[3] else "")
             rows.append([m.key[0], m.key[1], params, sides[i].id, sides[i].short, _case_unit_name(rec, units[i]),
-                         _stat(rec, "n"), _stat(rec, "med"), exact(v.lo), exact(v.hi), _stat(rec, "min"),
-                         _stat(rec, "max"), sides[ref].id, exact(band.mid), exact(band.lo), exact(band.hi), word])
+                         stat_text(rec, "n"), stat_text(rec, "med"), exact(v.lo), exact(v.hi), stat_text(rec, "min"),
+                         stat_text(rec, "max"), sides[ref].id, exact(band.mid), exact(band.lo), exact(band.hi), word])
     return text.write_csv(path, CSV_HEADER, rows)
 
 
