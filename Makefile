@@ -226,6 +226,7 @@ run:
 test:
 	@tools/setup.sh
 	@$(MAKE) --no-print-directory -j$$(nproc) all iso units hosted
+	@.venv/bin/python -m compileall -q tools/cleanroom_host  # read by every tool the tests start, even where PYTHONDONTWRITEBYTECODE is set
 	.venv/bin/python -m pytest -n auto --dist worksteal --durations=15 tests
 
 QEMU := qemu-system-i386

@@ -18,11 +18,15 @@ import json
 import os
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
 REPO = Path(__file__).resolve().parent.parent
 TOOL = REPO / "tools" / "cleanroom"
+# The tool run by this interpreter (the .venv's, as make test runs pytest): `tools/cleanroom` alone
+# would start through the PATH's python3 (a pyenv shim costs ~0.4 s) and then exec the .venv's.
+TOOL_CMD = (sys.executable, str(TOOL))
 KERNEL = REPO / "build" / "cleanroom.elf"
 HOSTED = REPO / "build" / "hosted" / "cleanroom-hosted"
 
@@ -39,7 +43,7 @@ TOOL_SAFETY_NET_S = 3600
 
 def run_tool(out: Path, *args: str) -> tuple[int, dict[str, Any]]:
     """Runs `cleanroom run ARGS --out OUT`; (its exit status, the results.json it wrote)."""
-    proc = subprocess.run([str(TOOL), "run", *args, "--out", str(out), "--quiet"],
+    proc = subprocess.run([*TOOL_CMD, "run", *args, "--out", str(out), "--quiet"],
                           capture_output=True, text=True, timeout=TOOL_SAFETY_NET_S, stdin=subprocess.DEVNULL)
     results_file = out / "results.json"
     assert results_file.exists(), f"no results.json\nstdout:\n{proc.stdout}\nstderr:\n{proc.stderr}"

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from booting import HOSTED, KERNEL, SMALL_ALL, TOOL, TOOL_SAFETY_NET_S, boot, done, errors, of_type
+from booting import HOSTED, KERNEL, SMALL_ALL, TOOL_CMD, TOOL_SAFETY_NET_S, boot, done, errors, of_type
 
 # What the issue asks the self-test to cover, by record name.
 REQUIRED_SELFTESTS = {
@@ -261,7 +261,7 @@ def test_a_kernel_that_stops_printing_is_reported_hung(tmp_path: Path) -> None:
     record and names the last one."""
     out = tmp_path / "hang"
     proc = subprocess.run(
-        [str(TOOL), "run", "--emulator", "qemu", "--cmdline", "provoke=hang bench=tsc runs=2", "--out", str(out),
+        [*TOOL_CMD, "run", "--emulator", "qemu", "--cmdline", "provoke=hang bench=tsc runs=2", "--out", str(out),
          "--quiet", f"--silence={SILENCE_S}"],
         capture_output=True, text=True, timeout=TOOL_SAFETY_NET_S, stdin=subprocess.DEVNULL)
     assert proc.returncode == 4, proc.stderr

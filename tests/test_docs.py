@@ -3,9 +3,7 @@ of lib/wire.h, and every field of every record a real boot emits."""
 
 from __future__ import annotations
 
-import json
 import re
-import subprocess
 from pathlib import Path
 
 import pytest

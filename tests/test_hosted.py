@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from booting import HOSTED, TOOL, TOOL_SAFETY_NET_S, boot, done, of_type
+from booting import HOSTED, TOOL_CMD, TOOL_SAFETY_NET_S, boot, done, of_type
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -205,7 +205,7 @@ def run_without_thp(tmp_path: Path, cmdline: str) -> tuple[str, dict[str, Any]]:
     def no_thp() -> None:
         ctypes.CDLL(None, use_errno=True).prctl(PR_SET_THP_DISABLE, 1, 0, 0, 0)
     out = tmp_path / "hosted"
-    subprocess.run([str(TOOL), "run", "--emulator", "hosted", "--cmdline", cmdline, "--out", str(out), "--quiet"],
+    subprocess.run([*TOOL_CMD, "run", "--emulator", "hosted", "--cmdline", cmdline, "--out", str(out), "--quiet"],
                    capture_output=True, text=True, timeout=TOOL_SAFETY_NET_S, stdin=subprocess.DEVNULL,
                    preexec_fn=no_thp)
     doc = json.loads((out / "results.json").read_text())

@@ -10,13 +10,12 @@ import random
 import re
 import statistics
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any, Callable
 
 import pytest
 
-from booting import TOOL_SAFETY_NET_S, boot
+from booting import TOOL_CMD, TOOL_SAFETY_NET_S, boot
 
 from cleanroom_host import compare, defaults, derive, ranks, smplockreport, smpreport
 from cleanroom_host.context import Run
@@ -310,7 +309,7 @@ def test_runs_auto_hosted_prints_the_runs_of_every_case(tmp_path: Path) -> None:
     and whether it converged; the records agree; a budget in rounds is never exceeded."""
     out = tmp_path / "auto"
     proc = subprocess.run(
-        [sys.executable, str(REPO / "tools" / "cleanroom"), "run", "--emulator", "hosted", "--cmdline",
+        [*TOOL_CMD, "run", "--emulator", "hosted", "--cmdline",
          "bench=workset runs=auto sizes=0,64K reps=16 budget=7 precision=100", "--out", str(out)],
         capture_output=True, text=True, timeout=TOOL_SAFETY_NET_S, stdin=subprocess.DEVNULL)
     assert proc.returncode == 0, proc.stderr

@@ -28,7 +28,7 @@ from typing import Any, Iterator
 import base45
 import pytest
 
-from booting import KERNEL, REPO, TOOL, TOOL_SAFETY_NET_S
+from booting import KERNEL, REPO, TOOL_CMD, TOOL_SAFETY_NET_S
 from photosim import Shot, photograph_file, screen_corners_in_photo
 from cleanroom_host import emulators, qrdecode, runner
 from cleanroom_host.protocol import parse_log
@@ -50,7 +50,7 @@ def quick_log() -> bytes:
 
 
 def decode_photos(images: list[Path], out: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([str(TOOL), "decode-photos", *map(str, images), "--out", str(out)],
+    return subprocess.run([*TOOL_CMD, "decode-photos", *map(str, images), "--out", str(out)],
                           capture_output=True, text=True, timeout=TOOL_SAFETY_NET_S, stdin=subprocess.DEVNULL)
 
 
@@ -379,7 +379,7 @@ def test_a_missing_qmp_client_is_named_before_qemu_starts(tmp_path: Path, monkey
     (["--emulator", "qemu", "--screendump", "s.ppm"], "choose one"),
 ])
 def test_qr_pages_is_refused_where_it_cannot_work(tmp_path: Path, args: list[str], why: str) -> None:
-    proc = subprocess.run([str(TOOL), "run", *args, "--qr-pages", str(tmp_path / "pages"), "--out",
+    proc = subprocess.run([*TOOL_CMD, "run", *args, "--qr-pages", str(tmp_path / "pages"), "--out",
                            str(tmp_path / "out"), "--quiet"], capture_output=True, text=True,
                           timeout=TOOL_SAFETY_NET_S, stdin=subprocess.DEVNULL, cwd=tmp_path)
     assert proc.returncode == 5 and why in proc.stderr, proc.stderr
@@ -438,7 +438,7 @@ def test_phone_photos_of_every_screen_give_back_the_serial_log(emulator: str, cm
     serial log's record lines byte for byte; a missing screen is named and the records before it
     are kept."""
     where = tmp_path
-    proc = subprocess.run([str(TOOL), "run", "--emulator", emulator, "--cmdline", cmdline,
+    proc = subprocess.run([*TOOL_CMD, "run", "--emulator", emulator, "--cmdline", cmdline,
                            "--qr-pages", str(where / "pages"), "--out", str(where / "run"), "--quiet"],
                           capture_output=True, text=True, timeout=TOOL_SAFETY_NET_S, stdin=subprocess.DEVNULL)
     assert proc.returncode == 0, proc.stdout + proc.stderr

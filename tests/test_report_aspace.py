@@ -7,7 +7,6 @@ Expected values are worked out here from the records' medians."""
 from __future__ import annotations
 
 import csv
-import struct
 import subprocess
 import sys
 from pathlib import Path

@@ -125,7 +125,7 @@ def test_litethreads_check_from_medians(hosted) -> None:
                      line), line
     assert f"{s2000:.2f} (" in line and "from 0..2000" in line
     # the lock spin changes nothing: the spread's band holds 1, so it prints as ~1, never as a finding
-    assert f"max/min ~1 (" in line and f"{spread:.3f}" not in line
+    assert "max/min ~1 (" in line and f"{spread:.3f}" not in line
     assert "82 875 us vs NPTL 615 154 us" in text and "7.4x" in text
 
 

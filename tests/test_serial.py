@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from booting import KERNEL, TOOL, TOOL_SAFETY_NET_S, boot, done, of_type
+from booting import KERNEL, TOOL_CMD, TOOL_SAFETY_NET_S, boot, done, of_type
 from cleanroom_host import emulators
 
 needs_kernel = pytest.mark.skipif(not KERNEL.exists(), reason="build/cleanroom.elf missing: run `make`")
@@ -117,7 +117,7 @@ def test_a_missing_port_ends_the_run_and_says_so_on_screen(tmp_path: Path) -> No
     the summary."""
     sock, dump = tmp_path / "qmp.sock", tmp_path / "screen.bin"
     proc = subprocess.Popen(
-        [str(TOOL), "run", "--emulator", "qemu", "--serial", "com2", "--cmdline", CHEAP + " paging=off serial=com1 qr=off exit=halt",
+        [*TOOL_CMD, "run", "--emulator", "qemu", "--serial", "com2", "--cmdline", CHEAP + " paging=off serial=com1 qr=off exit=halt",
          "--out", str(tmp_path / "out"), "--quiet", "--silence", "600",
          "--qemu-arg=-qmp", f"--qemu-arg=unix:{sock},server=on,wait=off"],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, stdin=subprocess.DEVNULL)

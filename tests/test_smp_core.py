@@ -28,7 +28,7 @@ def smp_record(res: dict) -> dict:
 @pytest.mark.parametrize("cpus,accel", [(2, "multi"), (4, "multi"), (2, "single")])
 def test_every_cpu_starts_and_passes_the_smp_self_tests(tmp_path: Path, cpus: int, accel: str) -> None:
     rc, res = boot(tmp_path, "qemu", "suite=selftest", "--cpus", str(cpus),
-                   f"--qemu-arg=-accel", f"--qemu-arg=tcg,thread={accel}")
+                   "--qemu-arg=-accel", f"--qemu-arg=tcg,thread={accel}")
     assert rc == 0 and done(res)["status"] == "ok"
     s = smp_record(res)
     assert s["wanted"] == cpus and s["found"] == cpus and s["used"] == cpus
@@ -88,10 +88,10 @@ def test_the_hosted_build_pins_one_thread_per_cpu(tmp_path: Path) -> None:
 
 def test_cpus_is_refused_where_it_does_not_apply(tmp_path: Path) -> None:
     import subprocess
-    from booting import TOOL
-    proc = subprocess.run([str(TOOL), "run", "--emulator", "bochs", "--cpus", "2", "--out", str(tmp_path / "b")],
+    from booting import TOOL_CMD
+    proc = subprocess.run([*TOOL_CMD, "run", "--emulator", "bochs", "--cpus", "2", "--out", str(tmp_path / "b")],
                           capture_output=True, text=True, stdin=subprocess.DEVNULL)
     assert proc.returncode != 0 and "--cpus does not apply to bochs" in proc.stderr
-    proc = subprocess.run([str(TOOL), "run", "--emulator", "qemu", "--cpus", "0", "--out", str(tmp_path / "z")],
+    proc = subprocess.run([*TOOL_CMD, "run", "--emulator", "qemu", "--cpus", "0", "--out", str(tmp_path / "z")],
                           capture_output=True, text=True, stdin=subprocess.DEVNULL)
     assert proc.returncode != 0 and "not a whole number from 1" in proc.stderr

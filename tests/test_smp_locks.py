@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from booting import KERNEL, TOOL, TOOL_SAFETY_NET_S, boot, done, of_type, shared_boot
+from booting import KERNEL, TOOL_CMD, TOOL_SAFETY_NET_S, boot, done, of_type, shared_boot
 from test_hosted import HOSTED
 
 from cleanroom_host import smplockreport as sr
@@ -164,7 +164,7 @@ def run_hosted(tmp: Path, cmd: str, cpus: int = 2) -> tuple[int, dict[str, Any]]
     with log.open("wb") as f:
         proc = subprocess.run(["taskset", "-c", ",".join(map(str, allowed)), str(HOSTED), *cmd.split(), f"cpus={cpus}"],
                               stdout=f, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, timeout=TOOL_SAFETY_NET_S)
-    subprocess.run([str(TOOL), "parse", str(log), "--out", str(tmp)], capture_output=True, timeout=TOOL_SAFETY_NET_S)
+    subprocess.run([*TOOL_CMD, "parse", str(log), "--out", str(tmp)], capture_output=True, timeout=TOOL_SAFETY_NET_S)
     return proc.returncode, json.loads((tmp / "results.json").read_text())
 
 
