@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Callable
 
 from . import model, paper, text
-from .context import Derived, Run, csv_and_plots
+from .context import Derived, Run, Sweep, csv_and_plots
 from .derive import (EVENT_SHORT, MISS_EVENTS, QUANTITIES, RR, SHAPES, Row, Series, SwitchCost, collect_ctxsw,
                      conc_counter, derive, effect_name, pick, switch_costs, vm_counter, vm_label, vm_pairs)
 from .interval import Interval, cell, legend, short, verdict
@@ -262,7 +262,7 @@ def derived(run: Run) -> list[Derived]:
     # modelled values never pair with measured ones in `compare`: their own table
     group = "workset-model" if work.is_model else "workset"
     out = [Derived(group, f"{r.series} {r.paging} size={r.size} {r.quantity}".strip(), r.unit(work.units),
-                   r.value) for r in rows]
+                   r.value, sweep=Sweep(r.series, r.quantity, r.paging, r.size)) for r in rows]
     unit = run.units.per("switch")
     for c in switch_costs(collect_ctxsw(run.records)):
         where = f"{c.variant} {c.shape} n={c.n} {c.mode}" if c.shape else f"{c.variant} n={c.n} {c.mode}"

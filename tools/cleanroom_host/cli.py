@@ -9,12 +9,12 @@ import textwrap
 from pathlib import Path
 from typing import NoReturn, Sequence, TextIO
 
-from . import (benchreport, compare, defaults, emulators, estimate, lavajob, lavalog, model, qrdecode, report, results,
-               runner)
+from . import (benchreport, compare, compareplots, comparesets, defaults, emulators, estimate, lavajob, lavalog, model,
+               qrdecode, report, results, runner)
 from .paper import size_text
 from .progress import Progress
 from .protocol import parse_boots, pick_boot
-from .text import WIDTH
+from .text import WIDTH, not_installed
 
 
 # Where runs go without --out (default: results/ in the repository).
@@ -228,21 +228,36 @@ def build_parser() -> Parser:
                          "model when the results carry model figures, else tsc")
 
     pm = sub.add_parser(
-        "compare", help="two result sets side by side: medians, ratios B/A and derived quantities with intervals",
-        epilog=("Cases match on bench, case and params (paging and pagesize included). The table\n"
-                "shows both medians and B/A, the Hodges-Lehmann ratio of the two runs' samples with its\n"
-                "Mann-Whitney interval (two runs are never paired); cases only one side has are listed\n"
-                "after it. Then every derived quantity (workset's Figures 3-8, the lock, create, peers\n"
-                "and aspace ratios) of both runs with its interval, B - A by the same unpaired method,\n"
-                "and whether the runs differ beyond it. Cases in different units (instructions\n"
-                f"against TSC ticks) are marked \"{compare.UNITS_DIFFER}\", never divided. No line is wider than "
-                f"{WIDTH}\ncolumns. compare.csv (one row per case) and compare-derived.csv (one row per\n"
-                "derived quantity) go to --out, by default B's\n"
-                "results directory (B, or the directory of the file B names)."),
+        "compare", help="result sets side by side (two or more: machines, emulators): medians, ratios and "
+                        "derived quantities with intervals",
+        epilog=("Cases match on bench, case and params (paging, pagesize and reps included).\n\n"
+                "Two sets: the table shows both medians and B/A, the Hodges-Lehmann ratio of the two runs'\n"
+                "samples with its Mann-Whitney interval (two runs are never paired); cases only one side\n"
+                "has are listed after it. Then every derived quantity (workset's Figures 3-8, the lock,\n"
+                "create, peers and aspace ratios) of both runs with its interval, B - A by the same\n"
+                "unpaired method, and whether the runs differ beyond it.\n\n"
+                "Three sets or more (or --ref): a key naming each set's id (A, B, C, ...), CPU, platform\n"
+                "and TSC unit; one table per benchmark and per derived quantity with a column per set:\n"
+                "its median (or value) with its interval, and its ratio to the reference (a derived\n"
+                "value: its difference) by the same unpaired method. A table that only one set has is\n"
+                "named, not printed. Wide tables wrap into column groups.\n\n"
+                f"Cases in different units (instructions against TSC ticks) are marked \"{compare.UNITS_DIFFER}\",\n"
+                f"never divided. No line is wider than {WIDTH} columns. compare.csv (a row per case; with\n"
+                "three sets or more, a row per case and set) and compare-derived.csv (likewise per derived\n"
+                "quantity) go to --out, by default the last set's results directory (B's for two: B, or\n"
+                "the directory of the file B names); --plots draws PNG figures beside them."),
         formatter_class=argparse.RawDescriptionHelpFormatter)
-    pm.add_argument("a", type=Path, metavar="A", help="baseline: results directory, results.json or serial.log")
+    pm.add_argument("a", type=Path, metavar="A", help="the first set (the reference unless --ref): a results "
+                                                      "directory, results.json or serial.log")
     pm.add_argument("b", type=Path, metavar="B", help="the other result set")
-    pm.add_argument("--out", type=Path, help="directory for compare.csv (default: B's results directory)")
+    pm.add_argument("more", type=Path, nargs="*", metavar="C", help="more result sets, each a column of its own")
+    pm.add_argument("--ref", metavar="ID", help="the set the others are divided by (cases) and subtracted from "
+                                                "(derived values): its id, A, B, C, ... (default A)")
+    pm.add_argument("--out", type=Path, help="directory for compare.csv (default: the last set's results "
+                                             "directory, B's for two)")
+    pm.add_argument("--plots", action="store_true",
+                    help="also draw the figures (matplotlib), beside compare.csv: each working-set quantity "
+                         "against size with a line per set, the other tables as bars; a panel per unit")
 
     lava_rows = ", ".join(e.name for e in emulators.EMULATORS if e.loads_kernel)
     pj = sub.add_parser(
@@ -312,23 +327,76 @@ def _results_dir(path: Path) -> Path:
     return path if path.is_dir() else path.parent
 
 
+def _set_key(rs: results.ResultSet) -> Path:
+    """What makes two arguments one set: the file loaded, or its directory for a set's own files."""
+    path = rs.path.resolve()
+    return path.parent if path.name in (results.RESULTS_JSON, results.SERIAL_LOG) else path
+
+
+def _load_sets(paths: list[Path], err: TextIO) -> list[results.ResultSet] | None:
+    """Every set, or None after saying which could not be read or was given twice (three sets or more;
+    two may be one set twice: the identity check)."""
+    sets = []
+    ids = comparesets.set_ids(len(paths))
+    for ident, path in zip(ids, paths):
+        try:
+            sets.append(results.load(path))
+        except (OSError, ValueError) as exc:
+            err.write(f"cleanroom compare: set {ident}: {exc}\n")
+            return None
+    seen: dict[Path, str] = {}
+    for ident, rs in zip(ids, sets):
+        key = _set_key(rs)
+        if len(sets) > 2 and key in seen:
+            err.write(f"cleanroom compare: {seen[key]} and {ident} are the same result set ({key}): "
+                      "give each set once\n")
+            return None
+        seen.setdefault(key, ident)
+    return sets
+
+
+def _write_compare(sets: list[results.ResultSet], sides: list[comparesets.Side], ref: int | None,
+                   matches: list[compare.Match], derived: list[compare.DerivedMatch], out_dir: Path) -> list[Path]:
+    """compare.csv and compare-derived.csv (when there are derived values): two sets' layout when ref is
+    None, else a row per case (value) and set."""
+    if ref is None:
+        pairs, two = compare.as_pairs(matches), compare.as_derived_pairs(derived)
+        return ([compare.write_csv(pairs, out_dir / compare.COMPARE_CSV, compare.side_units(*sets))]
+                + ([compare.write_derived_csv(two, out_dir / compare.DERIVED_CSV)] if two else []))
+    return ([comparesets.write_csv(matches, sides, ref, out_dir / compare.COMPARE_CSV)]
+            + ([comparesets.write_derived_csv(derived, sides, ref, out_dir / compare.DERIVED_CSV)] if derived else []))
+
+
 def cmd_compare(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    try:
-        a, b = results.load(args.a), results.load(args.b)
-    except (OSError, ValueError) as exc:
-        err.write(f"cleanroom compare: {exc}\n")
+    paths = [args.a, args.b, *args.more]
+    ids = comparesets.set_ids(len(paths))
+    if args.ref is not None and args.ref.upper() not in ids:
+        err.write(f"cleanroom compare: --ref {args.ref!r}: no such set; the sets are {', '.join(ids)}\n")
         return results.EXIT_SETUP
-    pairs = compare.pair_up(a, b)
-    derived = compare.pair_derived(a, b)
-    for line in compare.render(a, b, pairs, derived):
+    sets = _load_sets(paths, err)
+    if sets is None:
+        return results.EXIT_SETUP
+    out_dir = args.out if args.out is not None else _results_dir(paths[-1])
+    sides = comparesets.sides_of(sets)
+    matches, derived = compare.match_up(sets), compare.match_derived(sets)
+    # two sets without --ref: A, B and B/A (compare.py); else a column per set against the reference
+    ref = None if len(sets) == 2 and args.ref is None else ids.index((args.ref or ids[0]).upper())
+    if ref is None:
+        lines = compare.render(sets[0], sets[1], compare.as_pairs(matches), compare.as_derived_pairs(derived))
+    else:
+        lines = comparesets.render(sides, matches, derived, ref)
+    for line in lines:
         out.write(line + "\n")
-    out_dir = args.out if args.out is not None else _results_dir(args.b)
     try:
-        path = compare.write_csv(pairs, out_dir / compare.COMPARE_CSV, compare.side_units(a, b))
-        written = [path] + ([compare.write_derived_csv(derived, out_dir / compare.DERIVED_CSV)] if derived else [])
+        written = _write_compare(sets, sides, ref, matches, derived, out_dir)
+        plots = compareplots.write_all(sides, matches, derived, out_dir) if args.plots else []
     except OSError as exc:
         return _cannot_write("compare", f"into {out_dir}", exc, err)
-    out.write(f"wrote {' and '.join(str(p) for p in written)}\n")
+    except ImportError:
+        err.write(f"cleanroom compare: --plots: {not_installed('matplotlib')}\n")
+        return results.EXIT_SETUP
+    figures = f" and {len(plots)} figure{'s' if len(plots) != 1 else ''} (compare-*.png)" if plots else ""
+    out.write(f"wrote {' and '.join(str(p) for p in written)}{figures}\n")
     return 0
 
 

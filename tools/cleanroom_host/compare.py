@@ -3,23 +3,24 @@ derived quantity (the report modules' `derived` hook) of both, with its band and
 differ beyond the noise.
 
 The sets are lettered A, B (LETTERS), A the baseline; a pair of cases or of derived values lists its
-sides in that order (`sides`), and the screen's columns are made per side, so that more sets could be
-set beside A. A ratio or a difference of two sides is taken only in one unit: a case timed in
-instructions under one emulator and in TSC ticks under another is marked `units differ`, never divided.
-Every line the screen gets is at most text.WIDTH columns.
+sides in that order (`sides`). The matching itself takes any number of sets (match_up, match_derived:
+a Pair and a DerivedPair are a Match and a DerivedMatch of two); comparesets.py lays out three or more.
+A ratio or a difference of two sides is taken only in one unit: a case timed in instructions under one
+emulator and in TSC ticks under another is marked `units differ`, never divided. Every line the screen
+gets is at most text.WIDTH columns.
 """
 
 from __future__ import annotations
 
 import json
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
 from . import report, text
 from .cells import ratio_digits
-from .context import Derived, Run
+from .context import Derived, Run, Sweep
 from .interval import EXACT, NO_SPREAD, NOISE, UNRESOLVED, Interval, cell, coverage_range, short, verdict
 from .kinds import Units
 from .machine import EMULATOR_TIME, Machine
@@ -42,12 +43,41 @@ CYCLES = "cycles"  # a record's unit for TSC ticks; what a tick is, is its run's
 
 
 @dataclass
-class Pair:
-    """One case as each side measured it (None: absent from that side)."""
+class Match:
+    """One case as each of several sets measured it, in their order (None: absent from that set)."""
 
     key: Key
-    a: Record | None
-    b: Record | None
+    sides: list[Record | None]
+
+    def same_unit(self, units: list[Units]) -> bool:
+        """Every side that has the case measured it in one unit (units: each set's, in order)."""
+        return len({case_unit(rec, u) for rec, u in zip(self.sides, units) if rec is not None}) <= 1
+
+    def units_agree(self, i: int, ref: int, units: list[Units]) -> bool:
+        """Sides i and ref (where both have the case) measured it in one unit."""
+        x, r = self.sides[i], self.sides[ref]
+        return x is None or r is None or case_unit(x, units[i]) == case_unit(r, units[ref])
+
+    def ratio_to(self, i: int, ref: int) -> Interval:
+        """Side i over side ref: the Hodges-Lehmann ratio of the two runs' samples with its Mann-Whitney
+        interval (interval arithmetic without samples); none when either lacks the case."""
+        x, r = self.sides[i], self.sides[ref]
+        if x is None or r is None:
+            return Interval.none()
+        return Interval.of(x).ratio(Interval.of(r))
+
+
+@dataclass
+class Pair(Match):
+    """One case as A and B measured it (None: absent from that side)."""
+
+    @property
+    def a(self) -> Record | None:
+        return self.sides[0]
+
+    @property
+    def b(self) -> Record | None:
+        return self.sides[1]
 
     @property
     def ratio(self) -> float:
@@ -59,24 +89,12 @@ class Pair:
 
     @property
     def band(self) -> Interval:
-        """B / A: the Hodges-Lehmann ratio of the two runs' samples with its Mann-Whitney interval (interval
-        arithmetic without samples); "~1" when it holds 1."""
-        if self.a is None or self.b is None:
-            return Interval.none()
-        return Interval.of(self.b).ratio(Interval.of(self.a))
+        """B / A with its interval; "~1" when it holds 1."""
+        return self.ratio_to(1, 0)
 
     @property
     def where(self) -> str:
         return "both" if self.a is not None and self.b is not None else "a" if self.a is not None else "b"
-
-    @property
-    def sides(self) -> list[Record | None]:
-        """The case as each set measured it, in LETTERS' order."""
-        return [self.a, self.b]
-
-    def same_unit(self, units: list[Units]) -> bool:
-        """Every side that has the case measured it in one unit (units: each set's, in LETTERS' order)."""
-        return len({case_unit(rec, u) for rec, u in zip(self.sides, units) if rec is not None}) <= 1
 
 
 def case_unit(rec: Record, units: Units) -> str:
@@ -105,59 +123,111 @@ def keyed(records: list[Record]) -> dict[Key, Record]:
     return out
 
 
+def match_up(sets: list[ResultSet]) -> list[Match]:
+    """Every case of any set, as each set measured it: the first set's in its order, then those the
+    second adds in its order, and so on."""
+    keyed_sets = [keyed(rs.records) for rs in sets]
+    order = dict.fromkeys(k for ks in keyed_sets for k in ks)
+    return [Match(k, [ks.get(k) for ks in keyed_sets]) for k in order]
+
+
 def pair_up(a: ResultSet, b: ResultSet) -> list[Pair]:
     """Cases of both sides in a's order, then those only b has, in b's order."""
-    ka, kb = keyed(a.records), keyed(b.records)
-    pairs = [Pair(k, ra, kb.get(k)) for k, ra in ka.items()]
-    pairs += [Pair(k, None, rb) for k, rb in kb.items() if k not in ka]
-    return pairs
+    return as_pairs(match_up([a, b]))
 
 
-def _stat(rec: Record | None, field: str) -> str:
+def as_pairs(matches: list[Match]) -> list[Pair]:
+    """Two sets' matches as pairs of A and B."""
+    return [Pair(m.key, m.sides) for m in matches]
+
+
+def stat_text(rec: Record | None, field: str) -> str:
     return "" if rec is None else exact(_num(rec.get(field)))
 
 
+def change_word(change: Interval, same_unit: bool = True) -> str:
+    """What a difference of two runs' values says: identical, differs, differs?, same within noise, no
+    spread, or UNITS_DIFFER (not taken)."""
+    if not same_unit:
+        return UNITS_DIFFER
+    if not change.ok:
+        return ""
+    kind = verdict(change)
+    if kind == EXACT:
+        return "identical" if change.mid == 0 else "differs"
+    return {NOISE: "same within noise", UNRESOLVED: "differs?", NO_SPREAD: "no spread"}.get(kind, "differs")
+
+
 @dataclass
-class DerivedPair:
-    """One derived value of both runs (None: that run lacks it)."""
+class DerivedMatch:
+    """One derived value as each of several sets derived it, in their order (None and "": absent)."""
 
     table: str
     key: str
-    unit: str  # A's (B's when A lacks it)
-    a: Interval | None
-    b: Interval | None
     null: float
-    unit_b: str = ""
+    values: list[Interval | None]
+    units: list[str]
+    sweep: Sweep | None = None  # where it lies on the working-set sweep (the first set's that has it)
+    tables: list[str] = field(default_factory=list)  # each set's table where a row joins several (else: table)
+
+    def units_agree(self, i: int, ref: int) -> bool:
+        """TSC ticks and instructions (or host time) are not one unit: their difference means nothing."""
+        return not self.units[i] or not self.units[ref] or self.units[i] == self.units[ref]
+
+    def apart(self, i: int, ref: int) -> bool:
+        """The two values come from different report tables (a model's and a measurement's): never
+        subtracted, whatever their units."""
+        return bool(self.tables and self.tables[i] and self.tables[ref] and self.tables[i] != self.tables[ref])
+
+    def minus(self, i: int, ref: int) -> Interval:
+        """Set i - set ref, unpaired (two runs never pair): Hodges-Lehmann / Mann-Whitney of the two runs'
+        per-round values where both have them, else interval arithmetic; it holds 0 when the runs do not
+        differ beyond it."""
+        x, r = self.values[i], self.values[ref]
+        if x is None or r is None or not self.units_agree(i, ref) or self.apart(i, ref):
+            return Interval.none()
+        return x - r
+
+
+@dataclass
+class DerivedPair(DerivedMatch):
+    """One derived value of both runs, A and B (None: that run lacks it)."""
+
+    @property
+    def a(self) -> Interval | None:
+        return self.values[0]
+
+    @property
+    def b(self) -> Interval | None:
+        return self.values[1]
 
     @property
     def sides(self) -> list[Interval | None]:
         """The value as each set derived it, in LETTERS' order."""
-        return [self.a, self.b]
+        return self.values
+
+    @property
+    def unit(self) -> str:
+        """A's (B's when A lacks it)."""
+        return self.units[0] or self.units[1]
+
+    @property
+    def unit_b(self) -> str:
+        """B's when both have it, else empty."""
+        return self.units[1] if self.a is not None and self.b is not None else ""
 
     @property
     def same_unit(self) -> bool:
-        """TSC ticks and instructions (or host time) are not one unit: their difference means nothing."""
-        return not self.unit_b or self.unit_b == self.unit
+        return self.units_agree(1, 0)
 
     @property
     def change(self) -> Interval:
-        """B - A, unpaired (two runs never pair): Hodges-Lehmann / Mann-Whitney of the two runs' per-round
-        values where both have them, else interval arithmetic; it holds 0 when the runs do not differ beyond it."""
-        if self.a is None or self.b is None or not self.same_unit:
-            return Interval.none()
-        return self.b - self.a
+        """B - A (DerivedMatch.minus)."""
+        return self.minus(1, 0)
 
     @property
     def verdict(self) -> str:
-        if self.a is not None and self.b is not None and not self.same_unit:
-            return UNITS_DIFFER
-        c = self.change
-        if not c.ok:
-            return ""
-        kind = verdict(c)
-        if kind == EXACT:
-            return "identical" if c.mid == 0 else "differs"
-        return {NOISE: "same within noise", UNRESOLVED: "differs?", NO_SPREAD: "no spread"}.get(kind, "differs")
+        return change_word(self.change, self.same_unit)
 
 
 def digits(unit: str, values: list[Interval | None] | None = None) -> int:
@@ -198,21 +268,29 @@ def derived_of(rs: ResultSet) -> list[Derived]:
     return [d for module in report.REPORTS for d in module.derived(run)]
 
 
-def pair_derived(a: ResultSet, b: ResultSet) -> list[DerivedPair]:
-    """Derived values of either run, matched on (table, key), in A's order then B's."""
-    da = {(d.table, d.key): d for d in derived_of(a)}
-    db = {(d.table, d.key): d for d in derived_of(b)}
+def match_derived(sets: list[ResultSet]) -> list[DerivedMatch]:
+    """Derived values of any set, matched on (table, key), in the first set's order, then the second's."""
+    derived = [{(d.table, d.key): d for d in derived_of(rs)} for rs in sets]
     out = []
-    for k in list(da) + [k for k in db if k not in da]:
-        x, y = da.get(k), db.get(k)
-        d = x or y
-        assert d is not None
-        out.append(DerivedPair(d.table, d.key, d.unit, x.value if x else None, y.value if y else None, d.null,
-                               y.unit if x and y else ""))
+    for k in dict.fromkeys(k for ds in derived for k in ds):
+        got = [ds.get(k) for ds in derived]
+        d = next(x for x in got if x is not None)
+        out.append(DerivedMatch(d.table, d.key, d.null, [x.value if x else None for x in got],
+                                [x.unit if x else "" for x in got], d.sweep))
     return out
 
 
-def _common_prefix(keys: list[str]) -> str:
+def pair_derived(a: ResultSet, b: ResultSet) -> list[DerivedPair]:
+    """Derived values of either run, matched on (table, key), in A's order then B's."""
+    return as_derived_pairs(match_derived([a, b]))
+
+
+def as_derived_pairs(derived: list[DerivedMatch]) -> list[DerivedPair]:
+    """Two sets' derived matches as pairs of A and B."""
+    return [DerivedPair(m.table, m.key, m.null, m.values, m.units, m.sweep) for m in derived]
+
+
+def common_prefix(keys: list[str]) -> str:
     """The words every key begins with (none when a key is nothing more than them)."""
     words = [k.split(" ") for k in keys]
     common: list[str] = []
@@ -224,7 +302,7 @@ def _common_prefix(keys: list[str]) -> str:
     return " ".join(common)
 
 
-def _params_common(pairs: list[Pair]) -> dict[str, Any]:
+def params_common(pairs: list[Match]) -> dict[str, Any]:
     """The params every case of these pairs has, with one value."""
     params = [(rec.get("params") if isinstance(rec.get("params"), dict) else {})
               for p in pairs for rec in p.sides if rec is not None]
@@ -233,14 +311,14 @@ def _params_common(pairs: list[Pair]) -> dict[str, Any]:
     return {k: v for k, v in params[0].items() if all(k in q and q[k] == v for q in params[1:])}
 
 
-def _params_rest(p: Pair, common: dict[str, Any]) -> str:
+def params_rest(p: Match, common: dict[str, Any]) -> str:
     rec = next(r for r in p.sides if r is not None)
     params = rec.get("params") if isinstance(rec.get("params"), dict) else {}
     rest = {k: v for k, v in params.items() if k not in common}
     return (format_params(rest) if rest else "-") + (f" #{p.key[3] + 1}" if p.key[3] else "")
 
 
-def _by(items: list[Any], key: Any) -> dict[Any, list[Any]]:
+def group_by(items: list[Any], key: Any) -> dict[Any, list[Any]]:
     groups: dict[Any, list[Any]] = {}
     for item in items:
         groups.setdefault(key(item), []).append(item)
@@ -252,11 +330,11 @@ def case_tables(pairs: list[Pair], head: list[str], cells: Callable[[Pair], list
     """One table per benchmark: its cases (the params every one of them has named once, above it),
     then the columns `cells(pair)` gives."""
     out: list[str] = []
-    for bench, mine in _by(pairs, lambda p: p.key[0]).items():
-        common = _params_common(mine) if len(mine) > 1 else {}
+    for bench, mine in group_by(pairs, lambda p: p.key[0]).items():
+        common = params_common(mine) if len(mine) > 1 else {}
         out += ["", f"{bench}: {len(mine)} case{'s' if len(mine) != 1 else ''}"
                 + (f", each with {format_params(common)}" if common else "")]
-        rows = [[p.key[1], _params_rest(p, common)] + cells(p) for p in mine]
+        rows = [[p.key[1], params_rest(p, common)] + cells(p) for p in mine]
         out += table(["case", "params"] + head, rows, numeric={i + 2 for i in numeric}, width=WIDTH)
     return out
 
@@ -286,9 +364,9 @@ def render_derived(pairs: list[DerivedPair]) -> list[str]:
     if any(not p.same_unit for p in both):
         out.append("  the runs count in different units (TSC ticks, host time, instructions): values in those units "
                    f"get no B - A ({UNITS_DIFFER}); percentages and ratios compare")
-    groups = _by(both, lambda p: (p.table, p.unit, p.unit_b if not p.same_unit else p.unit))
+    groups = group_by(both, lambda p: (p.table, p.unit, p.unit_b if not p.same_unit else p.unit))
     for (group, unit, unit_b), mine in sorted(groups.items(), key=lambda g: g[0][1] != g[0][2]):  # in one unit first
-        prefix = _common_prefix([p.key for p in mine])
+        prefix = common_prefix([p.key for p in mine])
         words = prefix.split(" ") if prefix else []
         named = " ".join(words[1:] if words[:1] == [group] else words)  # "create create off": the group once
         units = _in(unit) if unit == unit_b else f"A {_in(unit)}, B {_in(unit_b)}"
@@ -312,12 +390,12 @@ def render(a: ResultSet, b: ResultSet, pairs: list[Pair], derived: list[DerivedP
     if any(not p.same_unit(units) for p in both):
         out.append(f"  the runs count in different units: the cases timed by the TSC get no B/A ({UNITS_DIFFER})")
     out += case_tables(both, ["A med", "B med", "B/A"],
-                       lambda p: [_stat(p.a, "med"), _stat(p.b, "med")] + _ratio_cells(p, units), {0, 1, 2})
+                       lambda p: [stat_text(p.a, "med"), stat_text(p.b, "med")] + _ratio_cells(p, units), {0, 1, 2})
     for side, name in (("a", "A"), ("b", "B")):
         only = [p for p in pairs if p.where == side]
         if only:
             out += ["", f"only in {name} ({len(only)})"]
-            out += case_tables(only, ["med"], lambda p: [_stat(p.a if p.a is not None else p.b, "med")], {0})
+            out += case_tables(only, ["med"], lambda p: [stat_text(p.a if p.a is not None else p.b, "med")], {0})
     if derived:
         out += [""] + render_derived(derived)
     return fit(out, WIDTH)
@@ -335,8 +413,8 @@ def write_csv(pairs: list[Pair], path: Path, units: list[Units] | None = None) -
         rows.append([p.key[0], p.key[1], format_params(rec.get("params") if rec else None)
                      + (f" #{p.key[3] + 1}" if p.key[3] else ""),
                      _unit(p, units or []),
-                     _stat(p.a, "n"), _stat(p.a, "med"), _stat(p.a, "min"), _stat(p.a, "max"),
-                     _stat(p.b, "n"), _stat(p.b, "med"), _stat(p.b, "min"), _stat(p.b, "max"),
+                     stat_text(p.a, "n"), stat_text(p.a, "med"), stat_text(p.a, "min"), stat_text(p.a, "max"),
+                     stat_text(p.b, "n"), stat_text(p.b, "med"), stat_text(p.b, "min"), stat_text(p.b, "max"),
                      "" if math.isnan(ratio) else f"{ratio:.6g}", p.where,
                      exact(band.lo), exact(band.hi), verdict(band, 1.0) if divided else UNITS_DIFFER])
     return text.write_csv(path, CSV_HEADER, rows)

@@ -58,14 +58,26 @@ class Run:
 
 
 @dataclass(frozen=True)
+class Sweep:
+    """Where a derived value of the working-set sweep lies: its curve (series and quantity), its paging
+    mode and its size; `compare` draws a quantity against size with a line per set."""
+
+    series: str  # every param but size, reps and the VM axis ('fill=stos switch=pushad')
+    quantity: str  # 'conc_rel', 'vm_abs_single', ...
+    mode: str  # the row's paging: 'off', 'on/4k', 'on/4k-off' (a VM row), 'host'
+    size: int
+
+
+@dataclass(frozen=True)
 class Derived:
-    """One derived value as `compare` matches it across two runs: which table, which cell."""
+    """One derived value as `compare` matches it across runs: which table, which cell."""
 
     table: str  # 'workset', 'locks', 'create', 'peers', 'aspace'
     key: str  # the cell within the table (series, mode, row, column), as text
     unit: str
     value: Any  # an Interval
     null: float = 0.0  # no effect: 0 for a difference or a percentage, 1 for a ratio
+    sweep: Sweep | None = None  # a point of the working-set sweep (benchreport); None elsewhere
 
 
 def csv_and_plots(run: Run, out: Path, plots: bool, table: Callable[[], Path | None], benches: tuple[str, ...],
