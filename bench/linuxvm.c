@@ -335,16 +335,10 @@ static void run(struct bench_ctx *ctx)
     ctl = 0;
 }
 
-static const char *unavailable(const struct config *cfg)
-{
-    (void)cfg;
-    return parallel_unavailable(2);
-}
-
 const struct bench bench_linuxvm = {
     .name = "linuxvm",
     .what = "Linux's address-space lock and TLB shootdowns: page faults, mmap, mprotect, threads vs processes",
     .in_smp = true,
-    .unavailable = unavailable,
+    .unavailable = parallel_needs_two,
     .run = run,
 };

@@ -366,16 +366,10 @@ static void run(struct bench_ctx *ctx)
                    false);
 }
 
-static const char *unavailable(const struct config *cfg)
-{
-    (void)cfg;
-    return parallel_unavailable(2);
-}
-
 const struct bench bench_smplocks = {
     .name = "smplocks",
     .what = "locks between CPUs: tas, ttas, ticket, MCS, spin-then-block vs k; handoff; LiteThreads and Valchanov across CPUs",
     .in_smp = true,
-    .unavailable = unavailable,
+    .unavailable = parallel_needs_two,
     .run = run,
 };
