@@ -7,14 +7,18 @@ import os
 import sys
 import textwrap
 from pathlib import Path
-from typing import NoReturn, Sequence, TextIO
+from typing import TYPE_CHECKING, Any, Callable, NoReturn, Sequence, TextIO
 
-from . import (benchreport, compare, compareplots, comparesets, defaults, emulators, estimate, lavajob, lavalog, model,
-               qrdecode, report, results, runner)
-from .paper import size_text
+# Only what every command needs is imported here; each command imports its own modules (the report's,
+# compare's, LAVA's, the QR decoder's) where it uses them, so that a run does not pay for them (the
+# tests start the tool several hundred times).
+from . import defaults, emulators, estimate, results, runner
 from .progress import Progress
 from .protocol import parse_boots, pick_boot
 from .text import WIDTH, not_installed
+
+if TYPE_CHECKING:
+    from . import compare, comparesets
 
 
 # Where runs go without --out (default: results/ in the repository).
@@ -79,17 +83,26 @@ def _paper_defaults() -> str:
         p = estimate.plan("suite=paper")
     except defaults.DefaultsError:
         return "the defaults of lib/defaults.h"
+    from .paper import size_text
     return f"reps={p.workset_reps(1)}, sizes 0..{size_text(p.maxsize)}, paging both, runs {p.runs}"
 
 
-def build_parser() -> Parser:
-    root = runner.repo_root()
-    never = ", ".join(e.name for e in emulators.EMULATORS if not e.refuses_long)
-    p = Parser(prog="cleanroom", description="Host tool of the cleanroom measurement kernel.",
-               epilog=results.EXIT_HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
-    sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
+# The commands and their one-line help (the top level's --help lists them all)
+COMMANDS = {
+    "parse": "check a serial log and write results.json/csv",
+    "run": "boot the kernel in an emulator and capture its records",
+    "capture": "read records from a real serial port",
+    "decode-photos": "read the results QR codes back from photos or screendumps",
+    "report": "print a summary (machine, timing, the papers' answers); write report.txt, CSVs and plots",
+    "compare": "result sets side by side (two or more: machines, emulators): medians, ratios and "
+                        "derived quantities with intervals",
+    "lava-job": "write a LAVA job definition that boots the kernel on QEMU or x86 PCs",
+    "lava-fetch": "a LAVA job's log (a file, or a job id through lavacli) to serial.log and results.json",
+}
 
-    ps = sub.add_parser("parse", help="check a serial log and write results.json/csv",
+
+def _add_parse(sub: Any, root: Path) -> None:
+    ps = sub.add_parser("parse", help=COMMANDS["parse"],
                         epilog=results.EXIT_HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
     ps.add_argument("log", type=Path, help="serial log (raw bytes as received)")
     ps.add_argument("--out", type=Path, help="directory for results.json/csv (default: the log's)")
@@ -97,8 +110,12 @@ def build_parser() -> Parser:
                     help="a log of several boots (each hello begins one): write only boot K into the "
                          "directory (default: each boot's set into boot-1/, boot-2/, ... there)")
 
+
+def _add_run(sub: Any, root: Path) -> None:
+    from . import model
+    never = ", ".join(e.name for e in emulators.EMULATORS if not e.refuses_long)
     pr = sub.add_parser(
-        "run", help="boot the kernel in an emulator and capture its records",
+        "run", help=COMMANDS["run"],
         epilog=(_emulator_help() +
                 f"ISO boots with --cmdline use a temporary ISO made with grub-mkrescue; without it,\n"
                 f"the built ISO and its default entry. exit=auto is added when CMDLINE has no exit=.\n"
@@ -172,7 +189,9 @@ def build_parser() -> Parser:
                     help="program to run instead of the emulator (e.g. a wrapper or a test fake)")
     pr.add_argument("--quiet", action="store_true", help="no progress output")
 
-    pc = sub.add_parser("capture", help="read records from a real serial port",
+
+def _add_capture(sub: Any, root: Path) -> None:
+    pc = sub.add_parser("capture", help=COMMANDS["capture"],
                         epilog=results.EXIT_HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
     pc.add_argument("--port", required=True, help="serial device, e.g. /dev/ttyUSB0")
     pc.add_argument("--baud", type=int, default=115200, help="default 115200")
@@ -185,8 +204,10 @@ def build_parser() -> Parser:
                          "(default: none, wait until Ctrl-C)")
     pc.add_argument("--quiet", action="store_true", help="no progress output")
 
+
+def _add_decode_photos(sub: Any, root: Path) -> None:
     pq = sub.add_parser(
-        "decode-photos", help="read the results QR codes back from photos or screendumps",
+        "decode-photos", help=COMMANDS["decode-photos"],
         epilog=("The kernel shows its record log as numbered QR codes when the run had no serial\n"
                 "port (qr=auto) or when asked (qr=on); docs/QR.md. Photograph every screen (any order,\n"
                 "repeats are fine), then give all the images here: each is read with zxing-cpp, the codes\n"
@@ -200,8 +221,11 @@ def build_parser() -> Parser:
                     help="photos or screenshots (PNG, JPEG, PPM: what Pillow reads)")
     pq.add_argument("--out", type=Path, help="results directory (default results/<UTC time>-photos/)")
 
+
+def _add_report(sub: Any, root: Path) -> None:
+    from . import benchreport, model, report
     pp = sub.add_parser(
-        "report", help="print a summary (machine, timing, the papers' answers); write report.txt, CSVs and plots",
+        "report", help=COMMANDS["report"],
         epilog=(f"Prints at most about {report.SUMMARY_BUDGET} lines of at most {WIDTH} columns: the machine and how "
                 "far its timing\n"
                 "can be trusted, then each benchmark's answers to the papers' questions with the papers'\n"
@@ -227,9 +251,11 @@ def build_parser() -> Parser:
                          "qemu-model; files named *-model), tsc = the records' TSC figures, auto (default) = "
                          "model when the results carry model figures, else tsc")
 
+
+def _add_compare(sub: Any, root: Path) -> None:
+    from . import compare
     pm = sub.add_parser(
-        "compare", help="result sets side by side (two or more: machines, emulators): medians, ratios and "
-                        "derived quantities with intervals",
+        "compare", help=COMMANDS["compare"],
         epilog=("Cases match on bench, case and params (paging, pagesize and reps included).\n\n"
                 "Two sets: the table shows both medians and B/A, the Hodges-Lehmann ratio of the two runs'\n"
                 "samples with its Mann-Whitney interval (two runs are never paired); cases only one side\n"
@@ -259,9 +285,12 @@ def build_parser() -> Parser:
                     help="also draw the figures (matplotlib), beside compare.csv: each working-set quantity "
                          "against size with a line per set, the other tables as bars; a panel per unit")
 
+
+def _add_lava_job(sub: Any, root: Path) -> None:
+    from . import lavajob
     lava_rows = ", ".join(e.name for e in emulators.EMULATORS if e.loads_kernel)
     pj = sub.add_parser(
-        "lava-job", help="write a LAVA job definition that boots the kernel on QEMU or x86 PCs",
+        "lava-job", help=COMMANDS["lava-job"],
         epilog=("The job (YAML, on stdout or --out) deploys the kernel (or ISO), boots it with LAVA's qemu\n"
                 "method or, on an x86 PC, with iPXE or GRUB commands that load it from the dispatcher's TFTP\n"
                 "server, and monitors the serial port: every self-test becomes a LAVA test case (pass/fail,\n"
@@ -298,8 +327,10 @@ def build_parser() -> Parser:
                     help="qemu without --kernel-url: the kernel whose file:// URL the job names")
     pj.add_argument("--out", type=Path, help="write the job here (default: stdout)")
 
+
+def _add_lava_fetch(sub: Any, root: Path) -> None:
     pf = sub.add_parser(
-        "lava-fetch", help="a LAVA job's log (a file, or a job id through lavacli) to serial.log and results.json",
+        "lava-fetch", help=COMMANDS["lava-fetch"],
         epilog=("SOURCE is a LAVA job log as LAVA writes it (YAML lines {dt, lvl, msg}: the web UI's\n"
                 "download, `lavacli jobs logs --raw ID`, or lava-run's output), or a job id, fetched with\n"
                 "`lavacli jobs logs --raw ID` (and the device from `lavacli jobs show --yaml ID`); lavacli\n"
@@ -314,6 +345,25 @@ def build_parser() -> Parser:
     pf.add_argument("--device", help="the LAVA device's name (default: what lavacli says for a job id, else none)")
     pf.add_argument("--identity", "-i", help="lavacli's identity (lavacli -i)")
     pf.add_argument("--lavacli", default="lavacli", metavar="PROGRAM", help="the lavacli program (default: lavacli)")
+
+
+ADDERS: dict[str, Callable[[Any, Path], None]] = {
+    "parse": _add_parse, "run": _add_run, "capture": _add_capture, "decode-photos": _add_decode_photos,
+    "report": _add_report, "compare": _add_compare, "lava-job": _add_lava_job, "lava-fetch": _add_lava_fetch}
+
+
+def build_parser(command: str | None = None) -> Parser:
+    """The whole parser, or (command given) one whose other commands are only named: building a
+    command's options imports what its help text quotes."""
+    root = runner.repo_root()
+    p = Parser(prog="cleanroom", description="Host tool of the cleanroom measurement kernel.",
+               epilog=results.EXIT_HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    for name, add in ADDERS.items():
+        if command is None or command == name:
+            add(sub, root)
+        else:
+            sub.add_parser(name, help=COMMANDS[name])
     return p
 
 
@@ -336,6 +386,7 @@ def _set_key(rs: results.ResultSet) -> Path:
 def _load_sets(paths: list[Path], err: TextIO) -> list[results.ResultSet] | None:
     """Every set, or None after saying which could not be read or was given twice (three sets or more;
     two may be one set twice: the identity check)."""
+    from . import comparesets
     sets = []
     ids = comparesets.set_ids(len(paths))
     for ident, path in zip(ids, paths):
@@ -359,6 +410,7 @@ def _write_compare(sets: list[results.ResultSet], sides: list[comparesets.Side],
                    matches: list[compare.Match], derived: list[compare.DerivedMatch], out_dir: Path) -> list[Path]:
     """compare.csv and compare-derived.csv (when there are derived values): two sets' layout when ref is
     None, else a row per case (value) and set."""
+    from . import compare, comparesets
     if ref is None:
         pairs, two = compare.as_pairs(matches), compare.as_derived_pairs(derived)
         return ([compare.write_csv(pairs, out_dir / compare.COMPARE_CSV, compare.side_units(*sets))]
@@ -368,6 +420,7 @@ def _write_compare(sets: list[results.ResultSet], sides: list[comparesets.Side],
 
 
 def cmd_compare(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    from . import compare, compareplots, comparesets
     paths = [args.a, args.b, *args.more]
     ids = comparesets.set_ids(len(paths))
     if args.ref is not None and args.ref.upper() not in ids:
@@ -401,6 +454,7 @@ def cmd_compare(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 
 def cmd_parse(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    from . import model
     try:
         data = args.log.read_bytes()
     except OSError as exc:
@@ -548,6 +602,7 @@ def cmd_capture(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 
 def cmd_decode_photos(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    from . import qrdecode
     missing = [p for p in args.images if not p.is_file()]
     if missing:
         err.write(f"cleanroom decode-photos: no such file: {', '.join(str(p) for p in missing)}\n")
@@ -574,6 +629,7 @@ def cmd_decode_photos(args: argparse.Namespace, out: TextIO, err: TextIO) -> int
 
 
 def cmd_report(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    from . import model, report
     try:
         rs = results.load(args.path, args.boot)
     except (OSError, ValueError) as exc:
@@ -601,6 +657,7 @@ def cmd_report(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 
 def cmd_lava_job(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    from . import lavajob
     spec = lavajob.JobSpec(args.device_type, args.cmdline, args.kernel_url, args.iso_url, args.emulator, args.boot,
                            args.job_name, args.notify, args.priority, tuple(args.tag), args.lava_device_type)
     try:
@@ -634,6 +691,7 @@ def cmd_lava_job(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 
 def cmd_lava_fetch(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    from . import lavalog
     try:
         fetched = lavalog.fetch(args.source, args.lavacli, args.identity)
     except lavalog.LavaLogError as exc:
@@ -656,7 +714,8 @@ def cmd_lava_fetch(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 def main(argv: Sequence[str] | None = None, out: TextIO | None = None, err: TextIO | None = None) -> int:
     out = out or sys.stdout
     err = err or sys.stderr
-    args = build_parser().parse_args(argv)
+    words = list(sys.argv[1:] if argv is None else argv)
+    args = build_parser(words[0] if words and words[0] in COMMANDS else None).parse_args(words)
     handler = {"parse": cmd_parse, "run": cmd_run, "capture": cmd_capture, "report": cmd_report,
                "compare": cmd_compare, "decode-photos": cmd_decode_photos, "lava-job": cmd_lava_job,
                "lava-fetch": cmd_lava_fetch}[args.command]

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import fcntl
 import os
 import pty
@@ -315,6 +314,8 @@ class Qmp:
     QMP error, it raises OSError saying what failed."""
 
     def __init__(self, path: Path, wait: float = SCREENDUMP_WAIT_S) -> None:
+        import asyncio  # here, not at the top: only QMP runs need it, and it takes a run's start 40 ms
+
         from qemu.qmp import QMPClient  # pinned in tools/requirements.txt; emulators.prepare checked it
 
         self.loop = asyncio.new_event_loop()
@@ -326,6 +327,8 @@ class Qmp:
             raise
 
     def _run(self, step: Awaitable[Any], wait: float, what: str) -> Any:
+        import asyncio
+
         from qemu.qmp import QMPError
 
         try:
