@@ -227,7 +227,8 @@ test:
 	@tools/setup.sh
 	@$(MAKE) --no-print-directory -j$$(nproc) all iso units hosted
 	@.venv/bin/python -m compileall -q tools/cleanroom_host  # read by every tool the tests start, even where PYTHONDONTWRITEBYTECODE is set
-	.venv/bin/python -m pytest -n auto --dist worksteal --durations=15 tests
+	@# one worker more than CPUs: while one waits (a throttled or shared boot, a silence limit) another computes
+	.venv/bin/python -m pytest -n $$(($$(nproc) + 1)) --dist worksteal --durations=15 tests
 
 QEMU := qemu-system-i386
 QEMU_FLAGS := -m 128 -no-reboot -device isa-debug-exit,iobase=0xf4,iosize=0x04

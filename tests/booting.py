@@ -3,7 +3,8 @@ as a user runs it, for the tests that read what it printed.
 
 A hang is found by the tool's silence limit (no record for a while), never
 by a total time: a slow machine makes a run longer, not wrong. The
-subprocess timeout below is only a safety net for a tool that itself hangs.
+subprocess timeout below is only a safety net for a tool that itself hangs
+(the boots run the tool in this process: see tool_main).
 
 Expensive configurations are booted once per test session and shared by
 every test that reads them (shared_boot), also across pytest-xdist workers:
@@ -13,7 +14,9 @@ the first worker to ask boots, the others wait for its results.json.
 from __future__ import annotations
 
 import fcntl
+import contextlib
 import hashlib
+import io
 import json
 import os
 import shutil
@@ -41,13 +44,35 @@ SMALL_ALL = "suite=all raw=1 runs=2 warmup=0 maxsize=64K reps=200"
 TOOL_SAFETY_NET_S = 3600
 
 
+def tool_main(*argv: str) -> tuple[int, str, str]:
+    """The tool's own main() with these arguments, in this process: (exit status, stdout, stderr).
+    The boots below run it so, not as `tools/cleanroom` in a new interpreter: a run's imports cost a
+    new interpreter ~0.2 s of CPU, and these tests boot some two hundred times. What only the
+    script does (choosing the .venv's interpreter) is tested through the script itself by
+    test_tool.py and the other tests that start TOOL_CMD."""
+    from cleanroom_host import cli
+
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):  # argparse writes to sys.std*
+        try:
+            rc = cli.main(list(argv), out=out, err=err)
+        except SystemExit as exc:  # argparse's usage errors and --help
+            rc = exc.code if isinstance(exc.code, int) else 1
+    return rc, out.getvalue(), err.getvalue()
+
+
+def tool_proc(*argv: str) -> subprocess.CompletedProcess[str]:
+    """tool_main() as subprocess.run(..., capture_output=True, text=True) would have returned it."""
+    rc, stdout, stderr = tool_main(*argv)
+    return subprocess.CompletedProcess(["cleanroom", *argv], rc, stdout, stderr)
+
+
 def run_tool(out: Path, *args: str) -> tuple[int, dict[str, Any]]:
     """Runs `cleanroom run ARGS --out OUT`; (its exit status, the results.json it wrote)."""
-    proc = subprocess.run([*TOOL_CMD, "run", *args, "--out", str(out), "--quiet"],
-                          capture_output=True, text=True, timeout=TOOL_SAFETY_NET_S, stdin=subprocess.DEVNULL)
+    rc, stdout, stderr = tool_main("run", *args, "--out", str(out), "--quiet")
     results_file = out / "results.json"
-    assert results_file.exists(), f"no results.json\nstdout:\n{proc.stdout}\nstderr:\n{proc.stderr}"
-    return proc.returncode, json.loads(results_file.read_text())
+    assert results_file.exists(), f"no results.json\nstdout:\n{stdout}\nstderr:\n{stderr}"
+    return rc, json.loads(results_file.read_text())
 
 
 def boot(tmp_path: Path, emulator: str, cmdline: str, *extra: str) -> tuple[int, dict[str, Any]]:

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from booting import TOOL_SAFETY_NET_S
+from booting import tool_proc
 
 sys.path.insert(0, str(Path(__file__).resolve().parent / "fixtures"))
 
@@ -34,8 +34,8 @@ NOTES = ("one CPU", "no PGE", "no mutex_fiber_contended")
 
 
 def tool(cleanroom_tool: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, str(cleanroom_tool), *args], capture_output=True, text=True,
-                          timeout=TOOL_SAFETY_NET_S, stdin=subprocess.DEVNULL)
+    """The tool's command line, run in this process (booting.tool_main)."""
+    return tool_proc(*args)
 
 
 def body(text: str, head: str) -> dict[str, list[str]]:

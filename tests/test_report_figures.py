@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from booting import TOOL_SAFETY_NET_S
+from booting import TOOL_SAFETY_NET_S, tool_proc
 
 sys.path.insert(0, str(Path(__file__).resolve().parent / "fixtures"))
 
@@ -29,8 +29,8 @@ QEMU_FIXTURE = "qemu-quick-workset.log"
 
 
 def tool(cleanroom_tool: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, str(cleanroom_tool), *args], capture_output=True, text=True,
-                          timeout=TOOL_SAFETY_NET_S, stdin=subprocess.DEVNULL)
+    """The tool's command line, run in this process (booting.tool_main)."""
+    return tool_proc(*args)
 
 
 def png_size(path: Path) -> tuple[int, int]:

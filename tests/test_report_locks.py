@@ -9,12 +9,11 @@ import csv
 import re
 import struct
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-from booting import TOOL_SAFETY_NET_S
+from booting import tool_proc
 
 from cleanroom_host.protocol import encode_record, parse_log
 
@@ -24,8 +23,8 @@ LOCK_PLOTS = ["litethreads.png", "valchanov.png", "create.png"]
 
 
 def tool(cleanroom_tool: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, str(cleanroom_tool), *args], capture_output=True, text=True,
-                          timeout=TOOL_SAFETY_NET_S, stdin=subprocess.DEVNULL)
+    """The tool's command line, run in this process (booting.tool_main)."""
+    return tool_proc(*args)
 
 
 def medians(log: Path) -> dict[tuple[str, str, tuple[tuple[str, object], ...]], int]:

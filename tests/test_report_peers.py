@@ -8,13 +8,12 @@ from __future__ import annotations
 import csv
 import re
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from booting import TOOL_SAFETY_NET_S
+from booting import tool_proc
 from test_report_locks import block, cells
 from test_report_summary import unwrap
 
@@ -54,8 +53,8 @@ OTHER_PEERS = [("switch_fiber", 8, 8, 9), ("pingpong_fiber", 150, 160, 170),
 
 
 def tool(cleanroom_tool: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, str(cleanroom_tool), *args], capture_output=True, text=True,
-                          timeout=TOOL_SAFETY_NET_S, stdin=subprocess.DEVNULL)
+    """The tool's command line, run in this process (booting.tool_main)."""
+    return tool_proc(*args)
 
 
 def result(seq: int, bench: str, case: str, params: dict[str, Any], lo: int, med: int, hi: int,
