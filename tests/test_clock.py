@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from booting import boot, done, errors, of_type
+from booting import boot, done, errors, of_type, shared_boot
 from cleanroom_host.emulators import BOCHS_IPS
 from cleanroom_host.machine import Machine
 
@@ -69,9 +69,9 @@ CONFIGS = {
 
 
 @pytest.mark.parametrize("config", CONFIGS)
-def test_icount_clock_is_right_or_plainly_unknown(tmp_path: Path, config: str) -> None:
+def test_icount_clock_is_right_or_plainly_unknown(boots_root: Path, config: str) -> None:
     args, present, absent = CONFIGS[config]
-    rc, res = boot(tmp_path, "qemu-icount", CHEAP, *machine_args(*args))
+    rc, res = shared_boot(boots_root, "qemu-icount", CHEAP, *machine_args(*args))  # default: shared below
     assert rc == 0 and done(res)["status"] == "ok"
     tsc = assert_right_or_plainly_unknown(res, ICOUNT_HZ)
     assert {n for n in present if tsc["sources"][n]} == present
@@ -128,9 +128,10 @@ def test_tcg_two_measured_sources_agree(tmp_path: Path) -> None:
 
 @pytest.mark.skipif(shutil.which("bochs") is None or shutil.which("grub-mkrescue") is None,
                     reason="bochs or grub-mkrescue not installed (tools/setup.sh)")
-def test_bochs_calibrates_to_its_instruction_rate(tmp_path: Path) -> None:
-    """Bochs' TSC counts instructions and its clocks run at BOCHS_IPS of them a second."""
-    rc, res = boot(tmp_path, "bochs", CHEAP)
+def test_bochs_calibrates_to_its_instruction_rate(boots_root: Path) -> None:
+    """Bochs' TSC counts instructions and its clocks run at BOCHS_IPS of them a second (the self-test
+    boot test_boot.py reads too: the calibration is the same in every run)."""
+    rc, res = shared_boot(boots_root, "bochs", "suite=selftest")
     assert rc == 0
     tsc = assert_right_or_plainly_unknown(res, BOCHS_IPS)
     assert tsc["hz"] and tsc["agree"] is True
@@ -147,8 +148,8 @@ def test_amd_lfence_is_checked(tmp_path: Path, cpu: str) -> None:
     assert_right_or_plainly_unknown(res, ICOUNT_HZ)
 
 
-def test_intel_lfence_is_architectural(tmp_path: Path) -> None:
-    rc, res = boot(tmp_path, "qemu-icount", CHEAP)
+def test_intel_lfence_is_architectural(boots_root: Path) -> None:
+    rc, res = shared_boot(boots_root, "qemu-icount", CHEAP)  # the default clock test's boot
     tsc = tsc_of(res)
     assert of_type(res, "cpu")[0]["vendor"] == "GenuineIntel"
     assert tsc["lfence"] == "architectural" and tsc["serialize"] in ("lfence", "rdtscp")

@@ -446,9 +446,13 @@ def collect_qr_pages(qmp: Path, directory: Path) -> QrPages:
     try:
         now = time.monotonic()
         deadline, key_again = now + QR_FIRST_CODE_S, float("inf")
+        last: tuple[bytes, list[Any]] = (b"", [])  # the last screen decoded and its codes
         while True:
             client.screendump(dump)
-            chunks = qrdecode.read_image(dump).chunks
+            image = dump.read_bytes()
+            if image != last[0]:  # the same screen again (the kernel still drawing or waiting): read once
+                last = (image, qrdecode.read_image(dump).chunks)
+            chunks = last[1]
             now = time.monotonic()
             # a screen shows several codes: it is named by its first
             index = min((c.index for c in chunks), default=None)
