@@ -224,7 +224,7 @@ def test_run_qemu_command_line_and_results(tmp_path: Path, cleanroom_tool: Path,
     assert p.returncode == 0, p.stdout + p.stderr
     argv = json.loads(fake["info"].read_text())["argv"]
     assert argv == ["-kernel", str(fake["kernel"]), "-append", "suite=selftest exit=auto",
-                    "-display", "none", "-serial", "stdio", "-monitor", "none", "-no-reboot",
+                    "-nodefaults", "-vga", "std", "-display", "none", "-serial", "stdio", "-monitor", "none", "-no-reboot",
                     "-device", "isa-debug-exit,iobase=0xf4,iosize=0x04", "-m", "16", "-cpu", "486", "-s"]
     assert (out / "serial.log").read_bytes() == fake["log"].read_bytes()
     doc = json.loads((out / "results.json").read_text())
