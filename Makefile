@@ -19,6 +19,7 @@ endif
 CC   := $(TOOLPREFIX)gcc
 LD   := $(TOOLPREFIX)ld
 NM   := $(TOOLPREFIX)nm
+AR   := $(TOOLPREFIX)ar
 OBJCOPY := $(TOOLPREFIX)objcopy
 NASM ?= nasm
 PYTHON := $(if $(wildcard .venv/bin/python),.venv/bin/python,python3)
@@ -62,6 +63,9 @@ LIB_SRCS := $(wildcard lib/*.c)
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/units/%,$(UNIT_SRCS))
 UNIT_CFLAGS := -std=c11 -O1 -m32 -static -Wall -Wextra -Werror -I. -DCLEANROOM_HOSTED
+# lib/ compiled once for all the unit tests (each links the archive: it takes the objects it uses)
+UNIT_LIB_OBJS := $(patsubst lib/%.c,$(BUILD)/units/lib/%.o,$(LIB_SRCS))
+UNIT_LIB := $(BUILD)/units/lib/libcleanroom.a
 
 # The hosted build: bench/ and runtime/ as a static 32-bit Linux program
 # (hosted/ supplies the platform); real caches on a development machine.
@@ -174,10 +178,21 @@ $(BUILD)/units/test_madt: arch/madt.c arch/madt.h
 $(BUILD)/units/test_acpi: arch/acpi.c arch/acpi.h
 $(BUILD)/units/test_pse36: arch/pse36.c arch/pse36.h
 
-$(BUILD)/units/%: tests/unit/%.c tests/unit/unit.h $(LIB_SRCS) | toolchain
+$(BUILD)/units/lib/%.o: lib/%.c | toolchain
+	@mkdir -p $(dir $@)
+	@echo "  CC      $@"
+	$(Q)$(CC) $(UNIT_CFLAGS) -MMD -MP -c $< -o $@
+
+$(UNIT_LIB): $(UNIT_LIB_OBJS)
+	@echo "  AR      $@"
+	$(Q)rm -f $@ && $(AR) rcs $@ $^
+
+$(BUILD)/units/%: tests/unit/%.c tests/unit/unit.h $(UNIT_LIB) | toolchain
 	@mkdir -p $(dir $@)
 	@echo "  UNIT    $@"
-	$(Q)$(CC) $(UNIT_CFLAGS) -o $@ $< $(LIB_SRCS)
+	$(Q)$(CC) $(UNIT_CFLAGS) -MMD -MP -o $@ $< $(UNIT_LIB)
+
+-include $(UNIT_LIB_OBJS:.o=.d) $(UNIT_BINS:=.d)
 
 # The cache/TLB model: a QEMU TCG plugin built by the host's gcc (it runs
 # inside qemu-system-i386, not in the guest); docs/MODEL.md.

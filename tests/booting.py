@@ -105,11 +105,16 @@ def shared_root(base: Path) -> Path:
     return base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
 
 
+def shared_dir(root: Path, emulator: str, cmdline: str, *extra: str) -> Path:
+    """Where shared_boot keeps a configuration's run (its results in EMULATOR/ under it)."""
+    key = hashlib.sha256(json.dumps([emulator, cmdline, *extra]).encode()).hexdigest()[:16]
+    return root / "shared-boots" / key
+
+
 def shared_boot(root: Path, emulator: str, cmdline: str, *extra: str) -> tuple[int, dict[str, Any]]:
     """boot(), once per session for the same arguments; a lock file keeps
     two workers from booting the same configuration at once."""
-    key = hashlib.sha256(json.dumps([emulator, cmdline, *extra]).encode()).hexdigest()[:16]
-    where = root / "shared-boots" / key
+    where = shared_dir(root, emulator, cmdline, *extra)
     where.mkdir(parents=True, exist_ok=True)
     with (where / "lock").open("w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
