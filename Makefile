@@ -240,10 +240,14 @@ run:
 
 test:
 	@tools/setup.sh
-	@$(MAKE) --no-print-directory -j$$(nproc) all iso units hosted
-	@.venv/bin/python -m compileall -q tools/cleanroom_host  # read by every tool the tests start, even where PYTHONDONTWRITEBYTECODE is set
+	@# While the build runs: the host tool's bytecode and pytest's rewritten test modules, written
+	@# even where PYTHONDONTWRITEBYTECODE is set, so that no worker (and no tool the tests start)
+	@# compiles them again (a worker's collection: 3.5 s compiling, 0.8 s reading them)
+	@(PYTHONDONTWRITEBYTECODE= .venv/bin/python -m compileall -q tools/cleanroom_host; \
+	  PYTHONDONTWRITEBYTECODE= .venv/bin/python -m pytest --collect-only -q tests >/dev/null 2>&1) & \
+	$(MAKE) --no-print-directory -j$$(nproc) all iso units hosted; built=$$?; wait; exit $$built
 	@# one worker more than CPUs: while one waits (a throttled or shared boot, a silence limit) another computes
-	.venv/bin/python -m pytest -n $$(($$(nproc) + 1)) --dist worksteal --durations=15 tests
+	PYTHONDONTWRITEBYTECODE= .venv/bin/python -m pytest -n $$(($$(nproc) + 1)) --dist worksteal --durations=15 tests
 
 QEMU := qemu-system-i386
 QEMU_FLAGS := -m 128 -no-reboot -device isa-debug-exit,iobase=0xf4,iosize=0x04
