@@ -4,7 +4,8 @@
 #   make test    set up, build, run every test (pytest)
 #
 # Other targets: all (kernel ELF), iso, hosted (the Linux build and its 64-bit
-# peers helper), units, qemu, qemu-gdb, bochs, setup, clean.
+# peers helper), units, compile (everything but the kernel's link), qemu, qemu-gdb,
+# bochs, setup, clean.
 
 # --- toolchain -------------------------------------------------------------
 # TOOLPREFIX may be given; else i686-elf- (a bare cross compiler), else
@@ -95,7 +96,7 @@ PEERS64_ASM := hosted/peers64/switches64.asm
 PEERS64_CFLAGS := -std=c11 -O2 -m64 -static -fno-omit-frame-pointer -Wall -Wextra -Werror -I.
 ALL_HEADERS := $(wildcard */*.h */*/*.h)
 
-.PHONY: all iso units run test qemu qemu-gdb bochs setup clean toolchain hosted
+.PHONY: all iso units run test qemu qemu-gdb bochs setup clean toolchain hosted compile
 
 all: $(KERNEL)
 
@@ -238,10 +239,16 @@ run:
 	@echo
 	@tools/cleanroom report $(RUN_DIR)/smp
 
+# What builds without the .venv (all but the kernel's link, which runs relocs.py with pyelftools).
+compile: $(OBJS) $(UNIT_BINS) $(HOSTED) $(PEERS64) $(CACHEMODEL)
+
 test:
-	@tools/setup.sh
-	@# While the build runs: the host tool's bytecode and pytest's rewritten test modules, written
-	@# even where PYTHONDONTWRITEBYTECODE is set, so that no worker (and no tool the tests start)
+	@tools/setup.sh packages
+	@# the .venv's installation (pip: one core) beside the C compilation (the other cores)
+	@tools/setup.sh venv & venv=$$!; \
+	$(MAKE) --no-print-directory -j$$(nproc) compile; built=$$?; wait $$venv && exit $$built
+	@# Beside the link: the host tool's bytecode and pytest's rewritten test modules, written even
+	@# where PYTHONDONTWRITEBYTECODE is set, so that no worker (and no tool the tests start)
 	@# compiles them again (a worker's collection: 3.5 s compiling, 0.8 s reading them)
 	@(PYTHONDONTWRITEBYTECODE= .venv/bin/python -m compileall -q tools/cleanroom_host; \
 	  PYTHONDONTWRITEBYTECODE= .venv/bin/python -m pytest --collect-only -q tests >/dev/null 2>&1) & \

@@ -2,7 +2,15 @@
 # Idempotent set-up: Debian packages, then .venv with tools/requirements.txt.
 # Fast (well under 2 s) and one line of output when everything is in place;
 # otherwise one line per step it takes, and the full log of a step that fails.
+# `setup.sh packages` does the first half only, `setup.sh venv` the second
+# (make test runs the .venv's installation beside the C compilation).
 set -eu
+
+PART=${1:-all}
+case "$PART" in
+    all|packages|venv) ;;
+    *) echo "setup: unknown part '$PART'; choose packages, venv, or nothing for both" >&2; exit 2 ;;
+esac
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 VENV="$ROOT/.venv"
@@ -81,11 +89,17 @@ if ! command -v dpkg >/dev/null 2>&1; then
        $(echo $PACKAGES)"
 fi
 
-MISSING=$(echo $(missing_packages))
-if [ -n "$MISSING" ]; then
-    install_packages "$MISSING"
-    STILL=$(echo $(missing_packages))
-    [ -z "$STILL" ] || die "still missing after apt-get install: $STILL"
+if [ "$PART" != venv ]; then
+    MISSING=$(echo $(missing_packages))
+    if [ -n "$MISSING" ]; then
+        install_packages "$MISSING"
+        STILL=$(echo $(missing_packages))
+        [ -z "$STILL" ] || die "still missing after apt-get install: $STILL"
+    fi
+    if [ "$PART" = packages ]; then
+        say "ok (Debian packages in place)"
+        exit 0
+    fi
 fi
 
 # .venv: make it (once), then install requirements when their hash changed.
@@ -118,4 +132,8 @@ done
 SITE=$("$VENV/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')
 echo "$LINKS" >"$SITE/cleanroom-debian-python.pth"
 
-say "ok (Debian packages and .venv in place)"
+if [ "$PART" = venv ]; then
+    say "ok (.venv in place)"
+else
+    say "ok (Debian packages and .venv in place)"
+fi
