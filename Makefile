@@ -225,8 +225,16 @@ HOSTED_SMP_CMDLINE ?= bench=coherence,falseshare cpus=all runs=5
 # keeps two make runs started in the same second apart
 RUN_DIR ?= results/$(RUN_STAMP)-make-run
 RUN_STAMP := $(shell date -u +%Y%m%d-%H%M%S)-$(shell echo $$PPID)
+# Set-up and the C compilation: the Debian packages first, then the .venv's installation (pip: one
+# core) beside the compilation of everything that does not need it (the other cores).
+define setup_and_compile
+	@tools/setup.sh packages
+	@tools/setup.sh venv & venv=$$!; \
+	$(MAKE) --no-print-directory -j$$(nproc) compile; built=$$?; wait $$venv && exit $$built
+endef
+
 run:
-	@tools/setup.sh
+	$(setup_and_compile)
 	@$(MAKE) --no-print-directory -j$$(nproc) all hosted
 	tools/cleanroom run --emulator qemu-icount --cmdline "$(CMDLINE)" --out $(RUN_DIR)/kernel
 	tools/cleanroom run --emulator hosted --cmdline "$(HOSTED_CMDLINE)" --out $(RUN_DIR)/hosted
@@ -243,10 +251,7 @@ run:
 compile: $(OBJS) $(UNIT_BINS) $(HOSTED) $(PEERS64) $(CACHEMODEL)
 
 test:
-	@tools/setup.sh packages
-	@# the .venv's installation (pip: one core) beside the C compilation (the other cores)
-	@tools/setup.sh venv & venv=$$!; \
-	$(MAKE) --no-print-directory -j$$(nproc) compile; built=$$?; wait $$venv && exit $$built
+	$(setup_and_compile)
 	@# Beside the link: the host tool's bytecode and pytest's rewritten test modules, written even
 	@# where PYTHONDONTWRITEBYTECODE is set, so that no worker (and no tool the tests start)
 	@# compiles them again (a worker's collection: 3.5 s compiling, 0.8 s reading them)
