@@ -56,8 +56,8 @@ def tool_main(*argv: str) -> tuple[int, str, str]:
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):  # argparse writes to sys.std*
         try:
             rc = cli.main(list(argv), out=out, err=err)
-        except SystemExit as exc:  # argparse's usage errors and --help
-            rc = exc.code if isinstance(exc.code, int) else 1
+        except SystemExit as exc:  # argparse's usage errors and --help: the status Python would exit with
+            rc = exc.code if isinstance(exc.code, int) else 0 if exc.code is None else 1
     return rc, out.getvalue(), err.getvalue()
 
 

@@ -5,17 +5,19 @@ with its model.jsonl); no boots."""
 
 from __future__ import annotations
 
-import contextlib
 import csv
 import io
 import json
 import re
 import struct
+import subprocess
 import sys
 from collections import Counter
-from dataclasses import dataclass
 from pathlib import Path
+
 import pytest
+
+from booting import tool_proc
 
 sys.path.insert(0, str(Path(__file__).resolve().parent / "fixtures"))
 
@@ -43,22 +45,9 @@ def model_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return out
 
 
-@dataclass
-class Ran:
-    returncode: int
-    stdout: str
-    stderr: str
-
-
-def tool(*args: str) -> Ran:
+def tool(*args: str) -> subprocess.CompletedProcess[str]:
     """The command line in this process (argparse's usage errors included)."""
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stderr(err):
-        try:
-            rc = cli.main(list(args), out, err)
-        except SystemExit as exc:
-            rc = int(exc.code or 0)
-    return Ran(rc, out.getvalue(), err.getvalue())
+    return tool_proc(*args)
 
 
 def read_csv(path: Path) -> list[dict[str, str]]:
