@@ -7,7 +7,7 @@ import os
 import sys
 import textwrap
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, NoReturn, Sequence, TextIO
+from typing import TYPE_CHECKING, Callable, NoReturn, Sequence, TextIO
 
 # Only what every command needs is imported here; each command imports its own modules (the report's,
 # compare's, LAVA's, the QR decoder's) where it uses them, so that a run does not pay for them (the
@@ -101,9 +101,8 @@ COMMANDS = {
 }
 
 
-def _add_parse(sub: Any, root: Path) -> None:
-    ps = sub.add_parser("parse", help=COMMANDS["parse"],
-                        epilog=results.EXIT_HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
+def _add_parse(ps: argparse.ArgumentParser, root: Path) -> None:
+    ps.epilog = results.EXIT_HELP
     ps.add_argument("log", type=Path, help="serial log (raw bytes as received)")
     ps.add_argument("--out", type=Path, help="directory for results.json/csv (default: the log's)")
     ps.add_argument("--boot", type=positive, metavar="K",
@@ -111,34 +110,31 @@ def _add_parse(sub: Any, root: Path) -> None:
                          "directory (default: each boot's set into boot-1/, boot-2/, ... there)")
 
 
-def _add_run(sub: Any, root: Path) -> None:
+def _add_run(pr: argparse.ArgumentParser, root: Path) -> None:
     from . import model
     never = ", ".join(e.name for e in emulators.EMULATORS if not e.refuses_long)
-    pr = sub.add_parser(
-        "run", help=COMMANDS["run"],
-        epilog=(_emulator_help() +
-                f"ISO boots with --cmdline use a temporary ISO made with grub-mkrescue; without it,\n"
-                f"the built ISO and its default entry. exit=auto is added when CMDLINE has no exit=.\n"
-                f"\nHangs: a run is hung when no good record (valid CRC) has arrived for S seconds\n"
-                f"(--silence S, default {runner.DEFAULT_SILENCE_S:g}; for the first record, counted from the emulator's\n"
-                f"start). Every benchmark case ends with records, so however long a run takes, it\n"
-                f"is not hung while its cases finish; only a case longer than S would look hung,\n"
-                f"and for those the limit is raised (below). A hung run is stopped, keeps every\n"
-                f"good record and exits 4. --timeout T limits the total time too (default: none).\n"
-                f"\nDuration estimate: before a run that measures workset, ctxsw, locks or aspace,\n"
-                f"the tool estimates its duration as boot + bytes zeroed / throughput + refills x\n"
-                f"refill cost + switches x switch cost + locks reps x rep cost (constants measured\n"
-                f"per emulator; docs/REPORT.md).\n"
-                f"Over {estimate.LIMIT_S / 60:.0f} min it refuses to start (exit 5) unless --yes is given ({never}\n"
-                f"runs are never refused). Without --silence, the silence limit becomes\n"
-                f"3 x the longest single case's estimate + 30 s when that is more. suite=paper\n"
-                f"({_paper_defaults()}) comes out at {_paper('qemu')} in QEMU\n"
-                f"and {_paper('bochs')} in Bochs, its longest case at {_paper('qemu', case=True)} in QEMU;\n"
-                f"the model is approximate.\n"
-                f"\nWithout --out, results go to results/<UTC time>-<emulator>/ (results/ or\n"
-                f"${RESULTS_ENV}; -2, -3 ... appended when another run created that name first)\n"
-                f"and results/latest points at them.\n\n" + results.EXIT_HELP),
-        formatter_class=argparse.RawDescriptionHelpFormatter)
+    pr.epilog = (_emulator_help() +
+                 f"ISO boots with --cmdline use a temporary ISO made with grub-mkrescue; without it,\n"
+                 f"the built ISO and its default entry. exit=auto is added when CMDLINE has no exit=.\n"
+                 f"\nHangs: a run is hung when no good record (valid CRC) has arrived for S seconds\n"
+                 f"(--silence S, default {runner.DEFAULT_SILENCE_S:g}; for the first record, counted from the emulator's\n"
+                 f"start). Every benchmark case ends with records, so however long a run takes, it\n"
+                 f"is not hung while its cases finish; only a case longer than S would look hung,\n"
+                 f"and for those the limit is raised (below). A hung run is stopped, keeps every\n"
+                 f"good record and exits 4. --timeout T limits the total time too (default: none).\n"
+                 f"\nDuration estimate: before a run that measures workset, ctxsw, locks or aspace,\n"
+                 f"the tool estimates its duration as boot + bytes zeroed / throughput + refills x\n"
+                 f"refill cost + switches x switch cost + locks reps x rep cost (constants measured\n"
+                 f"per emulator; docs/REPORT.md).\n"
+                 f"Over {estimate.LIMIT_S / 60:.0f} min it refuses to start (exit 5) unless --yes is given ({never}\n"
+                 f"runs are never refused). Without --silence, the silence limit becomes\n"
+                 f"3 x the longest single case's estimate + 30 s when that is more. suite=paper\n"
+                 f"({_paper_defaults()}) comes out at {_paper('qemu')} in QEMU\n"
+                 f"and {_paper('bochs')} in Bochs, its longest case at {_paper('qemu', case=True)} in QEMU;\n"
+                 f"the model is approximate.\n"
+                 f"\nWithout --out, results go to results/<UTC time>-<emulator>/ (results/ or\n"
+                 f"${RESULTS_ENV}; -2, -3 ... appended when another run created that name first)\n"
+                 f"and results/latest points at them.\n\n" + results.EXIT_HELP)
     pr.add_argument("--emulator", choices=emulators.names(), default=emulators.DEFAULT_EMULATOR,
                     help=f"default: {emulators.DEFAULT_EMULATOR}")
     pr.add_argument("--cmdline", help='kernel command line, e.g. "suite=selftest"')
@@ -190,9 +186,8 @@ def _add_run(sub: Any, root: Path) -> None:
     pr.add_argument("--quiet", action="store_true", help="no progress output")
 
 
-def _add_capture(sub: Any, root: Path) -> None:
-    pc = sub.add_parser("capture", help=COMMANDS["capture"],
-                        epilog=results.EXIT_HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
+def _add_capture(pc: argparse.ArgumentParser, root: Path) -> None:
+    pc.epilog = results.EXIT_HELP
     pc.add_argument("--port", required=True, help="serial device, e.g. /dev/ttyUSB0")
     pc.add_argument("--baud", type=int, default=115200, help="default 115200")
     pc.add_argument("--out", type=Path, help="results directory (default results/<UTC time>-serial/)")
@@ -205,39 +200,33 @@ def _add_capture(sub: Any, root: Path) -> None:
     pc.add_argument("--quiet", action="store_true", help="no progress output")
 
 
-def _add_decode_photos(sub: Any, root: Path) -> None:
-    pq = sub.add_parser(
-        "decode-photos", help=COMMANDS["decode-photos"],
-        epilog=("The kernel shows its record log as numbered QR codes when the run had no serial\n"
-                "port (qr=auto) or when asked (qr=on); docs/QR.md. Photograph every screen (any order,\n"
-                "repeats are fine), then give all the images here: each is read with zxing-cpp, the codes\n"
-                "are checked (every code's CRC, the same run), put back in order and inflated, and\n"
-                "serial.log, results.json and results.csv are written as `capture` writes them.\n"
-                "Missing codes are named as the screen numbers them; the records before the first\n"
-                "missing code are still written (complete: no, exit 4). An image without a\n"
-                "readable code is named.\n\n" + results.EXIT_HELP),
-        formatter_class=argparse.RawDescriptionHelpFormatter)
+def _add_decode_photos(pq: argparse.ArgumentParser, root: Path) -> None:
+    pq.epilog = ("The kernel shows its record log as numbered QR codes when the run had no serial\n"
+                 "port (qr=auto) or when asked (qr=on); docs/QR.md. Photograph every screen (any order,\n"
+                 "repeats are fine), then give all the images here: each is read with zxing-cpp, the codes\n"
+                 "are checked (every code's CRC, the same run), put back in order and inflated, and\n"
+                 "serial.log, results.json and results.csv are written as `capture` writes them.\n"
+                 "Missing codes are named as the screen numbers them; the records before the first\n"
+                 "missing code are still written (complete: no, exit 4). An image without a\n"
+                 "readable code is named.\n\n" + results.EXIT_HELP)
     pq.add_argument("images", type=Path, nargs="+", metavar="IMG",
                     help="photos or screenshots (PNG, JPEG, PPM: what Pillow reads)")
     pq.add_argument("--out", type=Path, help="results directory (default results/<UTC time>-photos/)")
 
 
-def _add_report(sub: Any, root: Path) -> None:
+def _add_report(pp: argparse.ArgumentParser, root: Path) -> None:
     from . import benchreport, model, report
-    pp = sub.add_parser(
-        "report", help=COMMANDS["report"],
-        epilog=(f"Prints at most about {report.SUMMARY_BUDGET} lines of at most {WIDTH} columns: the machine and how "
-                "far its timing\n"
-                "can be trusted, then each benchmark's answers to the papers' questions with the papers'\n"
-                "numbers beside them in square brackets. Every derived value carries an interval with its\n"
-                "coverage (95 % where the runs allow; cases measured in turn paired round by round); a\n"
-                "legend line names the method and coverage and says what ~0 (inside the run-to-run noise),\n"
-                "? (not resolved) and \"noise alone\" (what chance resolves) mean.\n"
-                "The full tables go to OUT/report.txt (--full prints them too); with workset results\n"
-                "the quantities of Klimiankou 2018, Figures 3-8, go to OUT/derived.csv, the figures to\n"
-                "OUT/plots/*.png (docs/REPORT.md):\n"
-                + benchreport.quantity_help()),
-        formatter_class=argparse.RawDescriptionHelpFormatter)
+    pp.epilog = (f"Prints at most about {report.SUMMARY_BUDGET} lines of at most {WIDTH} columns: the machine and how "
+                 "far its timing\n"
+                 "can be trusted, then each benchmark's answers to the papers' questions with the papers'\n"
+                 "numbers beside them in square brackets. Every derived value carries an interval with its\n"
+                 "coverage (95 % where the runs allow; cases measured in turn paired round by round); a\n"
+                 "legend line names the method and coverage and says what ~0 (inside the run-to-run noise),\n"
+                 "? (not resolved) and \"noise alone\" (what chance resolves) mean.\n"
+                 "The full tables go to OUT/report.txt (--full prints them too); with workset results\n"
+                 "the quantities of Klimiankou 2018, Figures 3-8, go to OUT/derived.csv, the figures to\n"
+                 "OUT/plots/*.png (docs/REPORT.md):\n"
+                 + benchreport.quantity_help())
     pp.add_argument("path", type=Path, help="results directory, results.json or serial.log")
     pp.add_argument("--out", type=Path,
                     help="where report.txt, derived.csv and plots/ go (default: the results directory: PATH, "
@@ -252,27 +241,24 @@ def _add_report(sub: Any, root: Path) -> None:
                          "model when the results carry model figures, else tsc")
 
 
-def _add_compare(sub: Any, root: Path) -> None:
+def _add_compare(pm: argparse.ArgumentParser, root: Path) -> None:
     from . import compare
-    pm = sub.add_parser(
-        "compare", help=COMMANDS["compare"],
-        epilog=("Cases match on bench, case and params (paging, pagesize and reps included).\n\n"
-                "Two sets: the table shows both medians and B/A, the Hodges-Lehmann ratio of the two runs'\n"
-                "samples with its Mann-Whitney interval (two runs are never paired); cases only one side\n"
-                "has are listed after it. Then every derived quantity (workset's Figures 3-8, the lock,\n"
-                "create, peers and aspace ratios) of both runs with its interval, B - A by the same\n"
-                "unpaired method, and whether the runs differ beyond it.\n\n"
-                "Three sets or more (or --ref): a key naming each set's id (A, B, C, ...), CPU, platform\n"
-                "and TSC unit; one table per benchmark and per derived quantity with a column per set:\n"
-                "its median (or value) with its interval, and its ratio to the reference (a derived\n"
-                "value: its difference) by the same unpaired method. A table that only one set has is\n"
-                "named, not printed. Wide tables wrap into column groups.\n\n"
-                f"Cases in different units (instructions against TSC ticks) are marked \"{compare.UNITS_DIFFER}\",\n"
-                f"never divided. No line is wider than {WIDTH} columns. compare.csv (a row per case; with\n"
-                "three sets or more, a row per case and set) and compare-derived.csv (likewise per derived\n"
-                "quantity) go to --out, by default the last set's results directory (B's for two: B, or\n"
-                "the directory of the file B names); --plots draws PNG figures beside them."),
-        formatter_class=argparse.RawDescriptionHelpFormatter)
+    pm.epilog = ("Cases match on bench, case and params (paging, pagesize and reps included).\n\n"
+                 "Two sets: the table shows both medians and B/A, the Hodges-Lehmann ratio of the two runs'\n"
+                 "samples with its Mann-Whitney interval (two runs are never paired); cases only one side\n"
+                 "has are listed after it. Then every derived quantity (workset's Figures 3-8, the lock,\n"
+                 "create, peers and aspace ratios) of both runs with its interval, B - A by the same\n"
+                 "unpaired method, and whether the runs differ beyond it.\n\n"
+                 "Three sets or more (or --ref): a key naming each set's id (A, B, C, ...), CPU, platform\n"
+                 "and TSC unit; one table per benchmark and per derived quantity with a column per set:\n"
+                 "its median (or value) with its interval, and its ratio to the reference (a derived\n"
+                 "value: its difference) by the same unpaired method. A table that only one set has is\n"
+                 "named, not printed. Wide tables wrap into column groups.\n\n"
+                 f"Cases in different units (instructions against TSC ticks) are marked \"{compare.UNITS_DIFFER}\",\n"
+                 f"never divided. No line is wider than {WIDTH} columns. compare.csv (a row per case; with\n"
+                 "three sets or more, a row per case and set) and compare-derived.csv (likewise per derived\n"
+                 "quantity) go to --out, by default the last set's results directory (B's for two: B, or\n"
+                 "the directory of the file B names); --plots draws PNG figures beside them.")
     pm.add_argument("a", type=Path, metavar="A", help="the first set (the reference unless --ref): a results "
                                                       "directory, results.json or serial.log")
     pm.add_argument("b", type=Path, metavar="B", help="the other result set")
@@ -286,20 +272,17 @@ def _add_compare(sub: Any, root: Path) -> None:
                          "against size with a line per set, the other tables as bars; a panel per unit")
 
 
-def _add_lava_job(sub: Any, root: Path) -> None:
+def _add_lava_job(pj: argparse.ArgumentParser, root: Path) -> None:
     from . import lavajob
     lava_rows = ", ".join(e.name for e in emulators.EMULATORS if e.loads_kernel)
-    pj = sub.add_parser(
-        "lava-job", help=COMMANDS["lava-job"],
-        epilog=("The job (YAML, on stdout or --out) deploys the kernel (or ISO), boots it with LAVA's qemu\n"
-                "method or, on an x86 PC, with iPXE or GRUB commands that load it from the dispatcher's TFTP\n"
-                "server, and monitors the serial port: every self-test becomes a LAVA test case (pass/fail,\n"
-                f"suite {lavajob.MONITOR_SELFTEST}), every result one with its median as the measurement\n"
-                f"(suite {lavajob.MONITOR_RESULTS}); the done record ends it. Timeouts come from the duration\n"
-                "estimate. The job is checked with LAVA's own schema (Debian's lava-common) before it is\n"
-                "written. lava-fetch turns the job's log into results.json. docs/LAB.md has the whole lab.\n\n"
-                "exit status: 0 written, 5 bad arguments (or a job LAVA's schema refuses)"),
-        formatter_class=argparse.RawDescriptionHelpFormatter)
+    pj.epilog = ("The job (YAML, on stdout or --out) deploys the kernel (or ISO), boots it with LAVA's qemu\n"
+                 "method or, on an x86 PC, with iPXE or GRUB commands that load it from the dispatcher's TFTP\n"
+                 "server, and monitors the serial port: every self-test becomes a LAVA test case (pass/fail,\n"
+                 f"suite {lavajob.MONITOR_SELFTEST}), every result one with its median as the measurement\n"
+                 f"(suite {lavajob.MONITOR_RESULTS}); the done record ends it. Timeouts come from the duration\n"
+                 "estimate. The job is checked with LAVA's own schema (Debian's lava-common) before it is\n"
+                 "written. lava-fetch turns the job's log into results.json. docs/LAB.md has the whole lab.\n\n"
+                 "exit status: 0 written, 5 bad arguments (or a job LAVA's schema refuses)")
     pj.add_argument("--device-type", required=True, choices=lavajob.DEVICE_TYPES,
                     help="qemu (LAVA starts QEMU on its dispatcher) or x86 (a PC that boots from the network)")
     pj.add_argument("--boot", choices=lavajob.BOOTS,
@@ -328,18 +311,15 @@ def _add_lava_job(sub: Any, root: Path) -> None:
     pj.add_argument("--out", type=Path, help="write the job here (default: stdout)")
 
 
-def _add_lava_fetch(sub: Any, root: Path) -> None:
-    pf = sub.add_parser(
-        "lava-fetch", help=COMMANDS["lava-fetch"],
-        epilog=("SOURCE is a LAVA job log as LAVA writes it (YAML lines {dt, lvl, msg}: the web UI's\n"
-                "download, `lavacli jobs logs --raw ID`, or lava-run's output), or a job id, fetched with\n"
-                "`lavacli jobs logs --raw ID` (and the device from `lavacli jobs show --yaml ID`); lavacli\n"
-                "must be installed and configured with an identity (docs/LAB.md). The device's serial\n"
-                "lines become serial.log, which is checked and written as results.json and results.csv\n"
-                "exactly as `capture` writes them; results.json's run names the LAVA job, the device and\n"
-                "the machine (from the hello and cpu records), and the test cases LAVA's monitors made.\n\n"
-                + results.EXIT_HELP),
-        formatter_class=argparse.RawDescriptionHelpFormatter)
+def _add_lava_fetch(pf: argparse.ArgumentParser, root: Path) -> None:
+    pf.epilog = ("SOURCE is a LAVA job log as LAVA writes it (YAML lines {dt, lvl, msg}: the web UI's\n"
+                 "download, `lavacli jobs logs --raw ID`, or lava-run's output), or a job id, fetched with\n"
+                 "`lavacli jobs logs --raw ID` (and the device from `lavacli jobs show --yaml ID`); lavacli\n"
+                 "must be installed and configured with an identity (docs/LAB.md). The device's serial\n"
+                 "lines become serial.log, which is checked and written as results.json and results.csv\n"
+                 "exactly as `capture` writes them; results.json's run names the LAVA job, the device and\n"
+                 "the machine (from the hello and cpu records), and the test cases LAVA's monitors made.\n\n"
+                 + results.EXIT_HELP)
     pf.add_argument("source", metavar="SOURCE", help="a LAVA job log file, or a LAVA job id")
     pf.add_argument("--out", type=Path, help="results directory (default results/<UTC time>-lava/)")
     pf.add_argument("--device", help="the LAVA device's name (default: what lavacli says for a job id, else none)")
@@ -347,7 +327,7 @@ def _add_lava_fetch(sub: Any, root: Path) -> None:
     pf.add_argument("--lavacli", default="lavacli", metavar="PROGRAM", help="the lavacli program (default: lavacli)")
 
 
-ADDERS: dict[str, Callable[[Any, Path], None]] = {
+ADDERS: dict[str, Callable[[argparse.ArgumentParser, Path], None]] = {
     "parse": _add_parse, "run": _add_run, "capture": _add_capture, "decode-photos": _add_decode_photos,
     "report": _add_report, "compare": _add_compare, "lava-job": _add_lava_job, "lava-fetch": _add_lava_fetch}
 
@@ -360,10 +340,9 @@ def build_parser(command: str | None = None) -> Parser:
                epilog=results.EXIT_HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for name, add in ADDERS.items():
+        command_parser = sub.add_parser(name, help=COMMANDS[name], formatter_class=argparse.RawDescriptionHelpFormatter)
         if command is None or command == name:
-            add(sub, root)
-        else:
-            sub.add_parser(name, help=COMMANDS[name])
+            add(command_parser, root)
     return p
 
 
