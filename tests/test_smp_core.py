@@ -23,8 +23,8 @@ def smp_record(res: dict) -> dict:
 
 
 @needs_kernel
-# single-threaded TCG runs the vCPUs in turn: every wait for another CPU lasts a time slice, so two
-# CPUs there (four took ~50 s of the suite's time); four under multi-threaded TCG
+# single-threaded TCG runs the vCPUs in turn (a CPU spinning without pause keeps the host thread for
+# a time slice): two CPUs there, four under multi-threaded TCG (test_smp_share.py runs four single)
 @pytest.mark.parametrize("cpus,accel", [(2, "multi"), (4, "multi"), (2, "single")])
 def test_every_cpu_starts_and_passes_the_smp_self_tests(tmp_path: Path, cpus: int, accel: str) -> None:
     rc, res = boot(tmp_path, "qemu", "suite=selftest", "--cpus", str(cpus),
