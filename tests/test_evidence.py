@@ -116,12 +116,16 @@ def boot_with_stale_bank(tmp_path: Path, cmdline: str) -> list[dict]:
                              "-kernel", str(kernel), "-append", cmdline + " exit=qemu"],
                             stderr=subprocess.DEVNULL)
     try:
-        for _ in range(200):
-            if sock.exists():
-                break
-            time.sleep(0.05)
         mon = socket.socket(socket.AF_UNIX)
-        mon.connect(str(sock))
+        deadline = time.monotonic() + 60
+        while True:  # the socket file appears before QEMU listens on it: retry until it answers
+            assert proc.poll() is None, "QEMU ended before its monitor answered"
+            try:
+                mon.connect(str(sock))
+                break
+            except (FileNotFoundError, ConnectionRefusedError):
+                assert time.monotonic() < deadline, "QEMU's monitor socket did not answer for 60 s"
+                time.sleep(0.05)
 
         def command(text: str) -> None:
             """Send one line; return once the monitor prompts again after it."""
