@@ -27,14 +27,6 @@ void smplock_set_loops(struct smplock *l, uint32_t lock_loops, uint32_t unlock_l
     l->unlock_loops = unlock_loops;
 }
 
-static inline void spin_turn(const struct smplock *l)
-{
-    if (l->use_pause)
-        cpu_pause();
-    else
-        compiler_barrier();
-}
-
 /* --- the parked waiters' queue ----------------------------------------------- */
 
 static void guard_lock(struct smp_waitq *q)
@@ -155,12 +147,12 @@ void smplock_acquire(struct smplock *l, uint32_t cpu)
     switch (l->kind) {
     case SMPLOCK_TAS:
         while (xchg32(&l->word, 1))
-            spin_turn(l);
+            smplock_spin_turn(l);
         break;
     case SMPLOCK_TTAS:
         for (;;) {
             while (l->word) /* read-only until it looks free */
-                spin_turn(l);
+                smplock_spin_turn(l);
             if (!xchg32(&l->word, 1))
                 break;
         }
@@ -168,7 +160,7 @@ void smplock_acquire(struct smplock *l, uint32_t cpu)
     case SMPLOCK_TICKET: {
         uint32_t ticket = xadd32(&l->next, 1);
         while (l->owner != ticket)
-            spin_turn(l);
+            smplock_spin_turn(l);
         break;
     }
     case SMPLOCK_MCS: {
@@ -178,7 +170,7 @@ void smplock_acquire(struct smplock *l, uint32_t cpu)
         if (pred) {
             pred->next = me;
             while (me->wait) /* our own line: no traffic until the predecessor writes it */
-                spin_turn(l);
+                smplock_spin_turn(l);
         }
         break;
     }
@@ -210,7 +202,7 @@ void smplock_release(struct smplock *l, uint32_t cpu)
             if (__atomic_compare_exchange_n(&l->tail, &expect, 0, false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
                 return;
             while (!me->next) /* a successor swapped the tail and is about to link itself */
-                spin_turn(l);
+                smplock_spin_turn(l);
         }
         __atomic_store_n(&me->next->wait, 0, __ATOMIC_RELEASE);
         break;

@@ -30,6 +30,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "arch/x86.h"
 #include "kernel/smp.h"
 
 enum smplock_kind {
@@ -68,6 +69,15 @@ void smplock_acquire(struct smplock *l, uint32_t cpu);
 void smplock_release(struct smplock *l, uint32_t cpu);
 /* "tas", "tas_pause", ..., "mcs_pause", "spinblock", "mutex": bench smplocks' names. */
 const char *smplock_name(enum smplock_kind kind, bool use_pause);
+
+/* One turn of a wait on l: `pause` if its waiters pause, else a plain loop turn. */
+static inline void smplock_spin_turn(const struct smplock *l)
+{
+    if (l->use_pause)
+        cpu_pause();
+    else
+        compiler_barrier();
+}
 
 struct smpcond {
     struct smp_waitq waiters;

@@ -16,8 +16,8 @@
 #define BUDGET_MS 20u
 #define UNKNOWN_HZ 1000000000ull
 #define MAX_INCREMENTS 100000u
-/* Pauses inside the lock, or busy-loop turns for a lock whose waiters spin
- * without pause. Under QEMU's single-threaded TCG a pause hands the host
+/* Turns of the lock's own wait inside it (smplock_spin_turn: pauses, or
+ * busy-loop turns for a lock whose waiters spin without pause). Under QEMU's single-threaded TCG a pause hands the host
  * thread to the next vCPU: waiters that pause hand it back at once, so the
  * CPUs interleave inside the lock (the spinblock parks); a waiter spinning
  * without pause keeps it for a whole time slice, and pauses inside made each
@@ -64,12 +64,8 @@ static void hammer(void *arg)
     for (uint64_t t0 = rdtsc(); n < MAX_INCREMENTS && rdtsc() - t0 < budget; n++) {
         smplock_acquire(&lock, me);
         uint32_t c = counter;
-        for (uint32_t j = 0; j < HOLD; j++) { /* a while inside: the others must queue, spinblock park */
-            if (lock.use_pause)
-                cpu_pause();
-            else
-                compiler_barrier();
-        }
+        for (uint32_t j = 0; j < HOLD; j++) /* a while inside: the others must queue, spinblock park */
+            smplock_spin_turn(&lock);
         counter = c + 1;
         smplock_release(&lock, me);
     }
