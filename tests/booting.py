@@ -20,8 +20,10 @@ import io
 import json
 import os
 import shutil
+import socket
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -42,6 +44,22 @@ SMALL_ALL = "suite=all raw=1 runs=2 warmup=0 maxsize=64K reps=200"
 
 # Only for a tool that never returns (a bug of the tool, not of the kernel).
 TOOL_SAFETY_NET_S = 3600
+
+
+def connect_when_listening(sock: Path, proc: subprocess.Popen[Any], limit_s: float) -> socket.socket:
+    """A Unix socket connected to the server a QEMU (proc, or the tool that started it) makes at
+    sock. The socket file appears before QEMU listens on it: connecting is retried until it
+    answers, while proc lives, for at most limit_s."""
+    conn = socket.socket(socket.AF_UNIX)
+    deadline = time.monotonic() + limit_s
+    while True:
+        assert proc.poll() is None, f"it ended before {sock.name} answered: {proc.communicate()}"
+        try:
+            conn.connect(str(sock))
+            return conn
+        except (FileNotFoundError, ConnectionRefusedError):
+            assert time.monotonic() < deadline, f"{sock.name} did not answer for {limit_s:g} s"
+            time.sleep(0.05)
 
 
 def tool_main(*argv: str) -> tuple[int, str, str]:

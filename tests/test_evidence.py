@@ -9,7 +9,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from booting import boot, done, of_type
+from booting import boot, connect_when_listening, done, of_type
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tools"))
 from cleanroom_host.machine import Machine, aperf_mperf_ratio, evidence_notes  # noqa: E402
@@ -103,9 +103,7 @@ def boot_with_stale_bank(tmp_path: Path, cmdline: str) -> list[dict]:
     in bank 1 (VAL|EN|ADDRV, no UC: no #MC is raised), as firmware leaves banks from before a
     reset; then the kernel boots. Returns the records."""
     import json
-    import socket
     import subprocess
-    import time
     import zlib
 
     kernel = Path(__file__).resolve().parent.parent / "build" / "cleanroom.elf"
@@ -116,16 +114,7 @@ def boot_with_stale_bank(tmp_path: Path, cmdline: str) -> list[dict]:
                              "-kernel", str(kernel), "-append", cmdline + " exit=qemu"],
                             stderr=subprocess.DEVNULL)
     try:
-        mon = socket.socket(socket.AF_UNIX)
-        deadline = time.monotonic() + 60
-        while True:  # the socket file appears before QEMU listens on it: retry until it answers
-            assert proc.poll() is None, "QEMU ended before its monitor answered"
-            try:
-                mon.connect(str(sock))
-                break
-            except (FileNotFoundError, ConnectionRefusedError):
-                assert time.monotonic() < deadline, "QEMU's monitor socket did not answer for 60 s"
-                time.sleep(0.05)
+        mon = connect_when_listening(sock, proc, 60)
 
         def command(text: str) -> None:
             """Send one line; return once the monitor prompts again after it."""

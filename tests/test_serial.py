@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import os
-import socket
 import subprocess
 import time
 from pathlib import Path
@@ -17,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from booting import KERNEL, TOOL_CMD, TOOL_SAFETY_NET_S, boot, done, of_type
+from booting import KERNEL, TOOL_CMD, TOOL_SAFETY_NET_S, boot, connect_when_listening, done, of_type
 from cleanroom_host import emulators
 
 needs_kernel = pytest.mark.skipif(not KERNEL.exists(), reason="build/cleanroom.elf missing: run `make`")
@@ -122,14 +121,7 @@ def test_a_missing_port_ends_the_run_and_says_so_on_screen(tmp_path: Path) -> No
          "--qemu-arg=-qmp", f"--qemu-arg=unix:{sock},server=on,wait=off"],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, stdin=subprocess.DEVNULL)
     try:
-        conn = socket.socket(socket.AF_UNIX)
-        while True:  # the socket file appears before QEMU listens on it: retry until it answers
-            assert proc.poll() is None, proc.communicate()
-            try:
-                conn.connect(str(sock))
-                break
-            except (FileNotFoundError, ConnectionRefusedError):
-                time.sleep(0.05)
+        conn = connect_when_listening(sock, proc, TOOL_SAFETY_NET_S)
         qmp = conn.makefile("rw")
         qmp.readline()  # the greeting
         qmp.write('{"execute": "qmp_capabilities"}\n')
