@@ -84,7 +84,7 @@ void kmain(uint32_t magic, uint32_t info)
     sysinfo_tsc();
     setup_paging();                 /* identity maps built, paging still off */
     sysinfo_mem();
-    smp_init(cfg.cpus);             /* cpus=N: the other CPUs started and parked (default 1: none) */
+    smp_init(cfg.cpus, cfg.oversubscribe); /* cpus=N: the other CPUs started and parked (default 1: none) */
     sysinfo_smp();                  /* ...and the smp record naming them (only when cpus= is not 1) */
     sysinfo_config(&cfg);
     counters_init(&cfg);            /* which hardware events count: none here, and why */

@@ -312,12 +312,23 @@ void sysinfo_smp(void)
     rec_u64("used", s->used);
     id_list("used_ids", s->used_ids, s->used);
     id_list("failed_ids", s->failed_ids, s->failed);
+    rec_u64("failed", s->failed);
     rec_str("apic", s->apic);
     rec_u64("trampoline", s->trampoline);
     rec_u64("start_ticks", s->start_ticks);
     rec_str("why", s->why);
+    rec_str("cores", s->cores);
+    if (s->cores)
+        id_list("core_ids", s->core_ids, s->used);
+    else
+        rec_null("core_ids");
+    rec_u64("shared_cpus", s->shared_cpus);
     rec_end();
-    console_say(VGA_GREY, "cpus: %u of %u found in use", s->used, s->found);
+    if (s->shared_cpus)
+        console_say(VGA_YELLOW, "cpus: %u workers sharing %u CPUs (oversubscribe=1: logic, not timing)", s->used,
+                    s->shared_cpus);
+    else
+        console_say(VGA_GREY, "cpus: %u of %u found in use", s->used, s->found);
 }
 
 void sysinfo_config(const struct config *cfg)

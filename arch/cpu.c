@@ -323,3 +323,42 @@ void cpu_identify(void)
         info.cache_source = "leaf4", info.cache_leaf = "4";
     }
 }
+
+/* ceil(log2(n)) for n >= 1 */
+static uint32_t bits_for(uint32_t n)
+{
+    uint32_t b = 0;
+    while ((1u << b) < n)
+        b++;
+    return b;
+}
+
+uint32_t cpu_smt_bits(const char **how)
+{
+    *how = 0;
+    if (!info.has_cpuid)
+        return 0;
+    if (info.max_leaf >= 0xb) {
+        struct cpuid_regs r = cpuid(0xb, 0);
+        if (((r.ecx >> 8) & 0xff) == 1) { /* level 0 is the SMT level: its shift */
+            *how = "cpuid_0b";
+            return r.eax & 0x1f;
+        }
+    }
+    if (cpu_has(FEAT_TOPOEXT) && info.max_ext_leaf >= 0x8000001e) {
+        *how = "cpuid_8000001e";
+        return bits_for(((cpuid(0x8000001e, 0).ebx >> 8) & 0xff) + 1);
+    }
+    if (!cpu_has(FEAT_HTT)) {
+        *how = "no_htt";
+        return 0;
+    }
+    if (info.max_leaf >= 4) {
+        uint32_t logical = (cpuid(1, 0).ebx >> 16) & 0xff, cores = (cpuid(4, 0).eax >> 26) + 1;
+        if (logical && logical >= cores) {
+            *how = "cpuid_01_04";
+            return bits_for(logical) - bits_for(cores);
+        }
+    }
+    return 0;
+}

@@ -56,5 +56,10 @@ const struct cpu_info *cpu_info(void);
 bool cpu_has(enum cpu_feature f);
 const char *cpu_feature_name(enum cpu_feature f);
 const char *cpu_cache_type_name(uint32_t type);
+/* How many low bits of an APIC id number the hardware threads of one core
+ * (0: one thread a core), so that APIC id >> bits names the core; *how
+ * says which CPUID leaf told ("cpuid_0b", "cpuid_8000001e", "cpuid_01_04",
+ * "no_htt"), or is 0 with a return of 0 when none did. After cpu_identify. */
+uint32_t cpu_smt_bits(const char **how);
 
 #endif

@@ -223,6 +223,7 @@ static void run(struct bench_ctx *ctx)
                 bcs[s] = (struct bench_case){ .name = op_names[op], .per = per };
                 add(&bcs[s], (struct bench_param)PARAM_STR("space", space_names[s]));
                 add(&bcs[s], (struct bench_param)PARAM_NUM("cpus", ks[i]));
+                parallel_sweep_params(&bcs[s], ks[i]);
                 add(&bcs[s], (struct bench_param)PARAM_NUM("pages", c->pages));
                 if (op == OP_MAP)
                     add(&bcs[s], (struct bench_param)PARAM_NUM("reps", reps));

@@ -6,8 +6,9 @@
  * written by the other: a round trip is two transfers of the line. The
  * sample is `from`'s own TSC over `reps` round trips (one clock: no
  * comparison of two CPUs' TSCs); the host divides it by reps. The two
- * start together from parallel_run's start line (the CPUs between them
- * wait it out).
+ * start together from a start line of their own (parallel_run_on); every
+ * other CPU stays idle (hosted: asleep), so that nothing else running
+ * changes the pair's clock speed or shares its cores.
  *
  * The waits read the word (no locked access until it has changed) and
  * pause every SPINS_PER_PAUSE reads: often enough that an emulator running
@@ -15,7 +16,8 @@
  * usually arrives while the reads are spinning. Every pair of one run is
  * measured as one set, sample by sample; from < to (the matrix is taken
  * as symmetric). params.from_id/to_id are the CPUs' APIC ids (hosted: the
- * OS's CPU numbers), for telling SMT siblings and sockets apart.
+ * OS's CPU numbers), for telling SMT siblings and sockets apart; params.smt
+ * says whether the two are siblings (where the cores are known).
  * A hosted sample during which the OS took a worker off its CPU is run
  * again (parallel_undisturbed: params.retried, params.disturbed). */
 #include "arch/tsc.h"
@@ -23,6 +25,7 @@
 #include "bench/parallel.h"
 #include "bench/registry.h"
 #include "kernel/smp.h"
+#include "kernel/smp_report.h"
 #include "lib/defaults.h"
 
 #ifdef CLEANROOM_HOSTED
@@ -43,22 +46,28 @@ struct pair {
     uint32_t from, to, reps;
     struct ball *ball;
     volatile uint32_t gave_up;
+    volatile uint32_t stop;  /* ping is done (all reps, or its time limit): pong stops waiting */
+    uint32_t rounds;         /* round trips ping timed in the last sample */
     int64_t cycles;
     uint32_t failed; /* samples in which a side gave up waiting */
+    uint32_t cut;    /* samples stopped by the time limit (bench/parallel.h) and scaled to reps */
     struct parallel_tally tally;
 };
 
 static struct ball ball;
 
-/* Until *w reads want; false when the other CPU never wrote it. */
-static bool await(volatile uint32_t *w, uint32_t want, uint64_t deadline, volatile uint32_t *gave_up)
+/* Until *w reads want; false when the other CPU never wrote it, or (pong)
+ * when ping has stopped. */
+static bool await(struct pair *p, uint32_t want, uint64_t deadline)
 {
-    for (uint32_t spins = 1; *w != want; spins++) {
+    for (uint32_t spins = 1; p->ball->word != want; spins++) {
         if (spins % SPINS_PER_PAUSE)
             continue;
         cpu_pause();
-        if (*gave_up || rdtsc() > deadline) {
-            *gave_up = 1;
+        if (p->stop || p->gave_up)
+            return false;
+        if (rdtsc() > deadline) {
+            p->gave_up = 1;
             return false;
         }
     }
@@ -69,42 +78,53 @@ static void pong(struct pair *p)
 {
     uint64_t deadline = parallel_deadline();
     for (uint32_t i = 0; i < p->reps; i++) {
-        if (!await(&p->ball->word, 2 * i + 1, deadline, &p->gave_up))
+        if (!await(p, 2 * i + 1, deadline))
             return;
         cmpxchg32(&p->ball->word, 2 * i + 1, 2 * i + 2);
     }
 }
 
+/* reps round trips, or fewer when the sample's time limit comes first (CPUs
+ * that are host threads, or workers sharing a CPU: a round trip may then
+ * take a time slice). */
 static void ping(struct pair *p)
 {
     uint64_t deadline = parallel_deadline();
+    struct parallel_budget b;
+    parallel_budget_start(&b, PARALLEL_SAMPLE_MS);
     uint64_t t0 = tsc_begin();
-    for (uint32_t i = 0; i < p->reps; i++) {
-        if (!await(&p->ball->word, 2 * i, deadline, &p->gave_up))
+    uint32_t i = 0;
+    for (; i < p->reps && parallel_budget_left(&b, i); i++) {
+        if (!await(p, 2 * i, deadline))
             return;
         cmpxchg32(&p->ball->word, 2 * i, 2 * i + 1);
     }
     p->cycles = (int64_t)(tsc_end() - t0);
+    p->rounds = i;
+    p->stop = 1;
 }
 
-/* Workers 0 .. to: only `from` and `to` play; the others return at once. */
+/* Worker 0 on CPU `from` pings, worker 1 on CPU `to` pongs. */
 static void player(uint32_t w, void *arg)
 {
     struct pair *p = arg;
-    if (w == p->from)
+    if (w == 0)
         ping(p);
-    else if (w == p->to)
+    else
         pong(p);
 }
 
 static int64_t once(void *arg)
 {
     struct pair *p = arg;
+    const uint32_t cpus[2] = { p->from, p->to };
     p->ball->word = 0;
-    p->gave_up = 0;
+    p->gave_up = p->stop = 0;
     p->cycles = 0;
-    parallel_run(p->to + 1, player, p);
-    return p->cycles;
+    p->rounds = p->reps;
+    parallel_run_on(cpus, 2, player, p);
+    p->cut += p->rounds < p->reps;
+    return parallel_scaled(p->cycles, p->reps, p->rounds);
 }
 
 static int64_t run_pair(void *arg)
@@ -119,6 +139,7 @@ static void late_params(struct bench_case *c, void *arg)
 {
     const struct pair *p = arg;
     c->params[c->nparams++] = (struct bench_param)PARAM_NUM("gave_up", p->failed);
+    c->params[c->nparams++] = (struct bench_param)PARAM_NUM("cut", p->cut);
     parallel_tally_params(c, &p->tally);
 }
 
@@ -141,6 +162,8 @@ static void run(struct bench_ctx *ctx)
             c->params[c->nparams++] = (struct bench_param)PARAM_NUM("to", to);
             c->params[c->nparams++] = (struct bench_param)PARAM_NUM("from_id", s->used_ids[from]);
             c->params[c->nparams++] = (struct bench_param)PARAM_NUM("to_id", s->used_ids[to]);
+            if (s->cores)
+                c->params[c->nparams++] = (struct bench_param)PARAM_NUM("smt", smp_siblings(from, to));
             c->params[c->nparams++] = (struct bench_param)PARAM_NUM("of", n);
             c->params[c->nparams++] = (struct bench_param)PARAM_NUM("reps", reps);
             items[np] = (struct bench_item){ .c = c, .fn = run_pair, .arg = &pairs[np], .late_params = late_params,

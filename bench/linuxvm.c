@@ -28,6 +28,7 @@
  * worker 0 (the parent) takes a few copy-on-write faults on its own stack
  * in the timed region. */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <sched.h>
 #include <stdio.h>
 #include <string.h>
@@ -45,7 +46,6 @@
 #include "lib/defaults.h"
 
 #define FAULT_PAGES 1024     /* fault: pages each worker writes per sample */
-#define START_WAIT_S 10      /* forked workers reaching the start line */
 #define PAGE 4096u
 #define PER_VMA_SINCE_MAJOR 6
 #define PER_VMA_SINCE_MINOR 4
@@ -57,7 +57,9 @@ static const char *const who_names[] = { "threads", "processes", "none" };
 /* What the workers and the caller share, in a MAP_SHARED page (forked
  * workers see the same one). */
 struct control {
-    volatile uint32_t ready, go, finished, stop, release;
+    volatile uint32_t ready, go, stop, release;
+    volatile uint32_t finished[SMP_MAX_CPUS]; /* a forked worker: 1 once its work is done */
+    volatile uint32_t gone[SMP_MAX_CPUS];     /* its launcher: 1 once the child exited (or never forked) */
     uint32_t done[SMP_MAX_CPUS];
     uint64_t own_ticks; /* tlb_shootdown: worker 0's loop */
 };
@@ -142,7 +144,9 @@ struct launch {
 };
 
 /* On CPU w's thread: a child (pinned as the thread is) does the work; the
- * thread sleeps in waitpid meanwhile, so the CPU is the child's. */
+ * thread sleeps in waitpid meanwhile, so the CPU is the child's. Whatever
+ * becomes of the child (done, killed, never forked), the thread says it is
+ * gone, so that nobody waits for a worker that no longer exists. */
 static void launcher(void *arg)
 {
     struct launch *l = arg;
@@ -152,38 +156,56 @@ static void launcher(void *arg)
         while (!ctl->go)
             cpu_pause();
         work(l->w, l->c);
-        __atomic_add_fetch(&ctl->finished, 1, __ATOMIC_ACQ_REL);
+        __atomic_store_n(&ctl->finished[l->w], 1, __ATOMIC_RELEASE);
         _exit(0);
     }
     l->failed = pid < 0;
     if (pid < 0)
         __atomic_add_fetch(&ctl->ready, 1, __ATOMIC_ACQ_REL); /* nobody will come: do not wait for it */
     else
-        waitpid(pid, 0, 0);
+        while (waitpid(pid, 0, 0) < 0 && errno == EINTR)
+            ;
+    __atomic_store_n(&ctl->gone[l->w], 1, __ATOMIC_RELEASE);
+}
+
+/* Until every forked worker finished or is gone (bounded: the sample's work
+ * is bounded by its time limit, parallel_budget); how many are gone
+ * without finishing their work. */
+static uint32_t await_children(uint32_t k)
+{
+    uint64_t deadline = parallel_deadline();
+    for (uint32_t w = 1; w < k; w++)
+        while (!ctl->finished[w] && !ctl->gone[w] && rdtsc() < deadline)
+            cpu_pause();
+    uint32_t lost = 0;
+    for (uint32_t w = 1; w < k; w++)
+        lost += !ctl->finished[w];
+    return lost;
 }
 
 static int64_t procs_run(struct lvm_case *c)
 {
     static struct launch launches[SMP_MAX_CPUS];
+    uint32_t unposted = 0;
     for (uint32_t w = 1; w < c->k; w++) {
         launches[w] = (struct launch){ c, w, 0 };
-        smp_post(w, launcher, &launches[w]);
+        if (!smp_post(w, launcher, &launches[w])) {
+            launches[w].failed = 1;
+            ctl->gone[w] = 1;
+            unposted++;
+        }
     }
     uint64_t hz = tsc_info()->hz ? tsc_info()->hz : 1000000000ull, t = rdtsc();
-    while (ctl->ready != c->k - 1 && rdtsc() - t < START_WAIT_S * hz)
+    while (ctl->ready + unposted != c->k - 1 && rdtsc() - t < PARALLEL_START_LINE_S * hz)
         cpu_pause();
-    uint32_t failed = 0;
-    for (uint32_t w = 1; w < c->k; w++)
-        failed += launches[w].failed;
-    c->failed += failed;
     uint64_t t0 = tsc_begin();
     ctl->go = 1;
     work(0, c);
-    while (ctl->finished + failed < c->k - 1)
-        cpu_pause();
+    uint32_t lost = await_children(c->k);
     int64_t ticks = (int64_t)(tsc_end() - t0);
+    c->failed += lost;
     for (uint32_t w = 1; w < c->k; w++)
-        smp_wait(w);
+        smp_wait_within(w, PARALLEL_START_LINE_S); /* each child finished or is gone: its thread ends at once */
     return ticks;
 }
 
@@ -223,15 +245,16 @@ static int64_t run_case(void *arg)
     c->region = 0;
     bool regions = c->op == OP_MMAP || c->op == OP_SHOOT_MUNMAP || map_regions(c);
     for (uint32_t w = c->k; w < n; w++)
-        smp_post(w, sleep_until_released, 0);
+        smp_post(w, sleep_until_released, 0); /* a CPU that is not idle is named by smp_wait_within below */
     int64_t t = 0;
     if (regions)
         t = c->who == PROCESSES ? procs_run(c) : parallel_run(c->k, work, c);
-    ctl->release = 1;
-    for (uint32_t w = c->k; w < n; w++) {
-        park_wake(&ctl->release);
-        smp_wait(w);
-    }
+    /* every sleeper at once (they share one word), then each back to idle:
+     * waking one per wait would leave the others asleep for ever */
+    __atomic_store_n(&ctl->release, 1, __ATOMIC_RELEASE);
+    park_wake_all(&ctl->release);
+    for (uint32_t w = c->k; w < n; w++)
+        smp_wait_within(w, PARALLEL_START_LINE_S);
     if (c->region)
         munmap(c->region, (size_t)c->stride * c->k);
     c->failed += !regions;
@@ -301,6 +324,7 @@ static void measure(struct bench_ctx *ctx, const struct plan *p, uint32_t k, uin
             add(&bcs[i], (struct bench_param)PARAM_STR("op", p->op_name));
         add(&bcs[i], (struct bench_param)PARAM_STR(shoot ? "siblings" : "workers", who_names[who]));
         add(&bcs[i], (struct bench_param)PARAM_NUM("cpus", k));
+        parallel_sweep_params(&bcs[i], k);
         add(&bcs[i], (struct bench_param)PARAM_NUM(p->op == OP_FAULT ? "fault_pages" : "reps", p->op == OP_FAULT ? FAULT_PAGES : reps));
         add(&bcs[i], (struct bench_param)PARAM_STR("kernel", kernel_release));
         add(&bcs[i], (struct bench_param)PARAM_STR("fault_lock", fault_lock()));

@@ -2,13 +2,17 @@
 
 #include "arch/tsc.h"
 #include "arch/x86.h"
+#include "kernel/error_record.h"
+#include "kernel/finish.h"
 #include "kernel/smp.h"
+#include "kernel/smp_report.h"
+#include "lib/fmt.h"
 
-/* How long the workers may take to reach the start line (their CPUs are
- * idle and spinning: microseconds, unless one faulted); the TSC rate
- * assumed when it is not known (too long, never too short). */
-#define START_LINE_S 10u
+/* The TSC rate assumed when it is not known (too long, never too short),
+ * for the start line's bound (PARALLEL_START_LINE_S: the workers' CPUs are
+ * idle and spinning, so they arrive within microseconds unless one faulted). */
 #define START_LINE_HZ 5000000000ull
+#define SWEEP_IDS_TEXT 200 /* "0-3,5,7,...": 32 ids of up to 4 digits and their commas */
 
 struct start_line {
     parallel_fn fn;
@@ -16,6 +20,7 @@ struct start_line {
     volatile uint32_t ready __attribute__((aligned(64)));
     volatile uint32_t go __attribute__((aligned(64)));
     volatile uint32_t disturbed;
+    volatile uint32_t arrived[SMP_MAX_CPUS]; /* by worker: 1 once at the start line */
 };
 
 static struct start_line line;
@@ -30,6 +35,7 @@ static void worker_entry(void *p)
     struct worker *w = p;
     struct start_line *l = w->line;
     uint64_t switched = smp_switched_out();
+    l->arrived[w->index] = 1;
     __atomic_add_fetch(&l->ready, 1, __ATOMIC_ACQ_REL);
     while (!l->go)
         cpu_pause();
@@ -77,39 +83,110 @@ static void nothing(uint32_t worker, void *arg)
 
 void parallel_settle(void) { parallel_run(smp_cpus(), nothing, 0); }
 
-int64_t parallel_run(uint32_t k, parallel_fn fn, void *arg)
+/* "0-3,8,10-11": ids in runs (cut short, never overrun, when size is too small). */
+static void id_ranges(char *out, uint32_t size, const uint32_t *ids, uint32_t n)
+{
+    size_t len = 0;
+    out[0] = 0;
+    for (uint32_t i = 0; i < n && len < size;) {
+        uint32_t j = i;
+        while (j + 1 < n && ids[j + 1] == ids[j] + 1)
+            j++;
+        if (j == i)
+            len += fmt(out + len, size - len, "%s%u", len ? "," : "", ids[i]);
+        else
+            len += fmt(out + len, size - len, "%s%u-%u", len ? "," : "", ids[i], ids[j]);
+        i = j + 1;
+    }
+}
+
+/* Some workers never reached the start line: say which, let the others go
+ * (they are spinning at it), wait for every one (a faulted CPU is named by
+ * smp_wait) and end the run: nothing is measured with fewer workers than
+ * its record would say. */
+__attribute__((noreturn)) static void start_line_short(const uint32_t *cpus, uint32_t k, const bool *posted)
+{
+    char msg[300], missing[SWEEP_IDS_TEXT];
+    uint32_t ids[SMP_MAX_CPUS] = { 0 }, n = 0;
+    for (uint32_t w = 0; w < k; w++)
+        if (cpus[w] != 0 && (!posted[w] || !line.arrived[w]))
+            ids[n++] = cpus[w];
+    id_ranges(missing, sizeof missing, ids, n);
+    fmt(msg, sizeof msg, "%u of %u workers did not reach the start line within %u s (CPU%s %s): the run ends rather "
+        "than measure with fewer workers than asked", n, k, PARALLEL_START_LINE_S, n == 1 ? "" : "s", missing);
+    error_record("start_line", msg);
+    line.go = 1;
+    for (uint32_t w = 0; w < k; w++)
+        if (posted[w])
+            smp_wait_within(cpus[w], PARALLEL_START_LINE_S);
+    finish_run(RUN_FAIL);
+}
+
+int64_t parallel_run_on(const uint32_t *cpus, uint32_t k, parallel_fn fn, void *arg)
 {
     static struct worker workers[SMP_MAX_CPUS];
+    bool posted[SMP_MAX_CPUS] = { false };
+    bool caller_works = cpus[0] == 0;
+    uint32_t first = caller_works ? 1 : 0, expected = k - first;
     line.fn = fn;
     line.arg = arg;
     line.ready = 0;
     line.go = 0;
     line.disturbed = 0;
-    for (uint32_t w = 1; w < k; w++) {
+    for (uint32_t w = 0; w < k; w++)
+        line.arrived[w] = 0;
+    bool all_posted = true;
+    for (uint32_t w = first; w < k; w++) {
         workers[w] = (struct worker){ &line, w };
-        smp_post(w, worker_entry, &workers[w]);
+        posted[w] = smp_post(cpus[w], worker_entry, &workers[w]);
+        all_posted &= posted[w];
     }
-    /* bounded: a CPU that faulted or went silent before the start line is
-     * then named by smp_wait (a fault record, or an error and the end) */
+    /* bounded: a CPU that faulted or went silent before the start line ends
+     * the run by name (start_line_short) */
     uint64_t hz = tsc_info()->hz ? tsc_info()->hz : START_LINE_HZ, t = rdtsc();
-    while (line.ready != k - 1 && rdtsc() - t < START_LINE_S * hz)
+    while (all_posted && line.ready != expected && rdtsc() - t < PARALLEL_START_LINE_S * hz)
         cpu_pause();
+    if (line.ready != expected)
+        start_line_short(cpus, k, posted);
     uint64_t switched = smp_switched_out();
     uint64_t t0 = tsc_begin();
     line.go = 1;
-    fn(0, arg);
-    for (uint32_t w = 1; w < k; w++)
-        smp_wait(w);
+    if (caller_works)
+        fn(0, arg);
+    for (uint32_t w = first; w < k; w++)
+        smp_wait(cpus[w]);
     int64_t ticks = (int64_t)(tsc_end() - t0);
-    if (smp_switched_out() != switched)
+    if (caller_works && smp_switched_out() != switched)
         line.disturbed++;
     return ticks;
+}
+
+int64_t parallel_run(uint32_t k, parallel_fn fn, void *arg)
+{
+    static uint32_t cpus[SMP_MAX_CPUS];
+    for (uint32_t w = 0; w < k; w++)
+        cpus[w] = w;
+    return parallel_run_on(cpus, k, fn, arg);
+}
+
+void parallel_sweep_params(struct bench_case *c, uint32_t k)
+{
+    static char text[SMP_MAX_CPUS + 1][SWEEP_IDS_TEXT];
+    const struct smp_summary *s = smp_summary();
+    if (k > s->used)
+        k = s->used;
+    id_ranges(text[k], SWEEP_IDS_TEXT, s->used_ids, k);
+    c->params[c->nparams++] = (struct bench_param)PARAM_STR("cpu_ids", text[k]);
+    if (s->cores)
+        c->params[c->nparams++] = (struct bench_param)PARAM_NUM("smt", smp_any_siblings(k));
 }
 
 int64_t parallel_undisturbed(bench_run_fn once, void *arg, struct parallel_tally *tally)
 {
     int64_t ticks = once(arg);
-    for (uint32_t tries = 1; parallel_disturbed() && tries < PARALLEL_TRIES; tries++) {
+    /* workers sharing CPUs (oversubscribe=1) are always switched out: no try would do better */
+    uint32_t tries = smp_summary()->shared_cpus ? PARALLEL_TRIES : 1;
+    for (; parallel_disturbed() && tries < PARALLEL_TRIES; tries++) {
         tally->retried++;
         ticks = once(arg);
     }

@@ -14,8 +14,18 @@
 
 typedef void (*parallel_fn)(uint32_t worker, void *arg);
 
-/* TSC ticks from the start to the last finish; k from 1 to smp_cpus(). */
+/* TSC ticks from the start to the last finish; k from 1 to smp_cpus().
+ * Every worker reaches the start line, or the run ends: a worker that does
+ * not within PARALLEL_START_LINE_S seconds (or whose CPU cannot take the
+ * work) is named in an `error` record (`start_line`), the others are let
+ * go and waited for, and the run ends with status fail; no sample is ever
+ * taken with fewer workers than it says. */
 int64_t parallel_run(uint32_t k, parallel_fn fn, void *arg);
+/* The same on the CPUs listed (worker i on CPU cpus[i], each at most once):
+ * the caller (CPU 0) works as worker 0 when cpus[0] is 0, else it only
+ * starts and waits, and the CPUs not listed stay idle (hosted: asleep). */
+int64_t parallel_run_on(const uint32_t *cpus, uint32_t k, parallel_fn fn, void *arg);
+#define PARALLEL_START_LINE_S 10u
 /* How many workers of the last parallel_run the OS took off their CPU
  * between the start line and their finish (smp_switched_out: hosted only;
  * always 0 in the kernel). Such a sample timed the scheduler too. */
@@ -23,8 +33,8 @@ uint32_t parallel_disturbed(void);
 
 /* One sample the OS did not disturb, where it can be had: once(arg) (which
  * sets its state up and calls parallel_run once) is run again while a
- * worker was switched out, PARALLEL_TRIES times in all at most; the last
- * run's ticks. *tally counts the runs thrown away and the samples kept
+ * worker was switched out, PARALLEL_TRIES times in all at most (once where
+ * workers share CPUs: oversubscribe=1); the last run's ticks. *tally counts the runs thrown away and the samples kept
  * although disturbed (every try was), for the record's params. */
 #define PARALLEL_TRIES 20u
 struct parallel_tally {
@@ -35,6 +45,11 @@ int64_t parallel_undisturbed(bench_run_fn once, void *arg, struct parallel_tally
 /* Adds "retried" and "disturbed" to a case's params (0 and 0 in the
  * kernel, where nothing preempts). */
 void parallel_tally_params(struct bench_case *c, const struct parallel_tally *tally);
+/* A k sweep's case says which CPUs its workers ran on: params.cpu_ids (the
+ * platform ids of CPUs 0 .. k-1, as "0-3,8") and params.smt (1 when two of
+ * them are hardware threads of one core, 0 when none are, absent where the
+ * cores are not known: smp record `cores`). */
+void parallel_sweep_params(struct bench_case *c, uint32_t k);
 /* Why k workers cannot run here (NULL: they can), for a skip record. */
 const char *parallel_unavailable(uint32_t k);
 /* A multi-CPU benchmark's `unavailable` hook (bench/registry.h): NULL from

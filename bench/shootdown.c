@@ -118,8 +118,16 @@ static bool wait_acks(struct shoot *s, uint32_t want, uint64_t limit)
 static void changer(struct shoot *s)
 {
     uint64_t hz = tsc_info()->hz ? tsc_info()->hz : 1000000000ull, limit = hz / 1000 * ACK_WAIT_MS;
-    while (s->ready != s->k - 1)
+    uint64_t deadline = parallel_deadline();
+    while (s->ready != s->k - 1 && rdtsc() < deadline)
         cpu_pause();
+    if (s->ready != s->k - 1) { /* a receiver never got ready: nothing to time, and it says so */
+        s->unacked_now++;
+        s->ticks = 0;
+        s->done = 0;
+        s->stop = 1;
+        return;
+    }
     struct parallel_budget b;
     parallel_budget_start(&b, PARALLEL_SAMPLE_MS);
     uint64_t t0 = tsc_begin();
@@ -254,6 +262,7 @@ static void run(struct bench_ctx *ctx)
             cases[m] = (struct bench_case){ .name = "shootdown", .per = rounds };
             add(&cases[m], (struct bench_param)PARAM_STR("mode", mode_names[m]));
             add(&cases[m], (struct bench_param)PARAM_NUM("cpus", ks[i]));
+            parallel_sweep_params(&cases[m], ks[i]);
             add(&cases[m], (struct bench_param)PARAM_NUM("rounds", rounds));
             items[m] = (struct bench_item){ .c = &cases[m], .fn = run_mode, .arg = s, .late_params = late, .hook_arg = s };
         }

@@ -53,7 +53,7 @@ int main(int argc, char **argv)
         finish_run(RUN_FAIL);
     }
     sysinfo_mem();
-    smp_init(cfg.cpus);
+    smp_init(cfg.cpus, cfg.oversubscribe);
     sysinfo_smp();
     sysinfo_config(&cfg);
     counters_init(&cfg);

@@ -1,9 +1,17 @@
 /* kernel/smp.h for a process: one pthread per CPU beyond the first, each
- * pinned (sched_setaffinity) to its own CPU of those the process may use
- * (the tool's taskset list), waiting on its mailbox: spinning with pause
- * for a while (a post is then picked up within a microsecond or so), then
- * sleeping on a futex so an idle run does not keep the other CPUs busy.
- * The caller is CPU 0, pinned to the first CPU of the list. */
+ * pinned (its affinity set before it starts) to its own CPU of those the
+ * process may use (the tool's taskset list), waiting on its mailbox:
+ * spinning with pause for a while (a post is then picked up within a
+ * microsecond or so), then sleeping on a futex so an idle run does not keep
+ * the other CPUs busy. The caller is CPU 0, pinned to the first CPU of the
+ * list; its waits for a worker spin as long, then sleep too, so that CPUs
+ * a case does not use are idle.
+ *
+ * oversubscribe=1 lets cpus=N exceed the CPUs allowed: worker w then runs
+ * on allowed CPU w mod n, several to a CPU, and every pause yields
+ * (arch/x86.h) so that a waiting worker lets the one it waits for run. Such
+ * a run checks the logic of N CPUs on a machine with fewer (the smp record
+ * says shared_cpus); it measures nothing worth reporting. */
 #define _GNU_SOURCE
 #include <linux/futex.h>
 #include <pthread.h>
@@ -11,21 +19,21 @@
 #include <stdio.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "arch/x86.h"
-#include "kernel/console.h"
 #include "kernel/error_record.h"
 #include "kernel/smp.h"
+#include "kernel/smp_report.h"
 #include "lib/fmt.h"
-#include "lib/record.h"
-#include "lib/wire.h"
 
-/* About 10-50 ms of pause before a worker sleeps. */
+/* About 10-50 ms of pause before a worker, or the caller waiting for one, sleeps. */
 #define SPIN_BEFORE_SLEEP 200000u
 
 struct slot {
     volatile uint32_t posted, finished;
+    volatile uint32_t caller_sleeps; /* smp_wait sleeps on `finished`: the worker wakes it */
     void (*volatile fn)(void *);
     void *volatile arg;
     uint32_t index, os_cpu;
@@ -35,22 +43,17 @@ struct slot {
 static struct slot slots[SMP_MAX_CPUS];
 static struct smp_summary summary = { .wanted = 1, .found = 0, .used = 1 };
 static __thread uint32_t this_index;
+volatile uint32_t cpu_pause_yields;
 
 const struct smp_summary *smp_summary(void) { return &summary; }
 uint32_t smp_cpus(void) { return summary.used; }
 uint32_t smp_this_cpu(void) { return this_index; }
 
-static void futex(volatile uint32_t *addr, int op, uint32_t val)
-{
-    syscall(SYS_futex, (uint32_t *)addr, op, val, NULL, NULL, 0);
-}
+void cpu_pause_yield(void) { sched_yield(); }
 
-static bool pin(pthread_t t, uint32_t os_cpu)
+static long futex(volatile uint32_t *addr, int op, uint32_t val, const struct timespec *timeout)
 {
-    cpu_set_t set;
-    CPU_ZERO(&set);
-    CPU_SET(os_cpu, &set);
-    return pthread_setaffinity_np(t, sizeof set, &set) == 0;
+    return syscall(SYS_futex, (uint32_t *)addr, op, val, timeout, NULL, 0);
 }
 
 static void *worker(void *p)
@@ -63,57 +66,117 @@ static void *worker(void *p)
             if (i < SPIN_BEFORE_SLEEP)
                 cpu_pause();
             else
-                futex(&s->posted, FUTEX_WAIT_PRIVATE, seen);
+                futex(&s->posted, FUTEX_WAIT_PRIVATE, seen, 0);
         }
         s->fn(s->arg);
-        __atomic_store_n(&s->finished, s->posted, __ATOMIC_RELEASE);
+        __atomic_store_n(&s->finished, s->posted, __ATOMIC_SEQ_CST);
+        /* the caller sets caller_sleeps, then reads finished: one of the two sees the other */
+        if (__atomic_load_n(&s->caller_sleeps, __ATOMIC_SEQ_CST))
+            futex(&s->finished, FUTEX_WAKE_PRIVATE, 1, 0);
     }
     return 0;
 }
 
+/* The OS CPUs this process may use, in order; how many. */
+static uint32_t allowed_cpus(uint32_t os[SMP_MAX_CPUS], uint32_t *total)
+{
+    cpu_set_t allowed;
+    uint32_t n = 0;
+    *total = 0;
+    if (sched_getaffinity(0, sizeof allowed, &allowed) != 0)
+        return 0;
+    for (uint32_t c = 0; c < CPU_SETSIZE; c++)
+        if (CPU_ISSET(c, &allowed)) {
+            if (n < SMP_MAX_CPUS)
+                os[n++] = c;
+            (*total)++;
+        }
+    return n;
+}
 
-void smp_init(uint32_t want)
+static bool read_number(uint32_t cpu, const char *what, uint32_t *out)
+{
+    char path[96];
+    fmt(path, sizeof path, "/sys/devices/system/cpu/cpu%u/topology/%s", cpu, what);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return false;
+    int ok = fscanf(f, "%u", out) == 1;
+    fclose(f);
+    return ok;
+}
+
+/* Each used CPU's core (package and core id), from /sys. */
+static void read_cores(void)
+{
+    for (uint32_t i = 0; i < summary.used; i++) {
+        uint32_t package, core;
+        if (!read_number(summary.used_ids[i], "physical_package_id", &package) ||
+            !read_number(summary.used_ids[i], "core_id", &core))
+            return;
+        summary.core_ids[i] = package << 16 | (core & 0xffff);
+    }
+    summary.cores = "sys";
+}
+
+static bool start_worker(struct slot *s)
+{
+    pthread_attr_t attr;
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    CPU_SET(s->os_cpu, &set);
+    bool ok = pthread_attr_init(&attr) == 0;
+    /* pinned before it runs a single instruction: a thread that cannot be
+     * pinned is never started, so no worker runs on a CPU not its own */
+    ok = ok && pthread_attr_setaffinity_np(&attr, sizeof set, &set) == 0 &&
+         pthread_create(&s->thread, &attr, worker, s) == 0;
+    pthread_attr_destroy(&attr);
+    return ok;
+}
+
+void smp_init(uint32_t want, bool oversubscribe)
 {
     summary.wanted = want;
     summary.apic = "host";
     if (want == 1)
         return;
-    cpu_set_t allowed;
     char msg[200];
-    if (sched_getaffinity(0, sizeof allowed, &allowed) != 0) {
+    uint32_t os[SMP_MAX_CPUS], total, n = allowed_cpus(os, &total);
+    if (!n) {
         summary.why = "sched_getaffinity failed";
         error_record("cpus", "cpus=: the CPUs this process may use could not be read; running on 1 CPU");
         return;
     }
-    uint32_t n = 0, os[SMP_MAX_CPUS];
-    for (uint32_t c = 0; c < CPU_SETSIZE; c++)
-        if (CPU_ISSET(c, &allowed)) {
-            if (n < SMP_MAX_CPUS)
-                os[n] = c;
-            n++;
-        }
-    summary.found = n;
-    for (uint32_t i = 0; i < n && i < SMP_MAX_CPUS; i++)
+    for (uint32_t i = 0; i < n; i++)
         summary.found_ids[i] = os[i];
-    uint32_t limit = want ? want : SMP_MAX_CPUS;
-    pin(pthread_self(), os[0]);
+    summary.found = total;
+    uint32_t limit = want ? want : n;
+    cpu_set_t first;
+    CPU_ZERO(&first);
+    CPU_SET(os[0], &first);
+    sched_setaffinity(0, sizeof first, &first);
     slots[0].os_cpu = os[0];
     summary.used_ids[0] = os[0];
-    for (uint32_t i = 1; i < n && i < SMP_MAX_CPUS && summary.used < limit; i++) {
+    for (uint32_t i = 1; summary.used < limit && (i < n || (oversubscribe && i < limit)); i++) {
         struct slot *s = &slots[summary.used];
-        *s = (struct slot){ .index = summary.used, .os_cpu = os[i] };
-        if (pthread_create(&s->thread, 0, worker, s) != 0 || !pin(s->thread, os[i])) {
-            summary.failed_ids[summary.failed++] = os[i];
-            fmt(msg, sizeof msg, "no pinned thread could be started on CPU %u: going on without it", os[i]);
+        *s = (struct slot){ .index = summary.used, .os_cpu = os[i % n] };
+        if (!start_worker(s)) {
+            smp_note_id(summary.failed_ids, &summary.failed, os[i % n]);
+            fmt(msg, sizeof msg, "no thread pinned to CPU %u could be started: going on without it", os[i % n]);
             error_record("cpu_start", msg);
             continue;
         }
-        summary.used_ids[summary.used++] = os[i];
+        summary.used_ids[summary.used++] = os[i % n];
     }
+    if (summary.used > n) {
+        summary.shared_cpus = n;
+        cpu_pause_yields = 1;
+    }
+    read_cores();
     if (want && summary.used < want) {
         summary.why = "fewer CPUs than cpus= asks for";
-        fmt(msg, sizeof msg, "cpus=%u: this process may use %u CPU%s (taskset; tools/cleanroom run --cpus): running on %u",
-            want, n, n == 1 ? "" : "s", summary.used);
+        fmt(msg, sizeof msg, "cpus=%u: this process may use %u CPU%s (taskset; tools/cleanroom run --cpus; "
+            "oversubscribe=1 shares them): running on %u", want, total, total == 1 ? "" : "s", summary.used);
         error_record("cpus", msg);
     }
 }
@@ -128,17 +191,44 @@ bool smp_post(uint32_t cpu, void (*fn)(void *), void *arg)
     s->fn = fn;
     s->arg = arg;
     __atomic_store_n(&s->posted, s->posted + 1, __ATOMIC_RELEASE);
-    futex(&s->posted, FUTEX_WAKE_PRIVATE, 1);
+    futex(&s->posted, FUTEX_WAKE_PRIVATE, 1, 0);
     return true;
 }
 
-void smp_wait(uint32_t cpu)
+static uint64_t now_ns(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+}
+
+static bool idle(const struct slot *s) { return __atomic_load_n(&s->finished, __ATOMIC_ACQUIRE) == s->posted; }
+
+void smp_wait(uint32_t cpu) { smp_wait_within(cpu, SMP_WAIT_S); }
+
+void smp_wait_within(uint32_t cpu, uint32_t seconds)
 {
     if (cpu == 0 || cpu >= summary.used)
         return;
     struct slot *s = &slots[cpu];
-    while (__atomic_load_n(&s->finished, __ATOMIC_ACQUIRE) != s->posted)
+    for (uint32_t i = 0; i < SPIN_BEFORE_SLEEP; i++) {
+        if (idle(s))
+            return;
         cpu_pause();
+    }
+    uint64_t end = now_ns() + (uint64_t)seconds * 1000000000u;
+    const struct timespec tick = { 0, 100000000 }; /* the deadline is checked every 0.1 s */
+    for (;;) {
+        uint32_t seen = __atomic_load_n(&s->finished, __ATOMIC_ACQUIRE);
+        __atomic_store_n(&s->caller_sleeps, 1, __ATOMIC_SEQ_CST);
+        if (__atomic_load_n(&s->finished, __ATOMIC_SEQ_CST) == seen && seen != s->posted)
+            futex(&s->finished, FUTEX_WAIT_PRIVATE, seen, &tick);
+        __atomic_store_n(&s->caller_sleeps, 0, __ATOMIC_RELAXED);
+        if (idle(s))
+            return;
+        if (now_ns() > end)
+            smp_report_silent(cpu, s->os_cpu, seconds);
+    }
 }
 
 uint64_t smp_switched_out(void)

@@ -9,5 +9,6 @@ void park_wait(volatile uint32_t *word, uint32_t old)
 }
 
 void park_wake(volatile uint32_t *word) { (void)word; }
+void park_wake_all(volatile uint32_t *word) { (void)word; }
 
 const char *park_kind(void) { return "poll"; }

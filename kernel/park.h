@@ -15,8 +15,11 @@
 
 /* Returns once *word != old. */
 void park_wait(volatile uint32_t *word, uint32_t old);
-/* After the caller changed *word: wakes a CPU parked on it. */
+/* After the caller changed *word: wakes a CPU parked on it (one, when
+ * several are: a lock's waiter, each on a word of its own). */
 void park_wake(volatile uint32_t *word);
+/* After the caller changed *word: wakes every CPU parked on it. */
+void park_wake_all(volatile uint32_t *word);
 /* "poll" or "futex": what blocking is here (result params). */
 const char *park_kind(void);
 

@@ -31,18 +31,29 @@ struct smp_summary {
     uint32_t found_ids[SMP_MAX_CPUS]; /* their APIC ids (hosted: OS CPU numbers), the first SMP_MAX_CPUS */
     uint32_t used;                /* CPUs the run has, this one included */
     uint32_t used_ids[SMP_MAX_CPUS];
-    uint32_t failed;              /* CPUs that did not answer */
-    uint32_t failed_ids[SMP_MAX_CPUS];
+    uint32_t failed;              /* CPUs that did not answer (or were refused), all counted */
+    uint32_t failed_ids[SMP_MAX_CPUS]; /* the first SMP_MAX_CPUS of them */
     const char *apic;             /* "xapic", "x2apic", "host" (hosted), or 0 */
     uint32_t trampoline;          /* the start-up page (physical), 0 if none */
     uint64_t start_ticks;         /* TSC ticks the whole start took */
     const char *why;              /* why fewer CPUs than wanted (0: as asked) */
+    /* Each used CPU's physical core, so that a k sweep can say whether two
+     * of its CPUs are SMT siblings (one core's hardware threads): the
+     * kernel's from the APIC id and CPUID's topology leaves, the hosted
+     * build's from /sys's topology (package and core). */
+    uint32_t core_ids[SMP_MAX_CPUS];
+    const char *cores;            /* how core_ids were known ("cpuid_0b", "sys", ...), 0: not known */
+    /* Hosted, oversubscribe=1: the workers share this many OS CPUs (fewer
+     * than used): a run that checks logic, not speed. 0: a CPU each. */
+    uint32_t shared_cpus;
 };
 
 /* Starts the CPUs cpus= asks for (want: 1..SMP_MAX_CPUS, 0: every one),
  * after the TSC is calibrated (the start-up delays) and paging is set up.
- * Writes `error` records for what could not be started. */
-void smp_init(uint32_t want);
+ * Writes `error` records for what could not be started. oversubscribe=1
+ * (hosted only; the kernel refuses it) lets `want` exceed the CPUs there
+ * are: the workers then share them, several a CPU. */
+void smp_init(uint32_t want, bool oversubscribe);
 const struct smp_summary *smp_summary(void);
 /* CPUs the run can use, the caller's included (1 unless cpus= started more). */
 uint32_t smp_cpus(void);
@@ -53,9 +64,13 @@ uint32_t smp_this_cpu(void);
 bool smp_post(uint32_t cpu, void (*fn)(void *), void *arg);
 /* Until CPU cpu is idle again. An exception there ends the run with a
  * `fault` record naming it; a CPU silent past SMP_WAIT_S seconds is named
- * in an `error` record and the run ends (status fail). */
+ * in an `error` record (`cpu_silent`: the CPU, what was running, the
+ * limit) and the run ends (status fail). */
 void smp_wait(uint32_t cpu);
 #define SMP_WAIT_S 600u
+/* The same with a limit of its own, for work that must end soon (a CPU
+ * released from a sleep, a start line). */
+void smp_wait_within(uint32_t cpu, uint32_t seconds);
 
 /* Times the calling CPU's thread was taken off its CPU so far: the hosted
  * build's voluntary and involuntary context switches of the thread

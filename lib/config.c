@@ -75,6 +75,8 @@ const struct key_spec config_keys[KEY_COUNT] = {
                         "runs=auto: the width of each set's key interval to reach, in basis points of its value" },
     [KEY_BUDGET] = { "budget", KIND_COUNT_OR_SECONDS, 0, 1, CR_DEF_AUTO_MAX_RUNS, offsetof(struct config, budget),
                      "runs=auto: recorded rounds per set at most, or Ns: seconds per set" },
+    [KEY_OVERSUBSCRIBE] = { "oversubscribe", KIND_FLAG, 0, 0, 1, offsetof(struct config, oversubscribe),
+                            "hosted build: 1 runs cpus= workers over fewer CPUs, several a CPU (checks logic at scale; no timing)" },
 };
 
 void config_defaults(struct config *cfg)

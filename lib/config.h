@@ -50,6 +50,7 @@ enum config_key {
     KEY_CPUS,
     KEY_PRECISION,
     KEY_BUDGET,
+    KEY_OVERSUBSCRIBE,
     KEY_COUNT
 };
 
@@ -82,6 +83,7 @@ struct config {
     uint32_t precision; /* runs=auto: basis points of the key quantity's interval width */
     uint32_t budget;    /* runs=auto: rounds per set at most, or seconds | CFG_SECONDS */
     uint32_t cpus; /* CPUs to use, the boot CPU included; 0: all there are */
+    uint32_t oversubscribe; /* hosted: cpus= workers over fewer CPUs (logic, not speed) */
     uint32_t serial; /* enum serial_choice, or an I/O port (>= SERIAL_PORT_MIN) */
     uint32_t serial_clock; /* Hz of the PCI UARTs' clock; 0: lib/uartclock.c's table, else unverified */
     uint64_t maxsize;
