@@ -18,6 +18,10 @@ if str(TOOLS_DIR) not in sys.path:
     sys.path.insert(0, str(TOOLS_DIR))
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "scale: the multi-CPU runs at full size (make test-scale, not make test)")
+
+
 @pytest.fixture(scope="session")
 def repo_root() -> Path:
     return REPO_ROOT

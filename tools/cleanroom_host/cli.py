@@ -160,6 +160,9 @@ def _add_run(pr: argparse.ArgumentParser, root: Path) -> None:
                     help="N CPUs: QEMU -smp N, the hosted build pinned to N CPUs (the last N allowed), and the "
                          "kernel's cpus=N unless --cmdline sets cpus= (suite=smp needs 2 or more); "
                          "not for bochs or qemu-model")
+    pr.add_argument("--oversubscribe", action="store_true",
+                    help="hosted: --cpus N may exceed this machine's CPUs: N workers share them (oversubscribe=1), "
+                         "to check multi-CPU logic at scale on a small machine; such a run gives no timing answers")
     pr.add_argument("--memory", type=int, metavar="MB",
                     help=f"guest memory in MiB (default {emulators.DEFAULT_MEMORY_MB})")
     pr.add_argument("--qemu-arg", action="append", default=[], metavar="ARG",
@@ -537,7 +540,8 @@ def cmd_run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     spec = emulators.RunSpec(
         emulator=args.emulator, kernel=args.kernel, iso=args.iso, cmdline=args.cmdline,
         cpu=args.cpu, memory=memory, qemu_args=list(args.qemu_arg), binary=args.emulator_binary,
-        hosted=args.hosted, host_cpu=args.host_cpu, cpus=args.cpus, serial=args.serial,
+        hosted=args.hosted, host_cpu=args.host_cpu, cpus=args.cpus, oversubscribe=args.oversubscribe,
+        serial=args.serial,
         screendump=args.screendump, model=args.model, plugin=args.plugin, qr_pages=args.qr_pages)
     may_start, silence = _check_duration(args, emu, HOSTED_MEMORY_MB if emu.hosted else memory, err)
     if not may_start:

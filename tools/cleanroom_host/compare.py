@@ -23,7 +23,7 @@ from .cells import ratio_digits
 from .context import Derived, Run, Sweep
 from .interval import EXACT, NO_SPREAD, NOISE, UNRESOLVED, Interval, cell, coverage_range, short, verdict
 from .kinds import Units
-from .machine import EMULATOR_TIME, Machine
+from .machine import Machine
 from .protocol import Record
 from .results import ResultSet
 from .text import WIDTH, exact, fit, format_params, table
@@ -383,7 +383,7 @@ def render(a: ResultSet, b: ResultSet, pairs: list[Pair], derived: list[DerivedP
     units = [m.units for m in ms]
     cov = coverage_range(p.band for p in both if p.same_unit(units))
     out = [f"{'compare:' if letter == LETTERS[0] else '':8} {letter} = {rs.path} ({m.units.name}"
-           + (f": {EMULATOR_TIME}" if m.emulator_time else "") + ")" for letter, rs, m in zip(LETTERS, (a, b), ms)]
+           + (f": {m.no_answers}" if m.no_answers else "") + ")" for letter, rs, m in zip(LETTERS, (a, b), ms)]
     out += [f"{len(both)} cases in both, {sum(p.where == 'a' for p in pairs)} only in A, "
             f"{sum(p.where == 'b' for p in pairs)} only in B; B/A: the ratio of the two runs' samples (Hodges-Lehmann "
             f"on logs) with its interval{f' ({cov})' if cov else ''}, ~1: the runs do not differ beyond it", LEGEND]

@@ -24,7 +24,7 @@ from .compare import (CYCLES, LEGEND, UNITS_DIFFER, DerivedMatch, Match, case_un
 from .context import Run
 from .interval import Interval, cell, coverage_range, verdict
 from .kinds import Units
-from .machine import EMULATOR_TIME, Machine
+from .machine import Machine
 from .paper import describe_cpu, size_text
 from .results import ResultSet
 from .text import WIDTH, exact, fit, format_params, table
@@ -80,7 +80,7 @@ class Side:
 
     @property
     def unit_text(self) -> str:
-        return self.units.name + (f": {EMULATOR_TIME}" if self.machine.emulator_time else "")
+        return self.units.name + (f": {self.machine.no_answers}" if self.machine.no_answers else "")
 
     @property
     def short(self) -> str:

@@ -80,6 +80,7 @@ class RunSpec:
     hosted: Path = Path("build/hosted/cleanroom-hosted")  # the Linux build (`make hosted`)
     host_cpu: int | None = None  # hosted: the CPU to pin it to (None: the last one allowed)
     cpus: int | None = None  # --cpus N: N CPUs (QEMU -smp N, hosted taskset over N) and cpus=N; None: one
+    oversubscribe: bool = False  # hosted: --cpus N may exceed the CPUs allowed (workers share them; logic only)
     serial: str = "com1"  # QEMU: the machine's only UART, which carries the log (SERIAL_PORTS)
     screendump: Path | None = None  # QEMU: save the final screen here (PPM) through QMP
     qr_pages: Path | None = None  # QEMU: save every results QR page here (qr-000.ppm, ...) through QMP
@@ -312,9 +313,10 @@ def prepare_hosted(spec: RunSpec) -> Launch:
     if spec.cpus:
         if spec.host_cpu is not None:
             raise SetupError("--host-cpu and --cpus: choose one (--cpus N takes the last N CPUs allowed)")
-        if spec.cpus > len(allowed):
+        if spec.cpus > len(allowed) and not spec.oversubscribe:
             raise SetupError(f"--cpus {spec.cpus}: this process may use {len(allowed)} CPU(s) "
-                             f"({', '.join(map(str, allowed))})")
+                             f"({', '.join(map(str, allowed))}); --oversubscribe runs {spec.cpus} workers over "
+                             "them, to check the logic (no timing)")
         cpus = allowed[-spec.cpus:]
         cpu_list = ",".join(map(str, cpus))
         return _hosted_launch(spec, cpu_list, {"host_cpus": cpus})
@@ -537,6 +539,13 @@ class Emulator:
         return f"TSC unit: {self.tsc.name}; {seen}"
 
     def launch(self, spec: RunSpec, workdir: Path) -> Launch:
+        if spec.oversubscribe:
+            if not self.hosted:
+                raise SetupError(f"--oversubscribe applies to hosted only (a {self.name} machine gets one vCPU per "
+                                 "CPU: --cpus N)")
+            if spec.cpus is None:
+                raise SetupError("--oversubscribe needs --cpus N: the workers to run over the CPUs allowed")
+            spec = replace(spec, cmdline=with_default(spec.cmdline, "oversubscribe", "1"))
         if spec.cpus is not None:
             if not self.smp:
                 raise SetupError(f"--cpus does not apply to {self.name} (it applies to: "

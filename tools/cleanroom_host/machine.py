@@ -46,6 +46,9 @@ TRUST = {
 }
 # What every figure of an emulator whose TSC follows the host's clock is (Machine.emulator_time)
 EMULATOR_TIME = "the emulator's own costs in host time, not a CPU's"
+# What every figure of a hosted run with more workers than CPUs is (oversubscribe=1: Machine.shared)
+SHARED_TIME = ("{workers} workers took turns on {cpus} CPUs (oversubscribe=1): every time is the scheduler's; "
+               "the run checks the multi-CPU logic, not speed")
 # qemu-model: the same exact instruction counts, plus a cache/TLB model's figures (docs/MODEL.md)
 MODELLED_TRUST = ("QEMU -icount with the cache/TLB model: the TSC counts instructions, exactly and repeatably; "
                   "QEMU itself models no cache or TLB, but each result's `model` figures price the accesses it "
@@ -81,6 +84,7 @@ class Machine:
     tsc_warning: str | None = None  # no calibration, or sources that disagree (tsc_warning_text)
     evidence: "Evidence | None" = None  # the evidence record and the results' own (None: an older log)
     timing: str = ""  # the trust line with the TSC's choice but not every source's figure: the summary's
+    shared: str | None = None  # hosted, oversubscribe=1: SHARED_TIME for its workers and CPUs
 
     @property
     def emulated(self) -> bool:
@@ -93,6 +97,12 @@ class Machine:
         """An emulator whose TSC follows the host's clock (its row says so): every figure it gives is
         the emulator's own cost, never a CPU's, so none is an answer."""
         return self.emulated and self.units.host_time
+
+    @property
+    def no_answers(self) -> str | None:
+        """Why no figure of this run answers anything (an emulator's host time, workers sharing CPUs), or
+        None: its figures are a CPU's."""
+        return EMULATOR_TIME if self.emulator_time else self.shared
 
     @property
     def plot_caches(self) -> list[Cache]:
@@ -113,7 +123,11 @@ class Machine:
         trust = TRUST[kind]
         smp = _first(recs, "smp")
         used = int((smp or {}).get("used") or 1)
-        if kind == HOSTED and used > 1:  # suite=smp, cpus=N: a thread pinned to each of N CPUs
+        shared_cpus = int((smp or {}).get("shared_cpus") or 0)
+        shared = SHARED_TIME.format(workers=used, cpus=shared_cpus) if kind == HOSTED and shared_cpus else None
+        if shared:
+            trust = trust.replace("a Linux process pinned to one CPU", f"a Linux process: {shared}")
+        elif kind == HOSTED and used > 1:  # suite=smp, cpus=N: a thread pinned to each of N CPUs
             trust = trust.replace("a Linux process pinned to one CPU", f"a Linux process, a thread pinned to each of "
                                                                         f"{used} CPUs")
         if kind == HOSTED and hyper:
@@ -132,7 +146,7 @@ class Machine:
         notes = hypervisor_notes(recs, run, kind) + (evidence_notes(evidence) if evidence else [])
         tail = "; " + "; ".join(notes) if notes else ""
         return cls(kind, units_of(kind), trust + clock + tail, data_caches(cpu), counters, scope, recorded,
-                   str(hyper) if hyper else None, sources, warning, evidence, trust + brief + tail)
+                   str(hyper) if hyper else None, sources, warning, evidence, trust + brief + tail, shared)
 
 
 def _first(records: list[Record], t: str) -> Record | None:

@@ -23,7 +23,7 @@ from . import aspacereport, benchreport, lockreport, model, smplockreport, smpre
 from .context import Run
 from .interval import SUMMARY_LEGEND, Interval, short, summary_band
 from .kinds import INSTRUCTIONS
-from .machine import EMULATOR_TIME, counters_text
+from .machine import counters_text
 from .paper import quoted_once, size_text
 from .protocol import Record, format_ranges
 from .results import ResultSet
@@ -380,7 +380,8 @@ def _summary_problems(rs: ResultSet) -> list[str]:
 def _answers_head(run: Run) -> list[str]:
     """What the answers are, and the legend of the words they use. Under an emulator whose TSC follows
     the host's clock they are no answers: the heading says whose costs they are."""
-    what = (f"no answers: {EMULATOR_TIME}" if run.machine.emulator_time else "answers")
+    why = run.machine.no_answers
+    what = f"no answers: {why}" if why else "answers"
     band = summary_band(d.value for module in REPORTS for d in module.derived(run))
     return [f"{what}; {band}; in square brackets the papers' numbers:", f"  {SUMMARY_LEGEND}"]
 
