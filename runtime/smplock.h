@@ -76,7 +76,7 @@ static inline void smplock_spin_turn(const struct smplock *l)
     if (l->use_pause)
         cpu_pause();
     else
-        compiler_barrier();
+        busy_turn();
 }
 
 struct smpcond {

@@ -24,6 +24,7 @@
  * increment of the four pause-less locks last ~2 s there. */
 #define HOLD 20u
 #define ITEMS 500u
+#define START_WAIT_S 10u
 #define RW_ROUNDS 2000u
 
 /* Each lock under test, and the spinblock's (lock_loops, unlock_loops):
@@ -46,11 +47,13 @@ static volatile uint32_t counter, arrived;
 static volatile uint32_t mine[SMP_MAX_CPUS];
 
 /* Every CPU waits for the others, so that the loops overlap (a CPU's short
- * loop could otherwise end before the next one has even started). */
+ * loop could otherwise end before the next one has even started); at most
+ * START_WAIT_S: a CPU that never comes shows as one that did nothing. */
 static void start_together(void)
 {
+    uint64_t hz = tsc_info()->hz ? tsc_info()->hz : UNKNOWN_HZ, t0 = rdtsc();
     __atomic_add_fetch(&arrived, 1, __ATOMIC_ACQ_REL);
-    while (arrived < smp_cpus())
+    while (arrived < smp_cpus() && rdtsc() - t0 < START_WAIT_S * hz)
         cpu_pause();
 }
 

@@ -322,9 +322,45 @@ def _summary_machine(rs: ResultSet, run: Run) -> list[str]:
         names = ", ".join(f"{c.name} {size_text(c.size)}" for c in m.caches)
         out.append(f"  caches: {names}" + (": made up by the emulator, which models no cache" if m.emulated else ""))
     out.append(f"  counters: {counters_text(m, brief=True)}")
+    cpus = cpus_text(rs.first("smp"))
+    if cpus:
+        out.append(f"  cpus: {cpus}")
     if run.model_info:
         out.append(f"  model: {model.run_text(run.model_info)}")
     return out
+
+
+def id_ranges(ids: list[int]) -> str:
+    """0-3,8: runs of consecutive ids (as bench/parallel.c writes params.cpu_ids)."""
+    out: list[str] = []
+    for i in ids:
+        if out and out[-1][1] + 1 == i:
+            out[-1] = (out[-1][0], i)
+        else:
+            out.append((i, i))
+    return ",".join(str(a) if a == b else f"{a}-{b}" for a, b in out)  # type: ignore[misc]
+
+
+def cpus_text(smp: Record | None) -> str | None:
+    """The smp record's CPUs for the machine lines: how many, which, and whether any two are hardware
+    threads of one core (a k sweep's figures then mix cores and siblings; each record says `smt`)."""
+    if not smp or int(smp.get("used") or 1) < 2:
+        return None
+    ids = [int(i) for i in smp.get("used_ids") or []]
+    if smp.get("shared_cpus"):
+        return f"{smp.get('used')} workers on CPUs {id_ranges(sorted(set(ids)))}, several a CPU (oversubscribe=1)"
+    text = f"{smp.get('used')} used ({id_ranges(ids)})"
+    cores = smp.get("core_ids")
+    if not smp.get("cores") or not isinstance(cores, list):
+        return text + "; which share a core is not known"
+    groups: dict[int, list[int]] = {}
+    for i, core in zip(ids, cores):
+        groups.setdefault(int(core), []).append(i)
+    shared = [g for g in groups.values() if len(g) > 1]
+    if not shared:
+        return text + f", each on a core of its own ({smp['cores']})"
+    pairs = ", ".join("+".join(map(str, g)) for g in shared[:4]) + (", ..." if len(shared) > 4 else "")
+    return text + f" on {len(groups)} cores: SMT siblings {pairs} ({smp['cores']}; each k sweep's `smt` says)"
 
 
 def _named(recs: list[Record]) -> str:
