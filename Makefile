@@ -45,7 +45,7 @@ LDFLAGS := -m elf_i386 -T linker.ld -nostdlib -z noexecstack --no-warn-rwx-segme
 # hosted/ is the Linux build's platform and top.
 SRC_DIRS := boot lib lib/freestanding arch kernel runtime bench app
 # Benchmark code that needs a C library (glibc ucontext, NPTL, fork): hosted build only.
-HOSTED_ONLY_SRCS := bench/peers.c bench/peerloops.c bench/linuxvm.c
+HOSTED_ONLY_SRCS := bench/peers.c bench/peerloops.c bench/linuxvm.c bench/glibclocks.c
 # Benchmark code that needs ring 3, page directories, CR3 or paging switched
 # at will: the kernel only (hosted/vmmode.c stands in for bench/vmmode.c).
 KERNEL_ONLY_SRCS := bench/aspace.c bench/aspace_user.c bench/vmmode.c

@@ -130,10 +130,26 @@
 #define CR_DEF_ISOLATION_REPS_HOSTED 20000
 #define CR_DEF_ISOLATION_PAPER_REPS 1000000
 
-/* bench/smplocks.c: lock+unlock pairs per worker per sample; the
- * litethreads case moves reps / 10 items (each item two handshakes) */
-#define CR_DEF_SMPLOCKS_REPS 10000
+/* bench/smplocks.c: lock+unlock pairs per worker per sample (a fair
+ * share: the workers stop at k x reps between them); the litethreads case
+ * moves reps / 10 items (each item two handshakes). The kernel's is
+ * smaller: under QEMU a contended lock+unlock is ~400 ns of host time, and
+ * the quick suite runs ~100 sets twice (paging off and on) */
+#define CR_DEF_SMPLOCKS_REPS_KERNEL 1000
+#define CR_DEF_SMPLOCKS_REPS_HOSTED 10000
 #define CR_DEF_SMPLOCKS_PAPER_REPS 100000
+/* The spin-then-block locks' lock_loops in every set but the sweep
+ * (LiteThreads' 100; Valchanov-Andreev's "short active wait"), and the
+ * sweep's settings (at k = 2 and all CPUs): lock_loops from none to one
+ * that outlasts a futex wake-up (~6 us; 10000 pauses are 30 us where a
+ * pause costs 3 ns, ~240 us on a Zen 5 guest's 24 ns), unlock_loops none
+ * and LiteThreads' 200 */
+#define CR_DEF_SMPLOCKS_SPIN_LOOPS 100
+#define CR_DEF_SMPLOCKS_SWEEP_LOCK_LOOPS { 0, 100, 1000, 10000 }
+#define CR_DEF_SMPLOCKS_SWEEP_UNLOCK_LOOPS { 0, 200 }
+/* runtime/smplock.c's spinblock_starve: a waiter parked this long (us) is
+ * handed the lock (Go's sync.Mutex starvation threshold, 1 ms) */
+#define CR_DEF_SMPLOCKS_STARVE_US 1000
 
 /* bench/aslock.c: map_unmap rounds per sample */
 #define CR_DEF_ASLOCK_REPS 50

@@ -1,24 +1,42 @@
 #include "runtime/smplock.h"
 
+#include "arch/tsc.h"
 #include "arch/x86.h"
 #include "kernel/park.h"
+#include "lib/defaults.h"
+
+#define UNKNOWN_HZ 1000000000ull /* the starve rule's clock where the TSC rate is unknown */
 
 static const char *const names[SMPLOCK_KINDS][2] = {
     { "tas", "tas_pause" }, { "ttas", "ttas_pause" }, { "ticket", "ticket_pause" }, { "mcs", "mcs_pause" },
-    { "spinblock", "spinblock" }, { "mutex", "mutex" },
+    { "spinblock_handoff", "spinblock_handoff" }, { "spinblock_barge", "spinblock_barge" },
+    { "spinblock_starve", "spinblock_starve" }, { "mutex", "mutex" },
 };
 
 const char *smplock_name(enum smplock_kind kind, bool use_pause) { return names[kind][use_pause ? 1 : 0]; }
+
+/* Ticks a first waiter must have parked before a release hands it the lock:
+ * handoff at once, barge never, starve after CR_DEF_SMPLOCKS_STARVE_US. */
+static uint64_t handoff_after(enum smplock_kind kind)
+{
+    if (kind == SMPLOCK_SB_HANDOFF)
+        return 0;
+    if (kind != SMPLOCK_SB_STARVE)
+        return UINT64_MAX;
+    uint64_t hz = tsc_info()->hz ? tsc_info()->hz : UNKNOWN_HZ;
+    return hz / 1000000 * CR_DEF_SMPLOCKS_STARVE_US;
+}
 
 void smplock_init(struct smplock *l, enum smplock_kind kind, bool use_pause)
 {
     l->word = l->next = l->owner = 0;
     l->tail = 0;
     l->kind = kind;
-    l->use_pause = use_pause || kind >= SMPLOCK_SPINBLOCK;
+    l->use_pause = use_pause || smplock_blocks(kind);
     l->lock_loops = l->unlock_loops = 0;
+    l->handoff_after = handoff_after(kind);
     l->waiters = (struct smp_waitq){ 0, 0, 0 };
-    l->handoffs = l->parks = 0;
+    l->handoffs = l->wakes = l->parks = 0;
 }
 
 void smplock_set_loops(struct smplock *l, uint32_t lock_loops, uint32_t unlock_loops)
@@ -42,16 +60,26 @@ static void guard_unlock(struct smp_waitq *q)
     q->guard = 0;
 }
 
-/* Both under the guard. */
+/* All three under the guard. */
 static void enqueue(struct smp_waitq *q, struct smplock_node *n)
 {
     n->next = 0;
-    n->wait = 0;
+    n->wait = SMPLOCK_PARKED;
     if (q->tail)
         q->tail->next = n;
     else
         q->head = n;
     q->tail = n;
+}
+
+/* A woken waiter that lost the lock again keeps its place: first. */
+static void enqueue_first(struct smp_waitq *q, struct smplock_node *n)
+{
+    n->wait = SMPLOCK_PARKED;
+    n->next = q->head;
+    q->head = n;
+    if (!q->tail)
+        q->tail = n;
 }
 
 static struct smplock_node *dequeue(struct smp_waitq *q)
@@ -65,56 +93,120 @@ static struct smplock_node *dequeue(struct smp_waitq *q)
     return n;
 }
 
-static void unpark(struct smplock_node *n)
+static void unpark(struct smplock_node *n, uint32_t why)
 {
-    __atomic_store_n(&n->wait, 1, __ATOMIC_RELEASE);
+    __atomic_store_n(&n->wait, why, __ATOMIC_RELEASE);
     park_wake(&n->wait);
 }
 
-/* --- spinblock ------------------------------------------------------------------ */
+/* --- the spinblocks ------------------------------------------------------------------ */
+
+/* No wake-up is lost, because the word's HAS_PARKED bit and the FIFO change
+ * together under the guard, and a waiter sets the bit only by a
+ * compare-and-swap that also finds HELD:
+ *  - a waiter queues only holding the guard, after it saw HELD|HAS_PARKED in
+ *    one atomic step (its own CAS, or a read of a bit that only a dequeuer
+ *    under the guard, which it holds, can clear);
+ *  - so the holder it saw has not released yet at that moment, and its
+ *    release's CAS HELD -> 0 fails on HAS_PARKED: it takes the slow path,
+ *    whose guard_lock waits until the waiter is queued, and wakes (or hands
+ *    the lock to) the first waiter, unless a taker holds the word by then:
+ *    that taker's release finds HAS_PARKED in turn;
+ *  - a woken waiter that loses to a barger queues again the same way.
+ * Release's fast path takes no guard: nobody is parked. */
+
+static bool sb_try(struct smplock *l)
+{
+    uint32_t w = l->word;
+    while (!(w & SMPLOCK_HELD))
+        if (__atomic_compare_exchange_n(&l->word, &w, w | SMPLOCK_HELD, false, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+            return true;
+    return false;
+}
+
+/* Under the guard: takes a free word (true), or marks a held one as having a
+ * parked waiter (false: the caller queues). */
+static bool sb_take_or_mark(struct smplock *l)
+{
+    uint32_t w = l->word;
+    for (;;) {
+        uint32_t want = w & SMPLOCK_HELD ? w | SMPLOCK_HAS_PARKED : w | SMPLOCK_HELD;
+        if (w == want || __atomic_compare_exchange_n(&l->word, &w, want, false, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
+            return !(w & SMPLOCK_HELD);
+    }
+}
 
 static void spinblock_acquire(struct smplock *l, struct smplock_node *me)
 {
-    if (xchg32(&l->word, 1) == 0)
+    uint32_t w = 0;
+    if (__atomic_compare_exchange_n(&l->word, &w, SMPLOCK_HELD, false, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED) ||
+        (!(w & SMPLOCK_HELD) && sb_try(l))) /* free, with waiters parked: anyone may take it */
         return;
-    for (uint32_t i = 0; i < l->lock_loops; i++) {
-        cpu_pause();
-        if (l->word == 0 && xchg32(&l->word, 1) == 0)
+    for (bool woken = false;; woken = true) {
+        for (uint32_t i = 0; i < l->lock_loops; i++) {
+            cpu_pause();
+            if (!(l->word & SMPLOCK_HELD) && sb_try(l))
+                return;
+        }
+        guard_lock(&l->waiters);
+        if (sb_take_or_mark(l)) {
+            guard_unlock(&l->waiters);
+            return;
+        }
+        if (woken) {
+            enqueue_first(&l->waiters, me);
+        } else {
+            me->since = rdtsc();
+            enqueue(&l->waiters, me);
+        }
+        l->parks = l->parks + 1;
+        guard_unlock(&l->waiters);
+        park_wait(&me->wait, SMPLOCK_PARKED);
+        if (me->wait == SMPLOCK_OWNER) /* handed over: the release kept the word held for us */
             return;
     }
-    /* Under the guard, a free word is taken and a held one means its
-     * holder's release will find us queued (it looks under the guard after
-     * freeing the word): no wake-up can be lost. */
-    guard_lock(&l->waiters);
-    if (xchg32(&l->word, 1) == 0) {
-        guard_unlock(&l->waiters);
-        return;
-    }
-    enqueue(&l->waiters, me);
-    l->parks = l->parks + 1;
-    guard_unlock(&l->waiters);
-    park_wait(&me->wait, 0); /* woken as the owner: release took the word for us */
+}
+
+/* Under the guard, n first in the FIFO: whether this release hands n the lock. */
+static bool hands_over(const struct smplock *l, const struct smplock_node *n)
+{
+    if (l->handoff_after == UINT64_MAX)
+        return false;
+    return l->handoff_after == 0 || rdtsc() - n->since >= l->handoff_after;
 }
 
 static void spinblock_release(struct smplock *l)
 {
-    __atomic_store_n(&l->word, 0, __ATOMIC_RELEASE);
-    /* Wait for a spinning taker; with one, nobody needs waking. */
+    uint32_t expect = SMPLOCK_HELD;
+    if (__atomic_compare_exchange_n(&l->word, &expect, 0, false, __ATOMIC_RELEASE, __ATOMIC_RELAXED))
+        return; /* nobody parked */
+    __atomic_fetch_and(&l->word, ~SMPLOCK_HELD, __ATOMIC_RELEASE);
+    /* Wait for a spinning taker; with one, nobody needs waking now (its release will). */
     for (uint32_t i = 0; i < l->unlock_loops; i++) {
         cpu_pause();
-        if (l->word)
+        if (l->word & SMPLOCK_HELD)
             return;
     }
     guard_lock(&l->waiters);
-    /* a taker that came meanwhile hands over at its own release */
-    if (!l->waiters.head || xchg32(&l->word, 1) != 0) {
-        guard_unlock(&l->waiters);
-        return;
+    struct smplock_node *n = l->waiters.head;
+    uint32_t why = SMPLOCK_WOKEN;
+    if (n && hands_over(l, n)) {
+        why = SMPLOCK_OWNER;
+        if (!sb_try(l)) /* a taker came meanwhile: its own release hands over */
+            n = 0;
     }
-    struct smplock_node *n = dequeue(&l->waiters);
-    l->handoffs = l->handoffs + 1;
+    if (n) {
+        dequeue(&l->waiters);
+        if (!l->waiters.head)
+            __atomic_fetch_and(&l->word, ~SMPLOCK_HAS_PARKED, __ATOMIC_RELAXED);
+        if (why == SMPLOCK_OWNER)
+            l->handoffs = l->handoffs + 1;
+        else
+            l->wakes = l->wakes + 1;
+    }
     guard_unlock(&l->waiters);
-    unpark(n);
+    if (n)
+        unpark(n, why);
 }
 
 /* --- mutex (NPTL's) ---------------------------------------------------------------- */
@@ -177,7 +269,7 @@ void smplock_acquire(struct smplock *l, uint32_t cpu)
     case SMPLOCK_MUTEX:
         mutex_acquire(l);
         break;
-    default:
+    default: /* the spinblocks */
         spinblock_acquire(l, me);
         break;
     }
@@ -210,7 +302,7 @@ void smplock_release(struct smplock *l, uint32_t cpu)
     case SMPLOCK_MUTEX:
         mutex_release(l);
         break;
-    default:
+    default: /* the spinblocks */
         spinblock_release(l);
         break;
     }
@@ -228,7 +320,7 @@ void smpcond_wait(struct smpcond *c, struct smplock *m, uint32_t cpu)
     enqueue(&c->waiters, me);
     guard_unlock(&c->waiters);
     smplock_release(m, cpu);
-    park_wait(&me->wait, 0);
+    park_wait(&me->wait, SMPLOCK_PARKED);
     smplock_acquire(m, cpu);
 }
 
@@ -238,7 +330,7 @@ void smpcond_signal(struct smpcond *c)
     struct smplock_node *n = dequeue(&c->waiters);
     guard_unlock(&c->waiters);
     if (n)
-        unpark(n);
+        unpark(n, SMPLOCK_WOKEN);
 }
 
 /* --- reader-writer spinlock ------------------------------------------------------------ */

@@ -27,8 +27,9 @@
 #define START_WAIT_S 10u
 #define RW_ROUNDS 2000u
 
-/* Each lock under test, and the spinblock's (lock_loops, unlock_loops):
- * (0, 0) parks at once, (100, 200) spins both ways first. */
+/* Each lock under test, and the spinblocks' (lock_loops, unlock_loops):
+ * (0, 0) parks at once, (100, 200) spins both ways first; every release
+ * rule under both. */
 struct lock_case {
     enum smplock_kind kind;
     bool pause;
@@ -36,11 +37,17 @@ struct lock_case {
 };
 
 static const struct lock_case cases[] = {
-    { SMPLOCK_TAS, false, 0, 0 }, { SMPLOCK_TAS, true, 0, 0 },         { SMPLOCK_TTAS, false, 0, 0 },
-    { SMPLOCK_TTAS, true, 0, 0 }, { SMPLOCK_TICKET, false, 0, 0 },     { SMPLOCK_TICKET, true, 0, 0 },
-    { SMPLOCK_MCS, false, 0, 0 }, { SMPLOCK_MCS, true, 0, 0 },         { SMPLOCK_SPINBLOCK, true, 0, 0 },
-    { SMPLOCK_SPINBLOCK, true, 100, 200 }, { SMPLOCK_MUTEX, true, 0, 0 },
+    { SMPLOCK_TAS, false, 0, 0 },           { SMPLOCK_TAS, true, 0, 0 },
+    { SMPLOCK_TTAS, false, 0, 0 },          { SMPLOCK_TTAS, true, 0, 0 },
+    { SMPLOCK_TICKET, false, 0, 0 },        { SMPLOCK_TICKET, true, 0, 0 },
+    { SMPLOCK_MCS, false, 0, 0 },           { SMPLOCK_MCS, true, 0, 0 },
+    { SMPLOCK_SB_HANDOFF, true, 0, 0 },     { SMPLOCK_SB_HANDOFF, true, 100, 200 },
+    { SMPLOCK_SB_BARGE, true, 0, 0 },       { SMPLOCK_SB_BARGE, true, 100, 200 },
+    { SMPLOCK_SB_STARVE, true, 0, 0 },      { SMPLOCK_SB_STARVE, true, 100, 200 },
+    { SMPLOCK_MUTEX, true, 0, 0 },
 };
+/* the condition variable's test: the release rules */
+static const enum smplock_kind cond_kinds[] = { SMPLOCK_SB_HANDOFF, SMPLOCK_SB_BARGE };
 
 static struct smplock lock;
 static volatile uint32_t counter, arrived;
@@ -77,7 +84,7 @@ static void hammer(void *arg)
 
 bool smplock_test_no_lost_increment(char *d)
 {
-    uint32_t n = smp_cpus(), parks = 0, total = 0;
+    uint32_t n = smp_cpus(), parks = 0, handoffs = 0, total = 0;
     const uint32_t ncases = sizeof cases / sizeof cases[0];
     for (uint32_t i = 0; i < ncases; i++) {
         const struct lock_case *c = &cases[i];
@@ -86,6 +93,7 @@ bool smplock_test_no_lost_increment(char *d)
         counter = arrived = 0;
         smp_run_everywhere(hammer, 0);
         parks += lock.parks;
+        handoffs += lock.handoffs;
         uint32_t want = 0, idle = 0;
         for (uint32_t cpu = 0; cpu < n; cpu++) {
             want += mine[cpu];
@@ -97,9 +105,15 @@ bool smplock_test_no_lost_increment(char *d)
                 c->lock_loops, c->unlock_loops, counter, want, n, idle);
             return false;
         }
+        /* every CPU is done, so every park was answered by one release: a handoff or a wake-up */
+        if (smplock_is_spinblock(c->kind) && lock.parks != lock.handoffs + lock.wakes) {
+            fmt(d, D, "%s (loops %u/%u): %u parks, but %u handoffs and %u wake-ups", smplock_name(c->kind, true),
+                c->lock_loops, c->unlock_loops, lock.parks, lock.handoffs, lock.wakes);
+            return false;
+        }
     }
-    fmt(d, D, "%u locks, %u CPUs, %u ms each: %u increments, none lost (spinblock and mutex blocked %u times)", ncases, n,
-        BUDGET_MS, total, parks);
+    fmt(d, D, "%u locks, %u CPUs, %u ms each: %u increments, none lost (spinblocks and mutex parked %u times, "
+        "%u handoffs)", ncases, n, BUDGET_MS, total, parks, handoffs);
     return true;
 }
 
@@ -125,23 +139,32 @@ static void consume(void *arg)
 
 bool smplock_test_condvar_handoff(char *d)
 {
-    smplock_init(&lock, SMPLOCK_SPINBLOCK, true);
-    smpcond_init(&full);
-    smpcond_init(&taken);
-    data = valid = in_order = 0;
-    smp_post(1, consume, 0);
-    for (uint32_t i = 0; i < ITEMS; i++) {
-        smplock_acquire(&lock, 0);
-        while (valid)
-            smpcond_wait(&taken, &lock, 0);
-        data = i;
-        valid = 1;
-        smpcond_signal(&full);
-        smplock_release(&lock, 0);
+    uint32_t parks = 0;
+    for (uint32_t k = 0; k < sizeof cond_kinds / sizeof cond_kinds[0]; k++) {
+        smplock_init(&lock, cond_kinds[k], true);
+        smpcond_init(&full);
+        smpcond_init(&taken);
+        data = valid = in_order = 0;
+        smp_post(1, consume, 0);
+        for (uint32_t i = 0; i < ITEMS; i++) {
+            smplock_acquire(&lock, 0);
+            while (valid)
+                smpcond_wait(&taken, &lock, 0);
+            data = i;
+            valid = 1;
+            smpcond_signal(&full);
+            smplock_release(&lock, 0);
+        }
+        smp_wait(1);
+        parks += lock.parks;
+        if (in_order != ITEMS) {
+            fmt(d, D, "%s: %u items from CPU 0 to CPU 1, %u arrived in order", smplock_name(cond_kinds[k], true), ITEMS,
+                in_order);
+            return false;
+        }
     }
-    smp_wait(1);
-    fmt(d, D, "%u items from CPU 0 to CPU 1: %u arrived in order (%u parks)", ITEMS, in_order, lock.parks);
-    return in_order == ITEMS;
+    fmt(d, D, "%u items from CPU 0 to CPU 1 under each release rule: all arrived in order (%u parks)", ITEMS, parks);
+    return true;
 }
 
 /* --- reader-writer ------------------------------------------------------------------- */

@@ -31,7 +31,7 @@ KERNEL_BOOTS = (
     "suite=selftest bench=tsc",  # outside the quick and paper suites
     "suite=quick bench=workset,ctxsw,locks,aspace maxsize=1M runs=1 warmup=0 paging=on",
     "suite=paper bench=workset,ctxsw sizes=0 runs=1 warmup=0 paging=off",
-    "bench=coherence,falseshare,isolation,aslock cpus=2 runs=1 warmup=0",  # smplocks: the hosted boot
+    "bench=coherence,falseshare,isolation,aslock,smplocks cpus=2 runs=1 warmup=0",
 )
 HOSTED_BOOTS = (
     "suite=quick bench=tsc",
@@ -136,6 +136,7 @@ def mismatches(header: defaults.Defaults, hosted: bool, cmdline: str, res: dict[
             paper_field = f"{r['bench']}_paper_reps"
             field = paper_field if paper and hasattr(p.fig, paper_field) else f"{r['bench']}_reps"
             check(f"{r['bench']} {case} reps", params["reps"], p.smp_reps(r["bench"]), field)
+    check_smplocks(p.fig, [r for r in results if r["bench"] == "smplocks"], check)
     rr = sorted(r["params"]["n"] for r in results if r["bench"] == "ctxsw" and r["case"] == "rr")
     if rr:
         check("ctxsw rr fiber counts", rr, sorted(p.fig.ctxsw_rr_ns), "ctxsw_rr_ns")
@@ -143,6 +144,26 @@ def mismatches(header: defaults.Defaults, hosted: bool, cmdline: str, res: dict[
     if threads:
         check("aspace workset_threads sizes", threads, p.aspace_sizes(), "aspace_quick_sizes")
     return out
+
+
+def check_smplocks(fig: estimate.Figures, results: list[dict[str, Any]], check: Any) -> None:
+    """The spin-then-block locks' loops and starve threshold in smplocks' records, through check()."""
+    if not results:
+        return
+    rules = ("spinblock_handoff", "spinblock_barge")
+    for r in results:
+        p = r["params"]
+        if r["case"] not in ("sweep", "litethreads") and p.get("lock", "").startswith("spinblock"):
+            check(f"smplocks {r['case']} {p['lock']} lock_loops", p["lock_loops"], fig.smplocks_spin_loops,
+                  "smplocks_spin_loops")
+        if "starve_us" in p:
+            check(f"smplocks {r['case']} starve_us", p["starve_us"], fig.smplocks_starve_us, "smplocks_starve_us")
+    swept = {(p["lock"], p["lock_loops"], p["unlock_loops"]) for r in results if r["case"] == "sweep"
+             for p in [r["params"]] if p["lock"] in rules}
+    want = {(rule, a, b) for rule in rules for a in fig.smplocks_sweep_lock_loops
+            for b in fig.smplocks_sweep_unlock_loops}
+    check("smplocks sweep settings", sorted(swept), sorted(want), "smplocks_sweep_lock_loops",
+          "smplocks_sweep_unlock_loops")
 
 
 def copy_with(tmp_path: Path, name: str, value: str) -> Path:

@@ -118,6 +118,10 @@ class Figures:
     isolation_paper_reps: int
     smplocks_reps: int
     smplocks_paper_reps: int
+    smplocks_spin_loops: int  # the spin-then-block locks' lock_loops outside the sweep
+    smplocks_sweep_lock_loops: tuple[int, ...]  # the sweep's settings
+    smplocks_sweep_unlock_loops: tuple[int, ...]
+    smplocks_starve_us: int  # spinblock_starve's threshold
     aslock_reps: int  # map_unmap's rounds, in every suite
     linuxvm_reps: int  # mmap, mprotect, tlb_shootdown, in every suite
     names: dict[str, str] = field(compare=False, repr=False)

@@ -78,6 +78,46 @@ def contended(ctx: Context, out: Path) -> Path | None:
                    sr.grid(pts, "contended", "lock", sr.LOCKS), "per lock+unlock over all CPUs")
 
 
+def sweep(ctx: Context, out: Path) -> Path | None:
+    """Per lock+unlock against lock_loops (evenly spaced, labelled with the spin as time), a line per release
+    rule and unlock_loops at each k the sweep ran at, starve's one setting a cross, the references (NPTL's
+    algorithm, glibc's mutexes) flat dotted lines."""
+    pts = sr.points_of(ctx.run, sr.SMPLOCKS)
+    rows = sr.sweep_rows(pts)
+    if not rows:
+        return None
+    loops = sorted({key[1] for key in rows if key[0] in sr.RULES and isinstance(key[1], int)})
+    pause = sr.pause_ticks(pts)
+    fig, ax = _new(ctx, "smplocks: spin-then-block, the release rule and the spin settings", _mode(pts))
+    for (lock, a, b), by_k in rows.items():
+        for k, p in sorted(by_k.items()):
+            if not p.value.ok:
+                continue
+            if lock in sr.RULES and a in loops:
+                continue
+            if lock in sr.SPINBLOCKS and a in loops:  # starve, at one setting: a point
+                ax.plot([loops.index(a)], [p.value.mid], "x", markersize=7,
+                        label=f"{sr.SAY[lock]}, unlock_loops {b}, {k} CPUs")
+                continue
+            ax.axhline(p.value.mid, linestyle=":", linewidth=1, color="gray")
+            ax.text(len(loops) - 1, p.value.mid, f" {lock}, {k} CPUs", fontsize=7, color="dimgray", va="bottom",
+                    ha="right")
+    for rule in sr.RULES:
+        for b in sorted({key[2] for key in rows if key[0] == rule}):
+            for k in sorted({k for key, by_k in rows.items() if key[0] == rule for k in by_k}):
+                xs = [i for i, a in enumerate(loops) if k in rows.get((rule, a, b), {})]
+                vs = [rows[(rule, loops[i], b)][k].value for i in xs]
+                if xs:
+                    ax.plot(xs, [v.mid for v in vs], "-o" if rule == sr.BARGE else "--s", markersize=4,
+                            label=f"{sr.SAY[rule]}, unlock_loops {b}, {k} CPUs")
+    ax.set_xticks(range(len(loops)), [f"{a}\n{sr.loops_time(ctx.run, pause, a)}" for a in loops])
+    ax.set_xlabel("lock_loops (pauses before parking; as time at one pause each)")
+    ax.set_yscale("log")
+    ax.set_ylabel(f"{ctx.units.short} per lock+unlock over all CPUs (median), log scale")
+    ax.legend(fontsize=8)
+    return _save(fig, ctx, out / "smplocks-sweep.png")
+
+
 SHOOT_LABELS = {"ipi": "IPI, receivers invlpg and acknowledge", "mailbox": "polled mailbox",
                 "isolated": "isolated address spaces (nothing remote)"}
 
@@ -117,7 +157,7 @@ def tlb_shootdown(ctx: Context, out: Path) -> Path | None:
 
 FigureFn = Callable[[Context, Path], "Path | None"]
 FIGURES: tuple[tuple[str, FigureFn], ...] = (
-    ("smplocks-contended", contended), ("shootdown", shootdown), ("aslock", aslock), ("linuxvm", linuxvm),
+    ("smplocks-contended", contended), ("smplocks-sweep", sweep), ("shootdown", shootdown), ("aslock", aslock), ("linuxvm", linuxvm),
     ("linuxvm-shootdown", tlb_shootdown),
 )
 

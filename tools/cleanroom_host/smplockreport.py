@@ -25,9 +25,16 @@ from .text import table
 BENCHES = ("smplocks", "shootdown", "aslock", "linuxvm")
 SMPLOCKS, SHOOTDOWN, ASLOCK, LINUXVM = BENCHES
 CSV_NAME = "smplocks.csv"
-LOCKS = ("tas", "tas_pause", "ttas", "ttas_pause", "ticket", "ticket_pause", "mcs", "mcs_pause", "spinblock",
-         "spinblock_spin", "mutex")
-SUMMARY_LOCKS = ("tas", "ttas", "ticket", "mcs", "spinblock", "spinblock_spin", "mutex")  # without the pause ones
+HANDOFF, BARGE, STARVE = "spinblock_handoff", "spinblock_barge", "spinblock_starve"
+GLIBC_DEFAULT, GLIBC_ADAPTIVE = "pthread_mutex", "pthread_adaptive"  # hosted only (bench/glibclocks.h)
+LOCKS = ("tas", "tas_pause", "ttas", "ttas_pause", "ticket", "ticket_pause", "mcs", "mcs_pause", "mutex", HANDOFF,
+         BARGE, STARVE, GLIBC_DEFAULT, GLIBC_ADAPTIVE)
+SPINBLOCKS = (HANDOFF, BARGE, STARVE)
+RULES = (HANDOFF, BARGE)  # the sweep's and litethreads'
+SUMMARY_LOCKS = ("tas", "ticket", "mcs", "mutex", BARGE, GLIBC_ADAPTIVE)  # the summary's few
+# A lock as a sentence names it
+SAY = {"mutex": "NPTL's algorithm", HANDOFF: "handoff", BARGE: "barge", STARVE: "starve",
+       GLIBC_DEFAULT: "glibc default", GLIBC_ADAPTIVE: "glibc adaptive"}
 LITE_SETTINGS = ((0, 0), (100, 0), (0, 200), (100, 200))
 SHOOT_MODES = ("ipi", "mailbox", "isolated")
 SPACES = ("shared", "isolated")
@@ -44,7 +51,8 @@ ICOUNT_CAVEAT = ("emulator: under -icount QEMU runs the vCPUs in turn, never two
 
 
 # The sets of cases each benchmark measures in turn (bench_measure_set), by case and params: smplocks
-# every lock of one case at one k (fibers on one CPU, and each litethreads setting, alone); shootdown every
+# every lock of one case at one k (the pause and the fibers on one CPU alone, each litethreads setting's two
+# release rules together); shootdown every
 # mode at one k; aslock both spaces of one op at one k; linuxvm threads and processes of one op at one k.
 SETS: dict[str, SetOf] = {
     SMPLOCKS: lambda case, params: (case, params.get("cpus"), params.get("threads"),
@@ -113,15 +121,65 @@ def caveat(run: Run) -> str | None:
 
 # --- smplocks ----------------------------------------------------------------------------------------
 
-def lite_rows(points: list[Point]) -> list[tuple[tuple[int, int], Interval, Interval, Any]]:
-    """((lock_loops, unlock_loops), per item, / (0,0), parks per 1000 items) in LITE_SETTINGS' order."""
-    base = one(points, "litethreads", lock_loops=0, unlock_loops=0)
+def loops_of(p: Point) -> tuple[Any, Any]:
+    return p.params.get("lock_loops"), p.params.get("unlock_loops")
+
+
+def pause_ticks(points: list[Point]) -> Interval | None:
+    """One `pause` (the `pause` case): what a turn of lock_loops and unlock_loops costs."""
+    return one(points, "pause")
+
+
+def tsc_hz(run: Run) -> int | None:
+    """The TSC rate where ticks are time on a real CPU (not an emulator's, not instructions)."""
+    tsc = run.first("tsc")
+    hz = tsc.get("hz") if tsc else None
+    ok = isinstance(hz, int) and not isinstance(hz, bool) and hz > 0 and not run.machine.emulated
+    return hz if ok else None
+
+
+def ns(run: Run, v: Interval | None) -> Interval | None:
+    hz = tsc_hz(run)
+    return v.scale(1e9 / hz) if v is not None and hz else None
+
+
+def loops_time(run: Run, pause: Interval | None, loops: int) -> str:
+    """lock_loops as time: '2.4 us' (pauses at the measured cost), '' where ticks are no time."""
+    t = ns(run, pause)
+    if t is None or not t.ok:
+        return ""
+    us = t.mid * loops / 1000
+    return f"{us:.{0 if us >= 100 or us == 0 else 1}f} us"
+
+
+def per_1000(p: Point | None) -> str:
+    """' (98/98)': parks/handoffs per 1000 operations from a spinblock's params, ' (127)' a mutex's parks."""
+    vals = [str(p.params[key]) for key in ("parks_permille", "handoffs_permille") if p and key in p.params]
+    return f" ({'/'.join(vals)})" if vals else ""
+
+
+def fairness(p: Point) -> str:
+    """'4045..15955 of 10000': the fewest and most lock+unlocks one CPU completed per sample, of its fair
+    share (reps)."""
+    lo, hi, share = p.params.get("done_min"), p.params.get("done_max"), p.params.get("reps")
+    return f"{lo}..{hi} of {share}" if isinstance(lo, int) and isinstance(hi, int) else ""
+
+
+def point(points: list[Point], case: str, **match: Any) -> Point | None:
+    return next((p for p in points if p.case == case and all(p.params.get(k) == v for k, v in match.items())),
+                None)
+
+
+def lite_rows(points: list[Point], lock: str) -> list[tuple[tuple[int, int], Interval, Interval, Point]]:
+    """((lock_loops, unlock_loops), per item, / (0,0), the point) of one release rule in LITE_SETTINGS'
+    order."""
+    base = one(points, "litethreads", lock=lock, lock_loops=0, unlock_loops=0)
     out = []
     for s in LITE_SETTINGS:
-        p = next((q for q in points if q.case == "litethreads"
-                  and (q.params.get("lock_loops"), q.params.get("unlock_loops")) == s), None)
+        p = next((q for q in points if q.case == "litethreads" and q.params.get("lock") == lock
+                  and loops_of(q) == s), None)
         if p is not None:
-            out.append((s, p.value, ratio(p.value, base), p.params.get("parks_permille")))
+            out.append((s, p.value, ratio(p.value, base), p))
     return out
 
 
@@ -131,6 +189,87 @@ def valchanov(points: list[Point]) -> tuple[Interval | None, dict[str, Interval]
     across = {str(p.params.get("lock")): p.value for p in points if p.case == "valchanov" and cpus(p) > 1}
     n = max((cpus(p) for p in points if p.case == "valchanov"), default=1)
     return fiber, across, n
+
+
+def sweep_rows(points: list[Point]) -> dict[tuple[str, Any, Any], dict[int, Point]]:
+    """{(lock, lock_loops, unlock_loops): {k: point}} of the sweep, the release rules' settings first."""
+    out: dict[tuple[str, Any, Any], dict[int, Point]] = {}
+    for p in sorted((q for q in points if q.case == "sweep"),
+                    key=lambda q: (q.params.get("lock") not in RULES, LOCKS.index(q.params["lock"])
+                                   if q.params.get("lock") in LOCKS else 99, loops_of(q) == (None, None))):
+        out.setdefault((str(p.params.get("lock")), *loops_of(p)), {})[cpus(p)] = p
+    return out
+
+
+def sweep_at(pts: list[Point], k: int) -> dict[tuple[str, Any, Any], Point]:
+    """The release rules' settings of the sweep at k CPUs."""
+    return {key: by_k[k] for key, by_k in sweep_rows(pts).items() if k in by_k and key[0] in RULES}
+
+
+def parks_range(points: list[Point], key: str = "parks_permille") -> str:
+    vals = [p.params[key] for p in points if isinstance(p.params.get(key), int)]
+    return f"{min(vals)}..{max(vals)}" if vals else "-"
+
+
+def sweep_text(run: Run, pts: list[Point], u: str) -> str | None:
+    """The sweep at 2 CPUs in one sentence: each release rule's range over its settings."""
+    rows = sweep_at(pts, 2)
+    if not rows:
+        return None
+    pause = pause_ticks(pts)
+    lock_loops = sorted({key[1] for key in rows})
+    unlock_loops = sorted({key[2] for key in rows})
+    span = f" ({loops_time(run, pause, lock_loops[0])}..{loops_time(run, pause, lock_loops[-1])})" \
+        if loops_time(run, pause, 1) else ""
+    parts = []
+    for rule in RULES:
+        mine = [p for key, p in rows.items() if key[0] == rule]
+        if mine:
+            mids = sorted(p.value.mid for p in mine)
+            parts.append(f"{SAY[rule]} {number(mids[0])}..{number(mids[-1])} (parks {parks_range(mine)})")
+    return (f"    sweep of lock_loops {'/'.join(map(str, lock_loops))}{span} x unlock_loops "
+            f"{'/'.join(map(str, unlock_loops))}, medians: " + ", ".join(parts))
+
+
+def spinblock_text(run: Run, pts: list[Point], u: str) -> str | None:
+    """The spin-then-block locks at 2 CPUs (the contended set there): barging over glibc's adaptive
+    mutex, then each with parks and handoffs per 1000, NPTL's algorithm and glibc's beside."""
+    here = {lock: point(pts, "contended", lock=lock, cpus=2) for lock in LOCKS}
+    if not any(here[lock] for lock in SPINBLOCKS):
+        return None
+    p0 = next(here[lock] for lock in SPINBLOCKS if here[lock])
+    loops = p0.params.get("lock_loops")
+    spin = f"lock_loops {loops}" + (f" ({loops_time(run, pause_ticks(pts), loops)})"
+                                    if isinstance(loops, int) and loops_time(run, pause_ticks(pts), loops) else "")
+    barge, adaptive = here[BARGE], here[GLIBC_ADAPTIVE]
+    head = f"  spin-then-block at 2 CPUs, {spin}"
+    if barge and adaptive:
+        head += f": barge / glibc adaptive {x(ratio(barge.value, adaptive.value))}"
+    parts = [f"{SAY[lock]} {number(here[lock].value.mid)}{per_1000(here[lock])}"
+             for lock in (*SPINBLOCKS, "mutex", GLIBC_DEFAULT, GLIBC_ADAPTIVE) if here[lock]]
+    return head + f"; {u}, medians (parks/handoffs per 1000): " + ", ".join(parts)
+
+
+def convoy_text(pts: list[Point], u: str) -> str | None:
+    """Handoff against barging where waiters park at once (the sweep's lock_loops 0, unlock_loops 0)."""
+    rows = sweep_at(pts, 2)
+    hand, barge = rows.get((HANDOFF, 0, 0)), rows.get((BARGE, 0, 0))
+    if hand is None or barge is None:
+        return None
+    return (f"    parking at once (lock_loops 0), handoff / barge {x(ratio(hand.value, barge.value))}: "
+            f"{number(hand.value.mid)}{per_1000(hand)} / {number(barge.value.mid)}{per_1000(barge)} {u}; a handoff "
+            "holds the lock through the sleeper's wake-up")
+
+
+def valchanov_ns_text(run: Run, pts: list[Point]) -> str | None:
+    """Valchanov's shape in ns per lock+unlock beside the paper's, and how many threads it had."""
+    _fiber, across, n = valchanov(pts)
+    if not across or tsc_hz(run) is None:
+        return None
+    shape = f"{n} threads" + ("" if n >= paper.VALCHANOV_THREADS else ", fewer CPUs than the paper's 5")
+    parts = [f"{SAY.get(lock, lock)} {short(ns(run, across[lock]))}" for lock in ("mutex", BARGE, GLIBC_ADAPTIVE)
+             if lock in across]
+    return f"    ns per lock+unlock ({shape}): " + ", ".join(parts) + paper.quoted(*paper.VALCHANOV_NS_TEXT)
 
 
 def summary_smplocks(run: Run, u: str) -> list[str]:
@@ -144,20 +283,19 @@ def summary_smplocks(run: Run, u: str) -> list[str]:
         lo, hi = kk[0], kk[-1]
         out.append(f"smplocks: what does a lock+unlock cost as CPUs contend? {u}, {lo} -> {hi} CPUs: " + ", ".join(
             f"{lock} {short(v.get(lo))} -> {short(v.get(hi))}" for lock, v in con.items() if lock in SUMMARY_LOCKS))
-    hand = grid(pts, "handoff", "lock", LOCKS)
-    if hand:
-        out.append(f"  the lock handed from CPU 0 to CPU 1 and back, {u} per handoff: " + ", ".join(
-            f"{lock} {short(v.get(2))}" for lock, v in hand.items() if lock in SUMMARY_LOCKS))
+    out += [line for line in (spinblock_text(run, pts, u), convoy_text(pts, u), sweep_text(run, pts, u)) if line]
     fiber, across, n = valchanov(pts)
     if fiber is not None and across:
         out.append(f"  valchanov: NPTL's mutex algorithm across {n} CPUs / 5 fibers on one CPU "
                    f"{x(ratio(across.get('mutex'), fiber))}" + paper.quoted(*paper.VALCHANOV_TEXT)
-                   + "; that mutex / spinning before blocking (spinblock_spin) "
-                   f"{x(ratio(across.get('mutex'), across.get('spinblock_spin')))}"
+                   + f"; that mutex / barging spin-then-block {x(ratio(across.get('mutex'), across.get(BARGE)))}"
                    + paper.quoted(*paper.VALCHANOV_SPIN_TEXT))
-    lite = lite_rows(pts)
+    line = valchanov_ns_text(run, pts)
+    if line:
+        out.append(line)
+    lite = lite_rows(pts, BARGE)
     if len(lite) > 1:
-        out.append("  litethreads on two CPUs, per item / loops (0,0): " + ", ".join(
+        out.append("  litethreads on two CPUs, barging (its rule), per item / loops (0,0): " + ", ".join(
             f"({a},{b}) {x(r)}" for (a, b), _v, r, _p in lite[1:]) + paper.quoted(*paper.LITE_TWO_CORES_TEXT))
     return out
 
@@ -168,27 +306,53 @@ def section_smplocks(run: Run) -> list[str]:
         return []
     u = run.units.short
     out: list[str] = []
+    pause = pause_ticks(pts)
+    if pause is not None:
+        t = ns(run, pause)
+        out.append(f"smplocks, pause: one `pause` {cell(pause)} {u}" + (f", {cell(t, 1)} ns" if t else "")
+                   + ": a turn of lock_loops and unlock_loops")
     con = grid(pts, "contended", "lock", LOCKS)
     kk = ks([p for p in pts if p.case == "contended"])
     if con:
         out += section_grid(f"smplocks, contended: {u} per lock+unlock over all CPUs, median (lo..hi), by CPUs "
                             "contending", con, kk, "lock")
+    blocking = [p for p in pts if p.case in ("contended", "sweep", "valchanov") and "parks_permille" in p.params]
+    if blocking:
+        out.append(f"smplocks, the locks that park: per 1000 lock+unlocks, and each CPU's share of a sample "
+                   f"(fewest..most of a fair share)")
+        out += table(["case", "lock", "loops", "CPUs", f"{u} per lock+unlock", "parks", "handoffs", "per CPU"],
+                     [[p.case, str(p.params.get("lock")), "/".join(str(v) for v in loops_of(p) if v is not None),
+                       str(cpus(p)), cell(p.value), str(p.params.get("parks_permille", "")),
+                       str(p.params.get("handoffs_permille", "")), fairness(p)] for p in blocking],
+                     numeric={2, 3, 4, 5, 6})
+    sweep = sweep_rows(pts)
+    if sweep:
+        sk = sorted({k for v in sweep.values() for k in v})
+        out.append(f"smplocks, sweep: {u} per lock+unlock by CPUs contending; lock_loops as time at one pause each")
+        out += table(["lock", "lock_loops", "unlock_loops", "spin"] + [f"{k} CPUs" for k in sk],
+                     [[lock, str(a if a is not None else ""), str(b if b is not None else ""),
+                       loops_time(run, pause, a) if isinstance(a, int) else ""]
+                      + [cell(v[k].value) if k in v else "" for k in sk] for (lock, a, b), v in sweep.items()],
+                     numeric=set(range(1, 4 + len(sk))))
     hand = grid(pts, "handoff", "lock", LOCKS)
     if hand:
         out.append(f"smplocks, handoff: {u} per handoff of the lock between CPU 0 and CPU 1 (taking turns)")
         out += table(["lock", "per handoff"], [[lock, cell(v.get(2))] for lock, v in hand.items()], numeric={1})
-    lite = lite_rows(pts)
+    lite = [(rule, row) for rule in RULES for row in lite_rows(pts, rule)]
     if lite:
         out.append(f"smplocks, litethreads: producer on CPU 0, consumer on CPU 1, {u} per item")
-        out += table(["lock_loops", "unlock_loops", "per item", "/ (0,0)", "parks per 1000 items"],
-                     [[str(a), str(b), cell(v), ratio_cell(r), str(parks)] for (a, b), v, r, parks in lite],
-                     numeric={0, 1, 2, 3, 4})
+        out += table(["lock", "lock_loops", "unlock_loops", "per item", "/ (0,0)", "parks per 1000 items",
+                      "handoffs"],
+                     [[rule, str(a), str(b), cell(v), ratio_cell(r), str(p.params.get("parks_permille", "")),
+                       str(p.params.get("handoffs_permille", ""))] for rule, ((a, b), v, r, p) in lite],
+                     numeric={1, 2, 3, 4, 5, 6})
     fiber, across, n = valchanov(pts)
     if fiber is not None or across:
         out.append(f"smplocks, valchanov: {u} per lock+unlock; 5 fibers on one CPU vs min(5, CPUs) = {n} CPUs")
-        rows = [["fiber_mutex", "1", cell(fiber), ""]] if fiber is not None else []
-        rows += [[lock, str(n), cell(v), ratio_cell(ratio(v, fiber))] for lock, v in across.items()]
-        out += table(["lock", "CPUs", "per lock+unlock", "/ fibers"], rows, numeric={1, 2, 3})
+        rows = [["fiber_mutex", "1", cell(fiber), "", cell(ns(run, fiber), 1)]] if fiber is not None else []
+        rows += [[lock, str(n), cell(v), ratio_cell(ratio(v, fiber)), cell(ns(run, v), 1)]
+                 for lock, v in across.items()]
+        out += table(["lock", "CPUs", "per lock+unlock", "/ fibers", "ns"], rows, numeric={1, 2, 3, 4})
     return out
 
 
@@ -376,10 +540,14 @@ def cells(run: Run) -> list[Cell]:
     mode = pts[0].mode if pts else ""
     grid_cells("contended", mode, grid(pts, "contended", "lock", LOCKS), f"{u}/lock+unlock")
     grid_cells("handoff", mode, grid(pts, "handoff", "lock", LOCKS), f"{u}/handoff")
-    for (a, b), v, r, _parks in lite_rows(pts):
-        out.append(make_cell("litethreads_2cpu", mode, f"lock_loops={a} unlock_loops={b}", "med", f"{u}/item", v))
-        out.append(make_cell("litethreads_2cpu", mode, f"lock_loops={a} unlock_loops={b}", "/(0,0)", "ratio", r,
-                             1.0, True))
+    for (lock, a, b), vals in sweep_rows(pts).items():
+        row = lock + (f" lock_loops={a} unlock_loops={b}" if a is not None else "")
+        grid_cells("sweep", mode, {row: {k: p.value for k, p in vals.items()}}, f"{u}/lock+unlock")
+    for rule in RULES:
+        for (a, b), v, r, _p in lite_rows(pts, rule):
+            row = f"{rule} lock_loops={a} unlock_loops={b}"
+            out.append(make_cell("litethreads_2cpu", mode, row, "med", f"{u}/item", v))
+            out.append(make_cell("litethreads_2cpu", mode, row, "/(0,0)", "ratio", r, 1.0, True))
     fiber, across, n = valchanov(pts)
     for lock, v in across.items():
         out.append(make_cell("valchanov_cpus", mode, lock, f"cpus={n}", f"{u}/lock+unlock", v))
