@@ -30,7 +30,7 @@ struct bench_param {
 };
 #define PARAM_NUM(k, v) { (k), 0, (v) }
 #define PARAM_STR(k, v) { (k), (v), 0 }
-#define BENCH_MAX_PARAMS 16
+#define BENCH_MAX_PARAMS 20 /* smplocks: 15 at most today */
 
 struct bench_case {
     const char *name;

@@ -323,6 +323,7 @@ static void measure_crowds(struct bench_ctx *ctx, const char *name, const struct
         cases[j] = (struct bench_case){ .name = name, .per = (uint64_t)k * reps };
         spec_params(&cases[j], &set[j]);
         add(&cases[j], (struct bench_param)PARAM_NUM("cpus", k));
+        parallel_sweep_params(&cases[j], k);
         add(&cases[j], (struct bench_param)PARAM_NUM("reps", reps));
         if (str_eq(name, "valchanov"))
             add(&cases[j], (struct bench_param)PARAM_NUM("threads", k));
@@ -456,6 +457,7 @@ static void measure_litethreads(struct bench_ctx *ctx, uint32_t lock_loops, uint
         spec_params(&cases[r], &h->spec);
         add(&cases[r], (struct bench_param)PARAM_NUM("items", items));
         add(&cases[r], (struct bench_param)PARAM_NUM("cpus", 2));
+        parallel_sweep_params(&cases[r], 2);
         its[r] = (struct bench_item){ .c = &cases[r], .fn = run_handshake, .arg = h, .late_params = handshake_params,
                                       .hook_arg = h };
     }
