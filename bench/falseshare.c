@@ -7,7 +7,9 @@
  * lose its fractions).
  *
  *   packed:  worker w increments the int at byte 4w: the program of Fig. 1.3,
- *            every word in one line (with k <= 16);
+ *            an int array with an entry per thread; 16 ints to a 64-byte
+ *            line, so from k=17 on two lines (params.lines: how many lines
+ *            the k workers' words span, every layout);
  *   padded:  worker w increments the int at byte 64w: each on its own line
  *            (the fix by padding, section 1.2.4);
  *   object:  worker w updates object w of an array of 64-byte objects laid
@@ -17,7 +19,8 @@
  *            adds 1 to the five sums (their low words: 32-bit code, no carry
  *            within reps). At offset 0 each object's sums fill one line alone;
  *            at 56 object w+1's first line holds only its (unwritten) thread
- *            id; at 24 the sums of objects w and w+1 share a line.
+ *            id; at 24 the sums of objects w and w+1 share a line. Objects
+ *            are line-sized, so none of this changes with k.
  *
  * Two ways to increment, never averaged together: `plain`, a load and a
  * store through a volatile pointer (what Fig. 1.3 compiles to; a modern
@@ -35,6 +38,7 @@
 #include "bench/parallel.h"
 #include "bench/registry.h"
 #include "kernel/smp.h"
+#include "lib/cacheline.h"
 #include "lib/defaults.h"
 
 #ifdef CLEANROOM_HOSTED
@@ -52,28 +56,25 @@
 
 enum op { OP_PLAIN, OP_ATOMIC, OP_COUNT };
 static const char *const op_names[OP_COUNT] = { "plain", "atomic" };
-static const uint32_t offsets[OFFSETS] = { 0, 24, 56 };
+#define OFFSET_LAST 56u
+static const uint32_t offsets[OFFSETS] = { 0, 24, OFFSET_LAST };
 enum { CASE_PACKED, CASE_PADDED, CASE_OBJECT, CASES = CASE_OBJECT + OFFSETS };
 
 /* Room for every layout: SMP_MAX_CPUS objects from byte 56, and a line of
  * slack either side so that nothing else shares the first or the last. */
 static uint8_t area[(SMP_MAX_CPUS + 3) * LINE] __attribute__((aligned(2 * LINE)));
-
-struct layout {
-    uint32_t first; /* byte offset of worker 0's first word in area */
-    uint32_t step;  /* bytes from one worker's first word to the next's */
-    uint32_t words; /* words per update: 1, or the object's five sums */
-};
+_Static_assert(LINE + OFFSET_LAST + OBJECT_SUMS_AT + (SMP_MAX_CPUS - 1) * OBJECT_BYTES + OBJECT_SUMS * SUM_BYTES
+                   <= sizeof area - LINE, "the last object's sums end a line before area does");
 
 struct share {
     uint32_t k, reps;
     enum op op;
-    struct layout at;
+    struct cacheline_layout at;
     uint32_t unfinished; /* workers short of reps, over all samples */
     struct parallel_tally tally;
 };
 
-static volatile uint32_t *word_of(const struct layout *at, uint32_t worker)
+static volatile uint32_t *word_of(const struct cacheline_layout *at, uint32_t worker)
 {
     return (volatile uint32_t *)(area + LINE + at->first + worker * at->step);
 }
@@ -149,13 +150,16 @@ static void late_params(struct bench_case *c, void *arg)
     parallel_tally_params(c, &s->tally);
 }
 
-static struct layout layout_of(uint32_t c)
+/* Worker 0's word (or first sum) in area after its first line, the bytes
+ * to the next worker's, the words of an update and the bytes between them. */
+static struct cacheline_layout layout_of(uint32_t c)
 {
     if (c == CASE_PACKED)
-        return (struct layout){ 0, sizeof(uint32_t), 1 };
+        return (struct cacheline_layout){ 0, sizeof(uint32_t), 1, 0 };
     if (c == CASE_PADDED)
-        return (struct layout){ 0, LINE, 1 };
-    return (struct layout){ offsets[c - CASE_OBJECT] + OBJECT_SUMS_AT, OBJECT_BYTES, OBJECT_SUMS };
+        return (struct cacheline_layout){ 0, LINE, 1, 0 };
+    return (struct cacheline_layout){ offsets[c - CASE_OBJECT] + OBJECT_SUMS_AT, OBJECT_BYTES, OBJECT_SUMS,
+                                      SUM_BYTES };
 }
 
 static void describe(struct bench_case *bc, uint32_t c, uint32_t k, enum op op, uint32_t reps)
@@ -166,8 +170,10 @@ static void describe(struct bench_case *bc, uint32_t c, uint32_t k, enum op op, 
     bc->params[bc->nparams++] = (struct bench_param)PARAM_STR("op", op_names[op]);
     bc->params[bc->nparams++] = (struct bench_param)PARAM_NUM("reps", reps);
     bc->params[bc->nparams++] = (struct bench_param)PARAM_NUM("line", LINE);
+    struct cacheline_layout at = layout_of(c);
+    bc->params[bc->nparams++] = (struct bench_param)PARAM_NUM("lines", cacheline_count(&at, k, LINE));
     if (c < CASE_OBJECT)
-        bc->params[bc->nparams++] = (struct bench_param)PARAM_NUM("stride", layout_of(c).step);
+        bc->params[bc->nparams++] = (struct bench_param)PARAM_NUM("stride", at.step);
     else
         bc->params[bc->nparams++] = (struct bench_param)PARAM_NUM("offset", offsets[c - CASE_OBJECT]);
 }

@@ -94,6 +94,47 @@ def test_four_cpus(tmp_path: Path, single_thread: bool) -> None:
     check_invariants(res, 4)
 
 
+def lines_spanned(words: list[int], line: int = 64) -> int:
+    """The lines holding a byte of any of these 4-byte words (byte offsets from a line's start)."""
+    return len({b // line for a in words for b in (a, a + 3)})
+
+
+def expected_lines(bench: str, case: str, params: dict[str, Any]) -> int:
+    """What params.lines must be: the layouts as bench/falseshare.c and bench/isolation.c describe them."""
+    k = params["cpus"]
+    if case == "padded":
+        return lines_spanned([64 * w for w in range(k)])
+    if case in ("packed", "shared", "isolated"):
+        return lines_spanned([4 * w for w in range(k)])
+    assert bench == "falseshare" and case == "object", (bench, case)
+    return lines_spanned([params["offset"] + 24 + 64 * w + 8 * i for w in range(k) for i in range(5)])
+
+
+@kernel_only
+def test_thirty_two_cpus_record_the_lines_their_words_span(tmp_path: Path, cleanroom_tool: Path) -> None:
+    """SMP_MAX_CPUS: from 17 CPUs on, 16 ints to a line no longer fit one line. Every record says how many
+    lines its k workers' words span, and the report says "2 lines", never "one line", where they do.
+    (-accel tcg,thread=single: 32 vCPUs in one host thread, a few seconds; -smp 32 under multi-threaded
+    TCG works too, but 32 threads on a 2-core machine take minutes.)"""
+    rc, res = boot(tmp_path, "qemu", "bench=falseshare,isolation cpus=32 runs=1 warmup=0 reps=10",
+                   *qemu_smp(32, single_thread=True))
+    assert rc == 0 and done(res)["status"] == "ok" and res["complete"]
+    recs = results(res)
+    assert {r["params"]["cpus"] for r in recs} == set(range(1, 33))
+    for r in recs:
+        assert r["params"]["lines"] == expected_lines(r["bench"], r["case"], r["params"]), r
+    packed = {r["params"]["cpus"]: r["params"]["lines"] for r in results(res, "falseshare") if r["case"] == "packed"}
+    assert packed[16] == 1 and packed[17] == 2 and packed[32] == 2
+    proc = tool(cleanroom_tool, "report", str(tmp_path / "qemu"), "--out", str(tmp_path / "report"), "--no-plots")
+    assert proc.returncode == 0, proc.stderr
+    lines = unwrap(proc.stdout[proc.stdout.index("answers"):].splitlines())
+    assert any(line.strip().startswith("false sharing, plain increments, k=32") and "2 lines / padded" in line
+               for line in lines)
+    assert any(line.strip().startswith("isolation, plain, k=32 (the ints in 2 lines)") for line in lines)
+    text = (tmp_path / "report" / "report.txt").read_text()
+    assert "packed at k=17..32 spans 2 lines, not one" in text and "shared at k=17..32 spans 2 lines" in text
+
+
 @kernel_only
 def test_one_cpu_skips_with_a_reason(tmp_path: Path) -> None:
     rc, res = boot(tmp_path, "qemu", f"{BENCHES} runs=1 warmup=0 reps=10")
@@ -143,6 +184,8 @@ def test_hosted_on_two_cores(tmp_path: Path) -> None:
     assert iso and all(r["params"]["lost"] == 0 for r in iso)
     assert all(r["params"]["leaked"] == 0 for r in iso if r["case"] == "isolated")
     assert all(r["params"]["unfinished"] == 0 for r in recs if r["bench"] == "falseshare")
+    assert all(r["params"]["lines"] == expected_lines(r["bench"], r["case"], r["params"])
+               for r in recs if r["bench"] in ("falseshare", "isolation"))
     assert {(r["params"]["from"], r["params"]["to"]) for r in recs if r["bench"] == "coherence"} == {(0, 1)}
 
 
