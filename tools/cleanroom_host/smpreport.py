@@ -35,6 +35,11 @@ OPS = ("atomic", "plain")  # the summary's order: the locked add first, where a 
 OFFSETS = (0, 24, 56)  # Predator's byte offsets of the object array in a line
 FALSE_AT, CLEAN_AT = 24, (0, 56)
 LINE, INT = 64, 4  # the line size the kernel takes (params.line), the bytes of an int
+# falseshare's two figures (docs/REPORT.md): the headline is the steady state where the records have it
+STEADY, WHOLE_RUN = "steady state", "start to last finish"
+FIGURE_WORDS = {STEADY: "the first worker to finish, from its first quarter to its end, all k updating: its ticks "
+                        "over the updates a worker did in them",
+                WHOLE_RUN: "start to last finish over reps, start-up and tail included"}
 # The params the kernel checks in every result: a count that must be 0
 INVARIANTS = (("lost", "words a commit lost"), ("unfinished", "workers short of their count"),
               ("gave_up", "ping-pongs abandoned"))
@@ -179,6 +184,23 @@ class ShareRow:
     padded: Interval | None
     objects: dict[int, Interval] = field(default_factory=dict)  # offset -> per update (five sums)
     lines: int = 1  # the cache lines packed's k ints span (16 to a line)
+    unsteady: int | None = None  # packed's and padded's samples timed start to last finish (None: all were)
+    samples: int = 0  # packed's and padded's samples, together
+
+    @property
+    def kind(self) -> str:
+        """Which figure packed and padded are: the steady state (each CPU's own window while all k update,
+        bench/falseshare.c) or, in records from before it or where no sample had such a window, the time
+        from the start to the last worker's finish, start-up and tail included."""
+        whole = self.unsteady is None or (self.samples > 0 and self.unsteady >= self.samples)
+        return WHOLE_RUN if whole else STEADY
+
+    @property
+    def figure(self) -> str:
+        """kind, and how many samples were the other figure where some were."""
+        mixed = self.kind == STEADY and self.unsteady
+        return self.kind + (f" ({self.unsteady} of packed's and padded's {self.samples} samples {WHOLE_RUN})"
+                            if mixed else "")
 
     @property
     def slowdown(self) -> Interval:
@@ -192,19 +214,24 @@ class ShareRow:
 
 def share_rows(records: list[Record]) -> list[ShareRow]:
     by: dict[tuple[str, str, int], dict[str, Any]] = {}
-    for p in points(records, FALSESHARE):
+    results = [r for r in records if r.get("t") == "result" and r.get("bench") == FALSESHARE]
+    for r, p in zip(results, points(records, FALSESHARE)):
         k = _int(p.params.get("cpus"))
         if k is None:
             continue
-        slot = by.setdefault((p.mode, str(p.params.get("op")), k), {"objects": {}})
+        slot = by.setdefault((p.mode, str(p.params.get("op")), k), {"objects": {}, "samples": 0})
+        unsteady = _int(p.params.get("unsteady"))
+        if p.case in ("packed", "padded") and unsteady is not None:
+            slot["unsteady"] = slot.get("unsteady", 0) + unsteady
+            slot["samples"] += _int(r.get("n")) or 0
         if p.case == "object" and _int(p.params.get("offset")) is not None:
             slot["objects"][int(p.params["offset"])] = p.value
         elif p.case in ("packed", "padded"):
             slot[p.case] = p.value
         if p.case == "packed":
             slot["lines"] = packed_lines(p.params)
-    return [ShareRow(m, op, k, s.get("packed"), s.get("padded"), s["objects"], s.get("lines", 1))
-            for (m, op, k), s in by.items()]
+    return [ShareRow(m, op, k, s.get("packed"), s.get("padded"), s["objects"], s.get("lines", 1),
+                     s.get("unsteady"), s["samples"]) for (m, op, k), s in by.items()]
 
 
 def ops_of(rows: list[Any]) -> list[str]:
@@ -226,7 +253,7 @@ def falseshare_summary(rows: list[ShareRow], units: str) -> list[str]:
             continue
         pred = ", ".join(f"byte {o} {short(top.offset_ratio(o), 2, null=1.0)}" for o in (FALSE_AT, CLEAN_AT[1])
                          if o in top.objects)
-        out.append(f"false sharing, {op} increments, k={top.k}: {lines_text(top.lines)} / padded "
+        out.append(f"false sharing, {op} increments, k={top.k}, {top.figure}: {lines_text(top.lines)} / padded "
                    f"{short(top.slowdown, 2, null=1.0)}"
                    f" (per increment: {short(top.packed)} vs {short(top.padded)} {units})"
                    + paper.quoted(*paper.LIU_FALSE_SHARING))
@@ -265,7 +292,11 @@ def section_falseshare(run: Run) -> list[str]:
                 + [(f"object@{o}", lambda r, o=o: r.objects.get(o), None) for o in OFFSETS]
                 + [("packed/padded", lambda r: r.slowdown, 1.0)]
                 + [(f"object@{o}/object@0", lambda r, o=o: r.offset_ratio(o), 1.0) for o in OFFSETS[1:]])
-    return per_k_tables(rows, f"falseshare: {run.units.name} per update (median (lo..hi)) vs CPUs k; packed: "
+    kinds = "; ".join(f"{kind}: {FIGURE_WORDS[kind]}" for kind in sorted({r.kind for r in rows}, reverse=True))
+    mixed = [f"{r.op} k={r.k}" for r in rows if r.kind == STEADY and r.unsteady]
+    mixed_text = f" (some samples {WHOLE_RUN}: {', '.join(mixed)})" if mixed else ""
+    return per_k_tables(rows, f"falseshare: {run.units.name} per update (median (lo..hi)) vs CPUs k; "
+                              f"{kinds}{mixed_text}; packed: "
                               f"ints 4 bytes apart (one line up to k=16), padded: 64 apart, object@N: Predator's "
                               f"64-byte objects from byte N of a line (an update = five sums)"
                               + spread_note(rows, "packed"), specs)
