@@ -2,8 +2,9 @@
  * make false sharing go away (Liu 2014, chapters 3-4; Zhang & Chen): each
  * thread writes a private copy of the shared page, and the copies are
  * merged at synchronisation points. k workers on k CPUs each increment
- * their own int, `reps` times, the ints packed in one line of one page (the
- * falsely shared layout of bench falseshare's `packed`):
+ * their own int, `reps` times, the ints packed 4 bytes apart in one page
+ * (the falsely shared layout of bench falseshare's `packed`: one line up to
+ * 16 CPUs, two from 17 on; params.lines says how many):
  *
  *   shared:   threads of one address space: every CPU's stores go to the
  *             one frame, and its line travels between the CPUs;
@@ -41,6 +42,7 @@
 #include "bench/registry.h"
 #include "kernel/memory.h"
 #include "kernel/smp.h"
+#include "lib/cacheline.h"
 #include "lib/defaults.h"
 #include "lib/string.h"
 #include "runtime/pageview.h"
@@ -59,6 +61,9 @@
 #define PAGE 4096u
 #define PAGE_WORDS (PAGE / sizeof(uint32_t))
 #define LINE 64u
+/* padded puts worker w's int at byte 64w: every CPU's, and check_private's
+ * mark in the last word, fit the page */
+_Static_assert(SMP_MAX_CPUS * LINE <= PAGE - sizeof(uint32_t), "padded ints and the mark in one page");
 
 enum op { OP_PLAIN, OP_ATOMIC, OP_COUNT };
 static const char *const op_names[OP_COUNT] = { "plain", "atomic" };
@@ -239,10 +244,13 @@ static bool make_world(struct world *wd, uint32_t n)
 static void describe(struct bench_case *c, const struct iso *s, uint32_t reps)
 {
     static const char *const names[] = { "padded", "shared", "isolated" };
+    /* the ints' layout in the page: 4 bytes apart (16 to a line), or a line each */
+    struct cacheline_layout layout = { 0, s->kind == PADDED ? LINE : sizeof(uint32_t), 1, 0 };
     *c = (struct bench_case){ .name = names[s->kind], .subtract_overhead = true };
     c->params[c->nparams++] = (struct bench_param)PARAM_NUM("cpus", s->k);
     c->params[c->nparams++] = (struct bench_param)PARAM_STR("op", op_names[s->op]);
     c->params[c->nparams++] = (struct bench_param)PARAM_NUM("reps", reps);
+    c->params[c->nparams++] = (struct bench_param)PARAM_NUM("lines", cacheline_count(&layout, s->k, LINE));
     if (s->kind == ISOLATED) {
         c->params[c->nparams++] = (struct bench_param)PARAM_NUM("commit_every", s->every);
         c->params[c->nparams++] = (struct bench_param)PARAM_NUM("commits", (reps + s->every - 1) / s->every);

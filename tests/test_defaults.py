@@ -135,7 +135,9 @@ def mismatches(header: defaults.Defaults, hosted: bool, cmdline: str, res: dict[
         if r["bench"] in SMP_BENCHES and "reps" in params:
             paper_field = f"{r['bench']}_paper_reps"
             field = paper_field if paper and hasattr(p.fig, paper_field) else f"{r['bench']}_reps"
-            check(f"{r['bench']} {case} reps", params["reps"], p.smp_reps(r["bench"]), field)
+            factor = ("falseshare_plain_factor",) if r["bench"] == "falseshare" and params.get("op") == "plain" else ()
+            check(f"{r['bench']} {case} reps", params["reps"], p.smp_reps(r["bench"], params.get("op")), field,
+                  *factor)
     check_smplocks(p.fig, [r for r in results if r["bench"] == "smplocks"], check)
     rr = sorted(r["params"]["n"] for r in results if r["bench"] == "ctxsw" and r["case"] == "rr")
     if rr:

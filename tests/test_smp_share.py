@@ -22,7 +22,7 @@ from test_hosted import HOSTED
 from test_report_locks import png_ok, tool
 from test_report_summary import unwrap
 
-from cleanroom_host import smpplots
+from cleanroom_host import defaults, smpplots
 from cleanroom_host import smpreport as sr
 from cleanroom_host.context import Run
 from cleanroom_host.plotkit import FigureContext as Context
@@ -31,6 +31,8 @@ from cleanroom_host.protocol import parse_log
 BENCHES = "bench=coherence,falseshare,isolation"
 HOSTED_SMP = "hosted-smp.log"
 HOSTED_PARALLEL = "hosted-workset-parallel.log"
+# the steady state at reps=R and reps=10R (hosted, falseshare alone): R the hosted default
+STEADY_R, STEADY_10R = "hosted-falseshare-reps20000.log", "hosted-falseshare-reps200000.log"
 QEMU_SMP4 = "qemu-smp4.log"
 PAPER_NUMBERS = ("~13x", "~15x", "byte 24", ">12x", "Dthreads >8x", "Sheriff-Protect ~10x", "8.15x")
 
@@ -68,6 +70,7 @@ def check_invariants(res: dict[str, Any], cpus: int) -> None:
         ks = {(r["params"]["cpus"], r["params"]["op"]) for r in results(res, bench)}
         assert ks == {(k, op) for k in range(1, cpus + 1) for op in ("plain", "atomic")}, bench
     assert all(r["params"]["unfinished"] == 0 for r in results(res, "falseshare"))
+    assert all(0 <= r["params"]["unsteady"] <= r["n"] for r in results(res, "falseshare"))
     iso = results(res, "isolation")
     assert all(r["params"]["lost"] == 0 for r in iso)
     isolated = [r for r in iso if r["case"] == "isolated"]
@@ -92,6 +95,47 @@ def test_four_cpus(tmp_path: Path, single_thread: bool) -> None:
     rc, res = boot(tmp_path, "qemu", f"{BENCHES} cpus=4 runs=1 warmup=0 reps=10", *qemu_smp(4, single_thread))
     assert rc == 0
     check_invariants(res, 4)
+
+
+def lines_spanned(words: list[int], line: int = 64) -> int:
+    """The lines holding a byte of any of these 4-byte words (byte offsets from a line's start)."""
+    return len({b // line for a in words for b in (a, a + 3)})
+
+
+def expected_lines(bench: str, case: str, params: dict[str, Any]) -> int:
+    """What params.lines must be: the layouts as bench/falseshare.c and bench/isolation.c describe them."""
+    k = params["cpus"]
+    if case == "padded":
+        return lines_spanned([64 * w for w in range(k)])
+    if case in ("packed", "shared", "isolated"):
+        return lines_spanned([4 * w for w in range(k)])
+    assert bench == "falseshare" and case == "object", (bench, case)
+    return lines_spanned([params["offset"] + 24 + 64 * w + 8 * i for w in range(k) for i in range(5)])
+
+
+@kernel_only
+def test_thirty_two_cpus_record_the_lines_their_words_span(tmp_path: Path, cleanroom_tool: Path) -> None:
+    """SMP_MAX_CPUS: from 17 CPUs on, 16 ints to a line no longer fit one line. Every record says how many
+    lines its k workers' words span, and the report says "2 lines", never "one line", where they do.
+    (-accel tcg,thread=single: 32 vCPUs in one host thread, a few seconds; -smp 32 under multi-threaded
+    TCG works too, but 32 threads on a 2-core machine take minutes.)"""
+    rc, res = boot(tmp_path, "qemu", "bench=falseshare,isolation cpus=32 runs=1 warmup=0 reps=10",
+                   *qemu_smp(32, single_thread=True))
+    assert rc == 0 and done(res)["status"] == "ok" and res["complete"]
+    recs = results(res)
+    assert {r["params"]["cpus"] for r in recs} == set(range(1, 33))
+    for r in recs:
+        assert r["params"]["lines"] == expected_lines(r["bench"], r["case"], r["params"]), r
+    packed = {r["params"]["cpus"]: r["params"]["lines"] for r in results(res, "falseshare") if r["case"] == "packed"}
+    assert packed[16] == 1 and packed[17] == 2 and packed[32] == 2
+    proc = tool(cleanroom_tool, "report", str(tmp_path / "qemu"), "--out", str(tmp_path / "report"), "--no-plots")
+    assert proc.returncode == 0, proc.stderr
+    lines = unwrap(proc.stdout[proc.stdout.index("answers"):].splitlines())
+    assert any(line.strip().startswith("false sharing, plain increments, k=32") and "2 lines / padded" in line
+               for line in lines)
+    assert any(line.strip().startswith("isolation, plain, k=32 (the ints in 2 lines)") for line in lines)
+    text = (tmp_path / "report" / "report.txt").read_text()
+    assert "packed at k=17..32 spans 2 lines, not one" in text and "shared at k=17..32 spans 2 lines" in text
 
 
 @kernel_only
@@ -143,6 +187,12 @@ def test_hosted_on_two_cores(tmp_path: Path) -> None:
     assert iso and all(r["params"]["lost"] == 0 for r in iso)
     assert all(r["params"]["leaked"] == 0 for r in iso if r["case"] == "isolated")
     assert all(r["params"]["unfinished"] == 0 for r in recs if r["bench"] == "falseshare")
+    assert all(r["params"]["lines"] == expected_lines(r["bench"], r["case"], r["params"])
+               for r in recs if r["bench"] in ("falseshare", "isolation"))
+    # every falseshare sample says whether it was timed in the steady window; one worker always has one
+    share = [r for r in recs if r["bench"] == "falseshare"]
+    assert all(0 <= r["params"]["unsteady"] <= r["n"] for r in share)
+    assert all(r["params"]["unsteady"] == 0 for r in share if r["params"]["cpus"] == 1)
     assert {(r["params"]["from"], r["params"]["to"]) for r in recs if r["bench"] == "coherence"} == {(0, 1)}
 
 
@@ -169,6 +219,37 @@ def test_false_sharing_is_slower_than_padding(hosted_run: Run) -> None:
         assert row.offset_ratio(56).holds(1.0), (op, row.offset_ratio(56))
         one = next(r for r in rows if r.op == op and r.k == 1)
         assert one.slowdown.holds(1.0)  # one worker has nobody to share a line with
+
+
+def test_the_steady_state_does_not_move_with_reps(cleanroom_tool: Path, fixtures_dir: Path, tmp_path: Path) -> None:
+    """bench=falseshare cpus=2 at reps=20000 (the hosted default) and at reps=200000, run one after the
+    other on the two vCPUs of a KVM guest of an AMD EPYC (family 26, model 2), 2026-11-27, at a quiet
+    moment (load average 0.9-1.4). At ten times the updates the steady-state figure,
+    packed / padded at every k and op, moves by under 20 % (timed from the start to the last finish,
+    plain k=2 at 20000 increments read anywhere from 3 to 30 ticks, process by process). Plain
+    increments ran CR_DEF_FALSESHARE_PLAIN_FACTOR_HOSTED times reps."""
+    factor = defaults.load().number("CR_DEF_FALSESHARE_PLAIN_FACTOR_HOSTED")
+    runs = [parse_log((fixtures_dir / name).read_bytes()).records for name in (STEADY_R, STEADY_10R)]
+    shares = [[r for r in records if r.get("t") == "result" and r.get("bench") == "falseshare"] for records in runs]
+    (reps,) = {r["params"]["reps"] for r in shares[0] if r["params"]["op"] == "atomic"}
+    for share, reps in zip(shares, (reps, 10 * reps)):
+        assert {r["params"]["reps"] for r in share if r["params"]["op"] == "atomic"} == {reps}
+        assert {r["params"]["reps"] for r in share if r["params"]["op"] == "plain"} == {reps * factor}
+        # most samples had a window in which both CPUs were updating
+        assert all(r["params"]["unsteady"] < r["n"] / 2 for r in share if r["case"] in ("packed", "padded"))
+    short_run, long_run = ({(r.k, r.op): r for r in sr.share_rows(records)} for records in runs)
+    assert set(short_run) == set(long_run) == {(k, op) for k in (1, 2) for op in ("plain", "atomic")}
+    for key, row in short_run.items():
+        assert row.kind == long_run[key].kind == sr.STEADY
+        change = long_run[key].slowdown.mid / row.slowdown.mid
+        assert 0.8 < change < 1.2, (key, row.slowdown, long_run[key].slowdown)
+    # the summary names the figure its headline is
+    proc = tool(cleanroom_tool, "report", str(fixtures_dir / STEADY_R), "--out", str(tmp_path), "--no-plots")
+    assert proc.returncode == 0, proc.stderr
+    lines = unwrap(proc.stdout[proc.stdout.index("answers"):].splitlines())
+    for op in ("atomic", "plain"):
+        line = next(x for x in lines if x.strip().startswith(f"false sharing, {op} increments, k=2, "))
+        assert f"k=2, {short_run[(2, op)].figure}: one line / padded" in line
 
 
 def test_isolation_removes_most_of_it(hosted_run: Run) -> None:

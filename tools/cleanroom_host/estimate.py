@@ -114,6 +114,7 @@ class Figures:
     coherence_paper_reps: int
     falseshare_reps: int
     falseshare_paper_reps: int
+    falseshare_plain_factor: int  # plain increments: this many times reps
     isolation_reps: int
     isolation_paper_reps: int
     smplocks_reps: int
@@ -222,10 +223,16 @@ class Plan:
     def aspace_reps(self) -> int:
         return self._reps(self.fig.aspace_reps, self.fig.aspace_paper_reps)
 
-    def smp_reps(self, bench: str) -> int:
-        """A multi-CPU benchmark's reps (those without a paper figure use theirs in every suite)."""
+    def smp_reps(self, bench: str, op: str | None = None) -> int:
+        """A multi-CPU benchmark's reps (those without a paper figure use theirs in every suite); falseshare's
+        plain increments (op) take falseshare_plain_factor times as many, as a word counts at most (the
+        paper suite's own count as it is)."""
         quick = getattr(self.fig, f"{bench}_reps")
-        return self._reps(quick, getattr(self.fig, f"{bench}_paper_reps", quick))
+        reps = self._reps(quick, getattr(self.fig, f"{bench}_paper_reps", quick))
+        paper_count = self.suite == "paper" and self.reps is None
+        if bench == "falseshare" and op == "plain" and not paper_count:
+            return min(reps * self.fig.falseshare_plain_factor, (1 << 32) - 1)
+        return reps
 
     def aspace_sizes(self) -> list[int]:
         """workset_threads' sizes: the sweep's, or in the quick suite its own, those up to maxsize."""

@@ -34,6 +34,12 @@ SMP_CSV = "smp.csv"
 OPS = ("atomic", "plain")  # the summary's order: the locked add first, where a line cannot hide
 OFFSETS = (0, 24, 56)  # Predator's byte offsets of the object array in a line
 FALSE_AT, CLEAN_AT = 24, (0, 56)
+LINE, INT = 64, 4  # the line size the kernel takes (params.line), the bytes of an int
+# falseshare's two figures (docs/REPORT.md): the headline is the steady state where the records have it
+STEADY, WHOLE_RUN = "steady state", "start to last finish"
+FIGURE_WORDS = {STEADY: "the first worker to finish, from its first quarter to its end, all k updating: its ticks "
+                        "over the updates a worker did in them",
+                WHOLE_RUN: "start to last finish over reps, start-up and tail included"}
 # The params the kernel checks in every result: a count that must be 0
 INVARIANTS = (("lost", "words a commit lost"), ("unfinished", "workers short of their count"),
               ("gave_up", "ping-pongs abandoned"))
@@ -143,6 +149,30 @@ def section_coherence(run: Run) -> list[str]:
 
 # --- falseshare --------------------------------------------------------------
 
+def packed_lines(params: dict[str, Any]) -> int:
+    """How many cache lines the k ints 4 bytes apart span (params.lines; records from before it was
+    recorded: worked out from k, the stride and the line size, as the kernel does): one up to k=16."""
+    lines = _int(params.get("lines"))
+    if lines is not None:
+        return lines
+    k, stride, line = _int(params.get("cpus")) or 1, _int(params.get("stride")) or INT, _int(params.get("line")) or LINE
+    return -(-k * stride // line)
+
+
+def lines_text(lines: int) -> str:
+    return "one line" if lines == 1 else f"{lines} lines"
+
+
+def spread_note(rows: list[Any], case: str) -> str:
+    """Where the one-line layout takes more than one line (k > 16): said in a table's head, so that no
+    column of a packed or shared case reads as one line when it is not."""
+    ks = sorted({r.k for r in rows if r.lines > 1})
+    if not ks:
+        return ""
+    return (f"; {case} at k={ks[0]}..{ks[-1]} spans {max(r.lines for r in rows)} lines, not one "
+            f"(16 ints to a {LINE}-byte line)")
+
+
 @dataclass(frozen=True)
 class ShareRow:
     """One (mode, op, k) of falseshare: ticks per update of each layout."""
@@ -153,6 +183,24 @@ class ShareRow:
     packed: Interval | None
     padded: Interval | None
     objects: dict[int, Interval] = field(default_factory=dict)  # offset -> per update (five sums)
+    lines: int = 1  # the cache lines packed's k ints span (16 to a line)
+    unsteady: int | None = None  # packed's and padded's samples timed start to last finish (None: all were)
+    samples: int = 0  # packed's and padded's samples, together
+
+    @property
+    def kind(self) -> str:
+        """Which figure packed and padded are: the steady state (each CPU's own window while all k update,
+        bench/falseshare.c) or, in records from before it or where no sample had such a window, the time
+        from the start to the last worker's finish, start-up and tail included."""
+        whole = self.unsteady is None or (self.samples > 0 and self.unsteady >= self.samples)
+        return WHOLE_RUN if whole else STEADY
+
+    @property
+    def figure(self) -> str:
+        """kind, and how many samples were the other figure where some were."""
+        mixed = self.kind == STEADY and self.unsteady
+        return self.kind + (f" ({self.unsteady} of packed's and padded's {self.samples} samples {WHOLE_RUN})"
+                            if mixed else "")
 
     @property
     def slowdown(self) -> Interval:
@@ -166,16 +214,24 @@ class ShareRow:
 
 def share_rows(records: list[Record]) -> list[ShareRow]:
     by: dict[tuple[str, str, int], dict[str, Any]] = {}
-    for p in points(records, FALSESHARE):
+    results = [r for r in records if r.get("t") == "result" and r.get("bench") == FALSESHARE]
+    for r, p in zip(results, points(records, FALSESHARE)):
         k = _int(p.params.get("cpus"))
         if k is None:
             continue
-        slot = by.setdefault((p.mode, str(p.params.get("op")), k), {"objects": {}})
+        slot = by.setdefault((p.mode, str(p.params.get("op")), k), {"objects": {}, "samples": 0})
+        unsteady = _int(p.params.get("unsteady"))
+        if p.case in ("packed", "padded") and unsteady is not None:
+            slot["unsteady"] = slot.get("unsteady", 0) + unsteady
+            slot["samples"] += _int(r.get("n")) or 0
         if p.case == "object" and _int(p.params.get("offset")) is not None:
             slot["objects"][int(p.params["offset"])] = p.value
         elif p.case in ("packed", "padded"):
             slot[p.case] = p.value
-    return [ShareRow(m, op, k, s.get("packed"), s.get("padded"), s["objects"]) for (m, op, k), s in by.items()]
+        if p.case == "packed":
+            slot["lines"] = packed_lines(p.params)
+    return [ShareRow(m, op, k, s.get("packed"), s.get("padded"), s["objects"], s.get("lines", 1),
+                     s.get("unsteady"), s["samples"]) for (m, op, k), s in by.items()]
 
 
 def ops_of(rows: list[Any]) -> list[str]:
@@ -197,7 +253,8 @@ def falseshare_summary(rows: list[ShareRow], units: str) -> list[str]:
             continue
         pred = ", ".join(f"byte {o} {short(top.offset_ratio(o), 2, null=1.0)}" for o in (FALSE_AT, CLEAN_AT[1])
                          if o in top.objects)
-        out.append(f"false sharing, {op} increments, k={top.k}: one line / padded {short(top.slowdown, 2, null=1.0)}"
+        out.append(f"false sharing, {op} increments, k={top.k}, {top.figure}: {lines_text(top.lines)} / padded "
+                   f"{short(top.slowdown, 2, null=1.0)}"
                    f" (per increment: {short(top.packed)} vs {short(top.padded)} {units})"
                    + paper.quoted(*paper.LIU_FALSE_SHARING))
         if pred:
@@ -235,9 +292,14 @@ def section_falseshare(run: Run) -> list[str]:
                 + [(f"object@{o}", lambda r, o=o: r.objects.get(o), None) for o in OFFSETS]
                 + [("packed/padded", lambda r: r.slowdown, 1.0)]
                 + [(f"object@{o}/object@0", lambda r, o=o: r.offset_ratio(o), 1.0) for o in OFFSETS[1:]])
-    return per_k_tables(rows, f"falseshare: {run.units.name} per update (median (lo..hi)) vs CPUs k; packed: "
-                              f"ints 4 bytes apart (one line), padded: 64 apart, object@N: Predator's 64-byte "
-                              f"objects from byte N of a line (an update = five sums)", specs)
+    kinds = "; ".join(f"{kind}: {FIGURE_WORDS[kind]}" for kind in sorted({r.kind for r in rows}, reverse=True))
+    mixed = [f"{r.op} k={r.k}" for r in rows if r.kind == STEADY and r.unsteady]
+    mixed_text = f" (some samples {WHOLE_RUN}: {', '.join(mixed)})" if mixed else ""
+    return per_k_tables(rows, f"falseshare: {run.units.name} per update (median (lo..hi)) vs CPUs k; "
+                              f"{kinds}{mixed_text}; packed: "
+                              f"ints 4 bytes apart (one line up to k=16), padded: 64 apart, object@N: Predator's "
+                              f"64-byte objects from byte N of a line (an update = five sums)"
+                              + spread_note(rows, "packed"), specs)
 
 
 # --- isolation ---------------------------------------------------------------
@@ -252,6 +314,7 @@ class IsoRow:
     padded: Interval | None
     shared: Interval | None
     isolated: dict[int, Interval] = field(default_factory=dict)  # commit_every -> per increment
+    lines: int = 1  # the cache lines the shared case's k ints span (16 to a line)
 
     def speedup(self, every: int) -> Interval:
         """shared / isolated: how much faster the isolated spaces ran (Dthreads' and PATHREADS' ratio)."""
@@ -288,7 +351,10 @@ def iso_rows(records: list[Record]) -> list[IsoRow]:
             slot["isolated"][every] = p.value
         elif p.case in ("padded", "shared"):
             slot[p.case] = p.value
-    return [IsoRow(m, op, k, s.get("padded"), s.get("shared"), s["isolated"]) for (m, op, k), s in by.items()]
+        if p.case == "shared":
+            slot["lines"] = packed_lines(p.params)
+    return [IsoRow(m, op, k, s.get("padded"), s.get("shared"), s["isolated"], s.get("lines", 1))
+            for (m, op, k), s in by.items()]
 
 
 def isolation_summary(rows: list[IsoRow], machine_timing: bool = True) -> list[str]:
@@ -306,8 +372,9 @@ def isolation_summary(rows: list[IsoRow], machine_timing: bool = True) -> list[s
         shared_costs = machine_timing and top.bound.known and top.bound.lo > 1.0  # a cost there is to remove
         removed = (f"; removes {short(top.removed(best).scale(100.0), 0, unit=' %')} of the false-sharing cost "
                    f"(every {best})" if best is not None and shared_costs else "")
-        out.append(f"isolation, {op}, k={top.k}: shared space / isolated spaces, commits {parts}; padded by hand "
-                   f"{short(top.bound, 2, null=1.0)}{removed}" + paper.quoted(*paper.ISOLATION_SPEEDUPS))
+        spread = f" (the ints in {top.lines} lines)" if top.lines > 1 else ""
+        out.append(f"isolation, {op}, k={top.k}{spread}: shared space / isolated spaces, commits {parts}; padded by "
+                   f"hand {short(top.bound, 2, null=1.0)}{removed}" + paper.quoted(*paper.ISOLATION_SPEEDUPS))
     return out
 
 
@@ -323,8 +390,9 @@ def section_isolation(run: Run) -> list[str]:
                 + [(f"shared/isolated, every {m}", lambda r, m=m: r.speedup(m), 1.0) for m in everies]
                 + [("shared/padded", lambda r: r.bound, 1.0)])
     return per_k_tables(rows, f"isolation: {run.units.name} per increment (median (lo..hi)) vs CPUs k; shared: "
-                              f"one address space, the ints in one line; isolated: a page per CPU, twin/diff "
-                              f"commit every M increments; padded: one space, a line per int", specs)
+                              f"one address space, the ints 4 bytes apart (one line up to k=16); isolated: a page "
+                              f"per CPU, twin/diff commit every M increments; padded: one space, a line per int"
+                              + spread_note(rows, "shared"), specs)
 
 
 # --- workset's parallel case ---------------------------------------------------
