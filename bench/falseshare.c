@@ -258,6 +258,7 @@ static void describe(struct bench_case *bc, uint32_t c, uint32_t k, enum op op, 
     /* no one timed region to take the overhead off: the window is read on the first finisher's TSC */
     *bc = (struct bench_case){ .name = names[c] };
     bc->params[bc->nparams++] = (struct bench_param)PARAM_NUM("cpus", k);
+    parallel_sweep_params(bc, k);
     bc->params[bc->nparams++] = (struct bench_param)PARAM_STR("op", op_names[op]);
     bc->params[bc->nparams++] = (struct bench_param)PARAM_NUM("reps", reps);
     bc->params[bc->nparams++] = (struct bench_param)PARAM_NUM("line", LINE);

@@ -248,6 +248,7 @@ static void describe(struct bench_case *c, const struct iso *s, uint32_t reps)
     struct cacheline_layout layout = { 0, s->kind == PADDED ? LINE : sizeof(uint32_t), 1, 0 };
     *c = (struct bench_case){ .name = names[s->kind], .subtract_overhead = true };
     c->params[c->nparams++] = (struct bench_param)PARAM_NUM("cpus", s->k);
+    parallel_sweep_params(c, s->k);
     c->params[c->nparams++] = (struct bench_param)PARAM_STR("op", op_names[s->op]);
     c->params[c->nparams++] = (struct bench_param)PARAM_NUM("reps", reps);
     c->params[c->nparams++] = (struct bench_param)PARAM_NUM("lines", cacheline_count(&layout, s->k, LINE));

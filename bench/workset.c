@@ -167,6 +167,7 @@ static void one_size(struct bench_ctx *ctx, struct workset *w, uint32_t modes, u
         size_case(&multi, "multi", w, cfg);
         size_case(&parallel, "parallel", w, cfg);
         parallel.params[parallel.nparams++] = (struct bench_param)PARAM_NUM("cpus", PARALLEL_CPUS);
+        parallel_sweep_params(&parallel, PARALLEL_CPUS);
         struct mode md[VM_MODES_MAX];
         struct bench_item items[SCENARIOS_MAX * VM_MODES_MAX];
         uint32_t n = 0;

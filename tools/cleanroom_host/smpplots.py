@@ -117,14 +117,21 @@ def _iso_rows(ctx: Context) -> tuple[str, list[str], list[sr.IsoRow]]:
     return mode, sr.ops_of(rows), [r for r in rows if r.mode == mode]
 
 
+def shown_ks(ks: list[int]) -> set[int]:
+    """The k a figure draws a line for: 1, 2, 4, 8, ... and the largest (32 lines and their legend would
+    not fit; every k is in the tables and smp.csv)."""
+    return {k for k in ks if k & (k - 1) == 0} | ({max(ks)} if ks else set())
+
+
 def isolation_m(ctx: Context, out: Path) -> Path | None:
     mode, ops, rows = _iso_rows(ctx)
     if not any(r.isolated for r in rows):
         return None
     fig, axes = _panels(ctx, "isolation: shared space / isolated spaces vs the commit interval", mode, len(ops))
     colors = _pyplot().rcParams["axes.prop_cycle"].by_key()["color"]
+    drawn = shown_ks([r.k for r in rows])
     for ax, op in zip(axes, ops):
-        for i, r in enumerate(sorted((r for r in rows if r.op == op), key=lambda r: r.k)):
+        for i, r in enumerate(sorted((r for r in rows if r.op == op and r.k in drawn), key=lambda r: r.k)):
             ms = sorted(r.isolated)
             color = colors[i % len(colors)]
             _line(ax, ms, [r.speedup(m) for m in ms], f"k={r.k}", color)
