@@ -493,8 +493,13 @@ def _check_duration(args: argparse.Namespace, emu: emulators.Emulator, memory: i
                     err: TextIO) -> tuple[bool, float]:
     """Print the duration estimate; (may start, silence limit for the run)."""
     silence = args.silence if args.silence is not None else runner.DEFAULT_SILENCE_S
+    # the multi-CPU benchmarks' k sweeps: the CPUs a hosted run gets (none counted for workers that share
+    # CPUs, whose time is the scheduler's)
+    allowed = len(os.sched_getaffinity(0))
+    cpus = 1 if not emu.hosted or args.oversubscribe else (
+        min(args.cpus, allowed) if args.cpus else emulators.cmdline_cpus(args.cmdline, allowed) or 1)
     try:
-        p = estimate.plan(args.cmdline, hosted=emu.hosted)
+        p = estimate.plan(args.cmdline, hosted=emu.hosted, cpus=cpus)
     except estimate.CmdlineError:
         return True, silence  # the kernel will reject the command line itself
     except defaults.DefaultsError as exc:

@@ -47,7 +47,7 @@ from typing import get_type_hints
 
 from . import defaults
 
-from . import emulators
+from . import emulators, smpestimate
 from .emulators import Speed
 
 KIB = 1024
@@ -65,7 +65,9 @@ LIMIT_S = 600.0  # longer estimates need --yes (on the emulators whose row refus
 
 # The benchmarks and suites (bench/registry.def, app/suite.c).
 ALL_BENCHES = ("tsc", "ctxsw", "workset", "locks", "create", "aspace")
-SUITE_BENCHES = {"selftest": (), "quick": ALL_BENCHES, "paper": ALL_BENCHES, "all": ALL_BENCHES}
+SMP_BENCHES = ("coherence", "falseshare", "isolation", "smplocks", "shootdown", "aslock", "linuxvm")
+SUITE_BENCHES = {"selftest": (), "quick": ALL_BENCHES, "paper": ALL_BENCHES + SMP_BENCHES,
+                 "all": ALL_BENCHES + SMP_BENCHES, "smp": SMP_BENCHES}
 TIMED = ("workset", "ctxsw", "locks", "aspace")  # the benchmarks the model counts
 SWEEP_SUITES = ("quick", "paper")  # suites with their own runs/warmup/paging/maxsize defaults
 # bench/ctxsw.c: switch-sized steps per round, in units of R: every routine
@@ -189,6 +191,13 @@ class Plan:
     hosted: bool = False  # the hosted build's figures and passes
     vm_passes: int = 1  # the workset's VM modes: paging off/on (kernel), pages 4k/2m (hosted)
     runs_max: int = 0  # runs=auto: the most rounds a set takes (budget=); 0: exactly `runs`
+    cpus: int = 1  # the CPUs the multi-CPU benchmarks run on (hosted: smpestimate's model)
+
+    def smp(self) -> smpestimate.SmpPlan:
+        """The multi-CPU benchmarks' part of the plan."""
+        reps = {b: self.smp_reps(b) for b in ("coherence", "falseshare", "isolation", "smplocks")}
+        reps.update(linuxvm=self.fig.linuxvm_reps, falseshare_plain=self.smp_reps("falseshare", "plain"))
+        return smpestimate.SmpPlan(self.cpus, self.runs + self.warmup, reps)
 
     @property
     def auto(self) -> bool:
@@ -247,9 +256,11 @@ def suite_figure(fig: Figures, suite: str, what: str) -> int:
     return value
 
 
-def plan(cmdline: str | None, hosted: bool = False, header: defaults.Defaults | None = None) -> Plan:
+def plan(cmdline: str | None, hosted: bool = False, header: defaults.Defaults | None = None,
+         cpus: int = 1) -> Plan:
     """What the kernel (or the hosted build) measures for this command line, with the
-    defaults of lib/defaults.h (`header`: another copy of it, read by defaults.load)."""
+    defaults of lib/defaults.h (`header`: another copy of it, read by defaults.load);
+    `cpus`: the CPUs the run will have (the multi-CPU benchmarks' k sweeps)."""
     fig = figures(header if header is not None else defaults.load(), hosted)
     kv: dict[str, str] = {}
     for token in (cmdline or "").split():
@@ -275,7 +286,7 @@ def plan(cmdline: str | None, hosted: bool = False, header: defaults.Defaults | 
     passes = 1 if hosted else 2 if paging == "both" else 1
     vm_passes = (2 if kv.get("pages") == "both" else 1) if hosted else passes
     return Plan(suite, benches, runs, warmup, passes, sizes, reps, fig, maxsize, "sizes" in kv, hosted, vm_passes,
-                runs_max)
+                runs_max, cpus)
 
 
 def budget_rounds(text: str | None, fig: Figures, suite: str) -> int:
@@ -298,6 +309,8 @@ class Estimate:
     aspace_reps: int = 0
     seconds_min: float | None = None  # runs=auto: when every set converges at its first decision
     rounds: tuple[int, int] | None = None  # runs=auto: the fewest and most recorded rounds per set
+    smp: dict[str, float] = field(default_factory=dict)  # hosted: the multi-CPU benchmarks' seconds
+    cpus: int = 1
 
     def text(self, emulator: str) -> str:
         threads = (f", {self.thread_switches:,} thread switches, {self.aspace_reps:,} aspace reps"
@@ -306,10 +319,14 @@ class Estimate:
         if self.seconds_min is not None and self.rounds is not None:
             took = f"{duration_text(self.seconds_min)} to {took}"
             most = f"runs=auto, {self.rounds[0]} to {self.rounds[1]} rounds per set; at most "
+        smp = (f"{self.cpus} CPUs: " + ", ".join(f"{b} {duration_text(s)}" for b, s in self.smp.items())
+               if self.smp else "")
+        if smp and not self.refills and not self.switches and not self.lock_reps:
+            return f"estimated duration under {emulator}: {took} ({most}{smp}; a rough model, see docs/REPORT.md)"
         return (f"estimated duration under {emulator}: {took} "
                 f"({most}{self.bytes / 1e9:,.1f} GB zeroed, {self.refills:,} buffer refills, "
-                f"{self.switches:,} fiber switches, {self.lock_reps:,} locks reps{threads}; "
-                f"a rough model, see docs/REPORT.md)")
+                f"{self.switches:,} fiber switches, {self.lock_reps:,} locks reps{threads}"
+                + (f"; {smp}" if smp else "") + "; a rough model, see docs/REPORT.md)")
 
 
 def duration_text(s: float) -> str:
@@ -335,7 +352,8 @@ def estimate(p: Plan, emulator: str, memory_mb: int) -> Estimate | None:
 
 def _estimate(p: Plan, emulator: str, memory_mb: int) -> Estimate | None:
     speed = speed_of(emulator)
-    if speed is None or not (set(TIMED) & set(p.benches)):
+    smp = smpestimate.seconds(p.smp(), p.benches) if p.hosted else {}
+    if speed is None or not (set(TIMED) & set(p.benches)) and not smp:
         return None
     passes = p.passes
     rounds = (p.runs + p.warmup) * passes
@@ -368,8 +386,9 @@ def _estimate(p: Plan, emulator: str, memory_mb: int) -> Estimate | None:
         aspace_reps = p.aspace_reps() * aspace_rounds
     seconds = (speed.boot_s + nbytes / speed.bytes_per_s + refills * speed.refill_s
                + switches * speed.switch_s + lock_reps * speed.lock_rep_s
-               + thread_switches * speed.thread_switch_s + aspace_reps * speed.aspace_rep_s)
-    return Estimate(seconds, nbytes, refills, switches, lock_reps, skipped, thread_switches, aspace_reps)
+               + thread_switches * speed.thread_switch_s + aspace_reps * speed.aspace_rep_s + sum(smp.values()))
+    return Estimate(seconds, nbytes, refills, switches, lock_reps, skipped, thread_switches, aspace_reps,
+                    smp=smp, cpus=p.cpus)
 
 
 def _fits(size: int, memory_mb: int) -> bool:
@@ -412,6 +431,8 @@ def case_seconds(p: Plan, emulator: str, memory_mb: int) -> dict[str, float]:
                    for s in p.aspace_sizes() if _fits(s, memory_mb)]
         others = p.aspace_reps() * speed.aspace_rep_s  # all its other cases together: an upper bound
         out["aspace"] = probed * max([others, *threads])
+    if p.hosted:
+        out.update(smpestimate.longest_case(p.smp(), p.benches))
     return out
 
 
