@@ -23,6 +23,7 @@ from test_hosted import HOSTED
 from cleanroom_host import defaults, paper, smplockreport as sr
 from cleanroom_host.context import Run
 from cleanroom_host.protocol import parse_log
+from cleanroom_host.smpestimate import worker_counts  # the k the benchmarks sweep: 1, 2, 4, ... below n, and n
 
 KERNEL_BENCHES = ("smplocks", "shootdown", "aslock")
 SMALL = "paging=on reps=10 runs=1 warmup=0"
@@ -57,15 +58,6 @@ needs_hosted = pytest.mark.skipif(not HOSTED.exists(), reason="build/hosted/clea
 
 def results(res: dict[str, Any], bench: str) -> list[dict[str, Any]]:
     return [r for r in of_type(res, "result") if r["bench"] == bench]
-
-
-def worker_counts(n: int) -> list[int]:
-    """The k the benchmarks sweep: 1, 2, 4, ... below n, and n."""
-    ks, k = [], 1
-    while k < n:
-        ks.append(k)
-        k *= 2
-    return ks + [n]
 
 
 def cmdline(n: int, selftests: bool) -> str:
