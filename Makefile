@@ -91,6 +91,7 @@ HOSTED_CFLAGS := -std=c11 -O2 -m32 -march=i686 -msse2 -static -fno-omit-frame-po
 # static libboost_context.a (only its assembly objects get linked).
 HOST_CC ?= gcc
 PEERS64 := $(BUILD)/hosted/cleanroom-peers64
+PINGPONG := $(BUILD)/hosted/pingpong
 PEERS64_SRCS := hosted/peers64/peers64.c bench/peerloops.c
 PEERS64_ASM := hosted/peers64/switches64.asm
 PEERS64_CFLAGS := -std=c11 -O2 -m64 -static -fno-omit-frame-pointer -Wall -Wextra -Werror -I.
@@ -148,7 +149,13 @@ $(ISO): $(KERNEL) iso/grub.cfg
 	$(Q)cp iso/grub.cfg $(BUILD)/isodir/boot/grub/grub.cfg
 	$(Q)grub-mkrescue -o $@ $(BUILD)/isodir 2>$(BUILD)/grub-mkrescue.log || { cat $(BUILD)/grub-mkrescue.log >&2; exit 1; }
 
-hosted: $(HOSTED) $(PEERS64)
+hosted: $(HOSTED) $(PEERS64) $(PINGPONG)
+
+# An independent check of bench coherence (tools/smp-scale-check.sh): a plain 64-bit CAS ping-pong.
+$(PINGPONG): tools/probes/pingpong.c
+	@mkdir -p $(dir $@)
+	@echo "  PROBE   $@"
+	$(Q)$(HOST_CC) -std=c11 -O2 -static -pthread -Wall -Wextra -Werror -o $@ $<
 
 $(HOSTED): $(HOSTED_SRCS) $(HOSTED_ASM) $(ALL_HEADERS) | toolchain
 	@mkdir -p $(dir $@)
