@@ -35,6 +35,25 @@ TOOL_CMD = (sys.executable, str(TOOL))
 KERNEL = REPO / "build" / "cleanroom.elf"
 HOSTED = REPO / "build" / "hosted" / "cleanroom-hosted"
 
+PEERS64 = REPO / "build" / "hosted" / "cleanroom-peers64"
+CACHEMODEL = REPO / "build" / "cachemodel" / "libcachemodel.so"
+
+
+def built(path: Path, target: str) -> Path:
+    """path, a build output `make test` makes before any test runs: its absence fails the test that needs
+    it, naming the target that builds it (a skip would turn a broken build into a quiet pass)."""
+    assert path.exists(), f"{path.relative_to(REPO)} is missing: `make {target}` builds it (make test does)"
+    return path
+
+
+def installed(program: str) -> str:
+    """program's path on PATH: tools/setup.sh installs every program the tests start, and make test runs it
+    first, so a missing one fails the test that needs it, naming the set-up (never a skip)."""
+    found = shutil.which(program)
+    assert found, f"{program} not found: tools/setup.sh installs it (make test runs it first)"
+    return found
+
+
 # The quick suite under -icount (the TSC counts instructions, runs repeat
 # exactly): booted once per session, read by every test of its shape.
 QUICK_ICOUNT = ("qemu-icount", "suite=quick")

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from booting import QUICK_ICOUNT, shared_boot, shared_root
+from booting import CACHEMODEL, HOSTED, KERNEL, PEERS64, QUICK_ICOUNT, built, shared_boot, shared_root
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 TOOLS_DIR = REPO_ROOT / "tools"
@@ -38,16 +38,38 @@ def cleanroom_tool() -> Path:
     return TOOLS_DIR / "cleanroom"
 
 
+# The build outputs make test makes first (`make all iso units hosted`): a test or module that needs one
+# asks for its fixture (`pytestmark = pytest.mark.usefixtures("kernel_elf")`), and fails, naming the make
+# target, where it is missing: a broken build is never a skip.
+
 @pytest.fixture(scope="session")
 def kernel_elf() -> Path:
-    """build/cleanroom.elf; tests that boot it skip when it is absent."""
-    return REPO_ROOT / "build" / "cleanroom.elf"
+    """build/cleanroom.elf (`make all`)."""
+    return built(KERNEL, "all")
+
+
+@pytest.fixture(scope="session")
+def hosted_elf() -> Path:
+    """build/hosted/cleanroom-hosted (`make hosted`)."""
+    return built(HOSTED, "hosted")
+
+
+@pytest.fixture(scope="session")
+def peers64_elf() -> Path:
+    """build/hosted/cleanroom-peers64, the 64-bit peers helper (`make hosted`)."""
+    return built(PEERS64, "hosted")
+
+
+@pytest.fixture(scope="session")
+def cachemodel_plugin() -> Path:
+    """build/cachemodel/libcachemodel.so, the QEMU plugin (`make all`)."""
+    return built(CACHEMODEL, "all")
 
 
 @pytest.fixture(scope="session")
 def kernel_iso() -> Path:
-    """build/cleanroom.iso (made by `make iso`)."""
-    return REPO_ROOT / "build" / "cleanroom.iso"
+    """build/cleanroom.iso (`make iso`)."""
+    return built(REPO_ROOT / "build" / "cleanroom.iso", "iso")
 
 
 @pytest.fixture(scope="session")

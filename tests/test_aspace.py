@@ -11,9 +11,9 @@ from typing import Any
 
 import pytest
 
-from booting import KERNEL, boot, done, of_type
+from booting import boot, done, of_type
 
-pytestmark = pytest.mark.skipif(not KERNEL.exists(), reason="build/cleanroom.elf missing: run `make`")
+pytestmark = pytest.mark.usefixtures("kernel_elf")
 
 ICOUNT = "bench=workset,aspace paging=on sizes=0,4K,64K reps=300 runs=2"
 REPS = 300

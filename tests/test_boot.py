@@ -11,7 +11,8 @@ from typing import Any
 
 import pytest
 
-from booting import HOSTED, KERNEL, SMALL_ALL, TOOL_CMD, TOOL_SAFETY_NET_S, boot, done, errors, of_type, shared_boot
+from booting import (HOSTED, KERNEL, SMALL_ALL, TOOL_CMD, TOOL_SAFETY_NET_S, boot, built, done, errors, of_type,
+                     shared_boot)
 
 # What the issue asks the self-test to cover, by record name.
 REQUIRED_SELFTESTS = {
@@ -23,7 +24,7 @@ REQUIRED_SELFTESTS = {
     "uthread_commit_order", "uthread_heap", "uthread_lifecycle", "uthread_sync", "uthread_map_demand",
 }
 
-pytestmark = pytest.mark.skipif(not KERNEL.exists(), reason="build/cleanroom.elf missing: run `make`")
+pytestmark = pytest.mark.usefixtures("kernel_elf")
 
 
 def assert_selftest_passes(rc: int, res: dict[str, Any]) -> None:
@@ -120,8 +121,7 @@ def test_a_command_line_past_the_limit_is_an_error_not_a_cut(tmp_path: Path, emu
                                                              added: str) -> None:
     """Issue 19: a line longer than the buffer was cut silently, and the
     token the cut split was read shortened (runs=20000 ran as runs=2)."""
-    if not program.exists():
-        pytest.skip(f"{program} missing")
+    built(program, "hosted" if emulator == "hosted" else "all")
     # the loader's first token is the program's path, then these: pad so the
     # limit falls right after "runs=2"
     head, tail = "bench=tsc maxsize=", "64K runs=2"

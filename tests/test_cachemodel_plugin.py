@@ -7,39 +7,32 @@ with `--emulator qemu-model`."""
 from __future__ import annotations
 
 import json
-import shutil
 import subprocess
 from pathlib import Path
 from typing import Any
 
-import pytest
-
-from booting import KERNEL, REPO, TOOL_SAFETY_NET_S, boot, done, of_type
+from booting import KERNEL, REPO, TOOL_SAFETY_NET_S, boot, built, done, installed, of_type
 
 SOURCES = REPO / "tools" / "cachemodel"
 PLUGIN = REPO / "build" / "cachemodel" / "libcachemodel.so"
-# Outside the 128 MiB guest: nothing stores there, so a kernel without
-# marks still boots under the plugin and yields no samples.
+# Outside the 128 MiB guest: nothing stores there (a plugin given it sees no marks).
 NO_MAILBOX = 0x7FF00000
 
 
-def model_mailbox() -> int | None:
-    """The kernel's model_mailbox address (None: this kernel sends no marks)."""
-    nm = shutil.which("i686-linux-gnu-nm") or shutil.which("nm")
-    assert nm, "no nm (binutils) to read the kernel's symbols"
-    out = subprocess.run([nm, str(KERNEL)], capture_output=True, text=True, check=True,
-                         timeout=TOOL_SAFETY_NET_S).stdout
-    for line in out.splitlines():
-        parts = line.split()
-        if len(parts) == 3 and parts[2] == "model_mailbox":
-            return int(parts[0], 16)
-    return None
+def model_mailbox() -> int:
+    """The kernel's model_mailbox address, as binutils' nm reads it (arch/modelmark.c defines it)."""
+    out = subprocess.run([installed("i686-linux-gnu-nm"), str(built(KERNEL, "all"))], capture_output=True,
+                         text=True, check=True, timeout=TOOL_SAFETY_NET_S).stdout
+    found = [int(parts[0], 16) for parts in map(str.split, out.splitlines())
+             if len(parts) == 3 and parts[2] == "model_mailbox"]
+    assert len(found) == 1, f"{KERNEL} has {len(found)} model_mailbox symbols, not one: the marks are missing"
+    return found[0]
 
 
 def model_boot(tmp_path: Path, cmdline: str, mailbox: int, model: str = "prestonia") -> tuple[
         int, dict[str, Any], list[dict[str, Any]]]:
     """A qemu-icount boot with the plugin loaded; (status, results.json, the plugin's lines)."""
-    assert PLUGIN.exists(), f"{PLUGIN} missing: run make"
+    built(PLUGIN, "all")
     out = tmp_path / "model.jsonl"
     rc, res = boot(tmp_path, "qemu-icount", cmdline, "--qemu-arg=-plugin",
                    f"--qemu-arg={PLUGIN},mailbox={mailbox:#x},out={out},model={model}")
@@ -62,8 +55,7 @@ def test_model_core_on_constructed_streams(tmp_path: Path) -> None:
 
 
 def test_plugin_loads_and_counts_a_selftest_boot(tmp_path: Path) -> None:
-    mailbox = model_mailbox()
-    rc, res, lines = model_boot(tmp_path, "suite=selftest", mailbox if mailbox is not None else NO_MAILBOX)
+    rc, res, lines = model_boot(tmp_path, "suite=selftest", model_mailbox())
     assert rc == 0 and done(res)["status"] == "ok"
     first, last = lines[0], lines[-1]
     assert first["t"] == "model" and first["version"] == 1 and first["preset"] == "prestonia"
@@ -71,19 +63,15 @@ def test_plugin_loads_and_counts_a_selftest_boot(tmp_path: Path) -> None:
     assert first["l2"]["size"] == 512 * 1024 and first["l3"] is None
     assert last["t"] == "end" and last["accesses"] > 1_000_000
     assert all(line["t"] == "sample" for line in lines[1:-1])
-    if mailbox is not None:
-        # the kernel marks its paging switches and page directories, every sample has its end
-        assert last["marks"] > 0 and last["unmatched"] == 0 and last["samples"] == len(lines) - 2
+    # the kernel marks its paging switches and page directories, every sample has its end
+    assert last["marks"] > 0 and last["unmatched"] == 0 and last["samples"] == len(lines) - 2
 
 
 def test_plugin_counts_what_the_tsc_counts(tmp_path: Path) -> None:
     """Under icount the TSC counts instructions: each sample's modelled
     instructions (first to last rdtsc of the timed region) equal the TSC
     figure of the same sample exactly."""
-    mailbox = model_mailbox()
-    if mailbox is None:
-        pytest.skip("this kernel has no model_mailbox (the marks are not in it)")
-    rc, res, lines = model_boot(tmp_path, "bench=tsc runs=2 raw=1", mailbox)
+    rc, res, lines = model_boot(tmp_path, "bench=tsc runs=2 raw=1", model_mailbox())
     assert rc == 0 and done(res)["status"] == "ok"
     results = of_type(res, "result")
     samples = [line for line in lines if line["t"] == "sample"]
@@ -99,7 +87,8 @@ def test_plugin_counts_what_the_tsc_counts(tmp_path: Path) -> None:
 
 
 def test_a_bad_model_stops_qemu_with_the_accepted_names(tmp_path: Path) -> None:
-    proc = subprocess.run(["qemu-system-i386", "-display", "none", "-icount", "shift=0", "-kernel", str(KERNEL),
+    kernel = built(KERNEL, "all")
+    proc = subprocess.run(["qemu-system-i386", "-display", "none", "-icount", "shift=0", "-kernel", str(kernel),
                            "-plugin", f"{PLUGIN},mailbox={NO_MAILBOX:#x},out={tmp_path / 'x.jsonl'},model=prescott"],
                           capture_output=True, text=True, timeout=TOOL_SAFETY_NET_S, stdin=subprocess.DEVNULL)
     assert proc.returncode != 0

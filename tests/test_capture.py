@@ -6,7 +6,6 @@ import json
 import os
 import queue
 import re
-import shutil
 import signal
 import subprocess
 import sys
@@ -17,8 +16,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import IO, Any, Iterator
 
-import pytest
-
+from booting import installed
 from cleanroom_host import runner
 
 
@@ -191,10 +189,7 @@ def test_capture_missing_port(tmp_path: Path, cleanroom_tool: Path) -> None:
 
 def test_capture_qemu_serial_pty(tmp_path: Path, cleanroom_tool: Path, kernel_elf: Path) -> None:
     """The real kernel under QEMU with -serial pty, read as a serial port."""
-    if not kernel_elf.is_file():
-        pytest.skip("build/cleanroom.elf absent: run `make` first")
-    if shutil.which("qemu-system-i386") is None:
-        pytest.skip("qemu-system-i386 not installed (tools/setup.sh installs qemu-system-x86)")
+    installed("qemu-system-i386")
     # -S: the CPU waits for `cont` (QMP) until capture has the port open;
     # exit=halt: the kernel halts like on a real PC, so nothing is lost
     # when QEMU closes the pty. QEMU names the pty on stdout or stderr

@@ -8,13 +8,12 @@ TSC ticks is its cost in instructions, a deterministic measure of a stall."""
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from booting import boot, done, errors, of_type, shared_boot
+from booting import boot, done, errors, installed, of_type, shared_boot
 from cleanroom_host.emulators import BOCHS_IPS
 from cleanroom_host.machine import Machine
 
@@ -126,11 +125,11 @@ def test_tcg_two_measured_sources_agree(tmp_path: Path) -> None:
     assert sum(abs(hz - tsc["hz"]) <= AGREE * tsc["hz"] for hz in measured) >= 2
 
 
-@pytest.mark.skipif(shutil.which("bochs") is None or shutil.which("grub-mkrescue") is None,
-                    reason="bochs or grub-mkrescue not installed (tools/setup.sh)")
 def test_bochs_calibrates_to_its_instruction_rate(boots_root: Path) -> None:
     """Bochs' TSC counts instructions and its clocks run at BOCHS_IPS of them a second (the self-test
     boot test_boot.py reads too: the calibration is the same in every run)."""
+    installed("bochs")
+    installed("grub-mkrescue")
     rc, res = shared_boot(boots_root, "bochs", "suite=selftest")
     assert rc == 0
     tsc = assert_right_or_plainly_unknown(res, BOCHS_IPS)

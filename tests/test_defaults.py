@@ -13,12 +13,11 @@ from typing import Any
 
 import pytest
 
-from booting import KERNEL, boot, of_type, shared_boot
+from booting import HOSTED, KERNEL, boot, built, installed, of_type, shared_boot
 from cleanroom_host import defaults, estimate
 
 REPO = Path(__file__).resolve().parent.parent
 HEADER = REPO / "lib" / "defaults.h"
-HOSTED = REPO / "build" / "hosted" / "cleanroom-hosted"
 
 # Small boots whose records show every default the header holds: each
 # reaches both clamps of the quick reps formula (its minimum binds at 1M
@@ -53,7 +52,9 @@ def booted(root: Path, hosted: bool, cmdline: str) -> tuple[int, dict[str, Any]]
     Plain TCG, where the parameters are all that is read (half the time of -icount); runs=auto
     under -icount, where every set converges at its first decision."""
     if hosted:  # the hosted run pins itself to the CPUs its cpus= asks for
+        built(HOSTED, "hosted")
         return shared_boot(root, "hosted", cmdline)
+    built(KERNEL, "all")
     emulator = "qemu-icount" if "runs=auto" in cmdline else "qemu"
     cpus = re.search(r"\bcpus=(\d+)", cmdline)
     if not cpus:
@@ -195,9 +196,7 @@ def test_the_estimate_finds_every_default_it_needs() -> None:
 
 def test_the_parser_reads_the_header_as_the_c_compiler_does(tmp_path: Path) -> None:
     """Every value, printed by a C program that includes the header, is the parser's."""
-    cc = shutil.which("gcc")
-    if cc is None:
-        pytest.skip("no gcc on this host")
+    cc = installed("gcc")
     values = defaults.load().values
     lines = []
     for name, value in values.items():
@@ -276,14 +275,9 @@ def test_an_unreadable_header_stops_a_run_before_it_starts(tmp_path: Path) -> No
 # --- the builds use what the estimate predicts -----------------------------------------------
 
 
-NEEDS_KERNEL = pytest.mark.skipif(not KERNEL.exists(), reason="build/cleanroom.elf missing: run `make`")
-NEEDS_HOSTED = pytest.mark.skipif(not HOSTED.exists(),
-                                  reason="build/hosted/cleanroom-hosted missing: run `make hosted`")
-
-
 @pytest.mark.parametrize("hosted, cmdline", [
-    *(pytest.param(False, c, marks=NEEDS_KERNEL, id=f"kernel {c}") for c in KERNEL_BOOTS),
-    *(pytest.param(True, c, marks=NEEDS_HOSTED, id=f"hosted {c}") for c in HOSTED_BOOTS),
+    *(pytest.param(False, c, id=f"kernel {c}") for c in KERNEL_BOOTS),
+    *(pytest.param(True, c, id=f"hosted {c}") for c in HOSTED_BOOTS),
 ])
 def test_the_builds_use_the_estimates_figures(boots_root: Path, hosted: bool, cmdline: str) -> None:
     rc, res = booted(boots_root, hosted, cmdline)
@@ -296,8 +290,6 @@ def _doubled(value: int | tuple[int, ...]) -> str:
     return f"{{ {', '.join(str(2 * v) for v in value)} }}" if isinstance(value, tuple) else str(2 * value or 1)
 
 
-@NEEDS_KERNEL
-@NEEDS_HOSTED
 @pytest.mark.parametrize("name", sorted(set(defaults.parse(HEADER.read_text())) - NOT_BOOTED))
 def test_a_default_changed_on_one_side_only_is_named(boots_root: Path, tmp_path: Path, name: str) -> None:
     """The header's value doubled (0: made 1), the builds not rebuilt: the check above names that default."""
@@ -306,7 +298,7 @@ def test_a_default_changed_on_one_side_only_is_named(boots_root: Path, tmp_path:
     assert found and all(name in m for m in found), found
 
 
-@NEEDS_KERNEL
+@pytest.mark.usefixtures("kernel_elf")
 def test_the_budget_limit_is_the_headers(tmp_path: Path) -> None:
     """runs=auto's most rounds (a budget in seconds stops there too) is budget='s upper limit."""
     most = defaults.load().number("CR_DEF_AUTO_MAX_RUNS")

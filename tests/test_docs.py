@@ -39,7 +39,7 @@ def test_every_record_type_has_a_row() -> None:
     assert set(types) == set(doc_fields())
 
 
-@pytest.mark.skipif(not (REPO / "build" / "cleanroom.elf").exists(), reason="kernel not built")
+@pytest.mark.usefixtures("kernel_elf")
 @pytest.mark.parametrize("cmdline", [SMALL_ALL, "provoke=pf", "suite=nope", "bench=tsc paging=on"])
 def test_every_printed_field_is_documented(tmp_path: Path, cmdline: str) -> None:
     _, res = boot(tmp_path, "qemu", cmdline)

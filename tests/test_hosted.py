@@ -15,7 +15,7 @@ from booting import HOSTED, TOOL_CMD, TOOL_SAFETY_NET_S, boot, done, of_type
 
 REPO = Path(__file__).resolve().parent.parent
 
-pytestmark = pytest.mark.skipif(not HOSTED.exists(), reason="build/hosted/cleanroom-hosted missing: run `make hosted`")
+pytestmark = pytest.mark.usefixtures("hosted_elf")
 
 
 def test_short_sweep_is_a_complete_valid_record_set(tmp_path: Path) -> None:
@@ -169,17 +169,10 @@ def workset_by_pages(res: dict[str, Any]) -> dict[tuple[str, int], list[dict[str
     return out
 
 
-def needs_pages_axis(res: dict[str, Any]) -> None:
-    ws = [r for r in of_type(res, "result") if r["bench"] == "workset"]
-    if ws and "pages" not in ws[0]["params"]:
-        pytest.skip("the workset does not run through bench/vmmode.h yet (no pages param)")
-
-
 def test_pages_both_measures_each_size_in_both_page_sizes(tmp_path: Path) -> None:
     sizes = [0, 4096, 3 << 20]
     rc, res = boot(tmp_path, "hosted", "bench=workset pages=both sizes=0,4K,3M reps=4 runs=2")
     assert rc == 0 and done(res)["status"] == "ok"
-    needs_pages_axis(res)
     by = workset_by_pages(res)
     skips = [s for s in of_type(res, "skip") if s["bench"] == "workset"]
     for size in sizes:
@@ -200,7 +193,7 @@ def run_without_thp(tmp_path: Path, cmdline: str) -> tuple[str, dict[str, Any]]:
     (prctl PR_SET_THP_DISABLE, inherited by the tool, taskset and the program);
     (the done record's status, the results.json the tool wrote)."""
     if ctypes.CDLL(None, use_errno=True).prctl(PR_GET_THP_DISABLE, 0, 0, 0, 0) < 0:
-        pytest.skip("this kernel has no PR_SET_THP_DISABLE (Linux < 3.15)")
+        pytest.skip("this machine's Linux has no PR_SET_THP_DISABLE (older than 3.15)")
 
     def no_thp() -> None:
         ctypes.CDLL(None, use_errno=True).prctl(PR_SET_THP_DISABLE, 1, 0, 0, 0)
@@ -215,7 +208,6 @@ def run_without_thp(tmp_path: Path, cmdline: str) -> tuple[str, dict[str, Any]]:
 def test_2m_not_given_is_a_skip_with_the_reason(tmp_path: Path) -> None:
     status, res = run_without_thp(tmp_path, "bench=workset pages=both sizes=4K,3M reps=4 runs=2")
     assert status == "ok"
-    needs_pages_axis(res)
     by = workset_by_pages(res)
     assert not any(pages == "2m" for pages, _ in by)
     assert all(len(by[("4k", size)]) == 2 for size in (4096, 3 << 20))
@@ -226,6 +218,5 @@ def test_2m_not_given_is_a_skip_with_the_reason(tmp_path: Path) -> None:
 def test_pages_2m_where_no_huge_page_can_exist_skips_the_benchmark(tmp_path: Path) -> None:
     status, res = run_without_thp(tmp_path, "bench=workset pages=2m sizes=4K reps=4 runs=2")
     assert status == "ok"
-    needs_pages_axis(res)
     assert not [r for r in of_type(res, "result") if r["bench"] == "workset"]
     assert any(s["why"].startswith("pages=2m: ") for s in of_type(res, "skip"))

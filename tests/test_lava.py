@@ -3,6 +3,7 @@ logs (run as LAVA's dispatcher runs them, tests/lava_monitor.py), and lava-fetch
 
 from __future__ import annotations
 
+import importlib
 import io
 import json
 import stat
@@ -24,8 +25,13 @@ QUICK_LOGS = ["qemu-icount-quick.log", "qemu-quick.log", "bochs-quick-256k.log",
 
 
 def lava_schema() -> Any:
-    """LAVA's own job schema: Debian's lava-common (tools/setup.sh installs it and links it into .venv)."""
-    return pytest.importorskip("lava_common.schemas", reason="Debian's lava-common (tools/setup.sh installs it)")
+    """LAVA's own job schema: Debian's lava-common (tools/setup.sh, which make test runs first, installs it and
+    links it into .venv: its absence is a failure, never a skip)."""
+    try:
+        return importlib.import_module("lava_common.schemas")
+    except ImportError as exc:
+        raise AssertionError(f"lava_common.schemas cannot be imported ({exc}): tools/setup.sh installs Debian's "
+                             "lava-common and links it into .venv") from exc
 
 
 def lava_job(*argv: str) -> tuple[int, str, str]:

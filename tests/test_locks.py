@@ -9,10 +9,9 @@ from typing import Any
 
 import pytest
 
-from booting import KERNEL, boot, of_type
-from test_hosted import HOSTED
+from booting import boot, of_type
 
-pytestmark = pytest.mark.skipif(not KERNEL.exists(), reason="build/cleanroom.elf missing: run `make`")
+pytestmark = pytest.mark.usefixtures("kernel_elf")
 
 ICOUNT_LOCKS = "bench=locks,create paging=off reps=2000 runs=2"
 
@@ -79,7 +78,7 @@ def test_icount_locks_records_repeat_exactly(icount_run: dict[str, Any], tmp_pat
     assert first and first == second
 
 
-@pytest.mark.skipif(not HOSTED.exists(), reason="build/hosted/cleanroom-hosted missing: run `make hosted`")
+@pytest.mark.usefixtures("hosted_elf")
 def test_hosted_peers_emits_every_case(tmp_path: Path) -> None:
     rc, res = boot(tmp_path, "hosted", "bench=peers reps=2000 runs=3")
     assert rc == 0

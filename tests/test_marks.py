@@ -15,7 +15,6 @@ import pytest
 
 from booting import KERNEL, REPO, TOOL_SAFETY_NET_S, boot, done, of_type
 
-HOSTED = REPO / "build" / "hosted" / "cleanroom-hosted"
 # Sets of several cases measured in turn (workset: single and multi, paging
 # off and on, at each size) next to cases measured alone (tsc).
 CMDLINE = "bench=tsc,workset paging=both sizes=0,4K runs=2 warmup=1"
@@ -33,7 +32,7 @@ def symbols(elf: Path) -> list[tuple[int, int, str, str]]:
     return rows
 
 
-@pytest.mark.skipif(not KERNEL.exists(), reason="build/cleanroom.elf missing: run `make`")
+@pytest.mark.usefixtures("kernel_elf")
 def test_mailbox_is_a_page_of_kernel_bss_of_its_own() -> None:
     syms = symbols(KERNEL)
     box = [s for s in syms if s[3] == "model_mailbox"]
@@ -55,7 +54,7 @@ def check_case_numbers(res: dict[str, Any]) -> list[dict[str, Any]]:
     return results
 
 
-@pytest.mark.skipif(not KERNEL.exists(), reason="build/cleanroom.elf missing: run `make`")
+@pytest.mark.usefixtures("kernel_elf")
 def test_every_result_carries_its_case_number(tmp_path: Path) -> None:
     rc, res = boot(tmp_path, "qemu-icount", CMDLINE)
     assert rc == 0 and done(res)["status"] == "ok"
@@ -68,7 +67,7 @@ def test_every_result_carries_its_case_number(tmp_path: Path) -> None:
     assert [r["case_no"] for r in work] == list(range(work[0]["case_no"], work[0]["case_no"] + 8))
 
 
-@pytest.mark.skipif(not HOSTED.exists(), reason="build/hosted/cleanroom-hosted missing: run `make hosted`")
+@pytest.mark.usefixtures("hosted_elf")
 def test_hosted_results_carry_case_numbers_too(tmp_path: Path) -> None:
     rc, res = boot(tmp_path, "hosted", "bench=tsc runs=2")
     assert rc == 0 and done(res)["status"] == "ok"

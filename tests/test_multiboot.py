@@ -12,12 +12,12 @@ from pathlib import Path
 
 import pytest
 
-from booting import KERNEL, boot_iso, done, errors, grub_iso, of_type
+from booting import boot_iso, done, errors, grub_iso, of_type
 
 MIB = 1 << 20
 CHEAP = "bench=tsc runs=1 exit=auto"
 
-pytestmark = pytest.mark.skipif(not KERNEL.exists(), reason="build/cleanroom.elf missing: run `make`")
+pytestmark = pytest.mark.usefixtures("kernel_elf")
 
 
 def test_grub_multiboot_v1_puts_the_image_on_bad_memory_and_the_kernel_says_so(tmp_path: Path) -> None:

@@ -32,7 +32,7 @@ SHAPED = {
 }
 REMOTE = {case for case, (bits, _shapes) in SHAPED.items() if bits == 64}
 
-pytestmark = pytest.mark.skipif(not HOSTED.exists(), reason="build/hosted/cleanroom-hosted missing: run `make hosted`")
+pytestmark = pytest.mark.usefixtures("hosted_elf")
 
 
 def peers(res: dict[str, Any]) -> list[dict[str, Any]]:
@@ -57,7 +57,7 @@ def helper(*args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
                           timeout=TOOL_SAFETY_NET_S)
 
 
-@pytest.mark.skipif(not PEERS64.exists(), reason="build/hosted/cleanroom-peers64 missing: run `make hosted`")
+@pytest.mark.usefixtures("peers64_elf")
 def test_helper_line_protocol() -> None:
     requests = [f"run {system} {shape} 1000" for system in ("callee", "jump", "popjmp", "boost", "ucontext")
                 for shape in ("symmetric", "asymmetric")]
@@ -79,7 +79,7 @@ def test_helper_line_protocol() -> None:
     assert replies[15] == "error cannot parse the request"
 
 
-@pytest.mark.skipif(not PEERS64.exists(), reason="build/hosted/cleanroom-peers64 missing: run `make hosted`")
+@pytest.mark.usefixtures("peers64_elf")
 def test_helper_by_hand() -> None:
     proc = helper("boost", "asymmetric", "2000")
     assert proc.returncode == 0 and "ticks per switch" in proc.stdout

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from booting import KERNEL, TOOL_CMD, TOOL_SAFETY_NET_S, boot, boot_iso, done, grub_iso, of_type
+from booting import TOOL_CMD, TOOL_SAFETY_NET_S, boot, boot_iso, done, grub_iso, of_type
 
 REPO = Path(__file__).resolve().parent.parent
 FONT_C = REPO / "kernel" / "font.c"
@@ -86,7 +86,7 @@ def screen_text(path: Path) -> list[str]:
     return lines
 
 
-pytestmark = pytest.mark.skipif(not KERNEL.exists(), reason="build/cleanroom.elf missing: run `make`")
+pytestmark = pytest.mark.usefixtures("kernel_elf")
 
 
 # direct: the framebuffer at its address with paging off; pse36 (provoke=fbwindow):

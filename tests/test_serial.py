@@ -19,7 +19,7 @@ import pytest
 from booting import KERNEL, TOOL_CMD, TOOL_SAFETY_NET_S, boot, connect_when_listening, done, of_type
 from cleanroom_host import emulators
 
-needs_kernel = pytest.mark.skipif(not KERNEL.exists(), reason="build/cleanroom.elf missing: run `make`")
+needs_kernel = pytest.mark.usefixtures("kernel_elf")
 
 CHEAP = "bench=tsc runs=2 warmup=0"
 

@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from booting import HOSTED, KERNEL, boot, done, of_type
+from booting import boot, done, of_type
 
-needs_kernel = pytest.mark.skipif(not KERNEL.exists(), reason="build/cleanroom.elf missing: run `make`")
+needs_kernel = pytest.mark.usefixtures("kernel_elf")
 SMP_TESTS = {"smp_every_cpu_answers", "smp_no_lost_increment", "smp_paging_follows", "smp_ipi"}
 
 
@@ -70,12 +70,12 @@ def test_a_fault_on_another_cpu_names_that_cpu(tmp_path: Path) -> None:
     assert "second CPU" in skip["why"] and done(res)["status"] == "ok"
 
 
-@pytest.mark.skipif(not HOSTED.exists(), reason="build/hosted/cleanroom-hosted missing: run `make hosted`")
+@pytest.mark.usefixtures("hosted_elf")
 def test_the_hosted_build_pins_one_thread_per_cpu(tmp_path: Path) -> None:
     import os
     allowed = sorted(os.sched_getaffinity(0))
     if len(allowed) < 2:
-        pytest.skip("this machine gives the tests one CPU")
+        pytest.skip("needs a second CPU, which this machine lacks (it gives the tests one)")
     rc, res = boot(tmp_path, "hosted", "bench=tsc runs=2", "--cpus", "2")
     assert rc == 0 and res["run"]["host_cpus"] == allowed[-2:]
     s = smp_record(res)

@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from booting import KERNEL, TOOL_CMD, TOOL_SAFETY_NET_S, boot, done, of_type, shared_boot
+from booting import KERNEL, TOOL_CMD, TOOL_SAFETY_NET_S, boot, built, done, of_type, shared_boot
 from test_hosted import HOSTED
 
 from cleanroom_host import defaults, paper, smplockreport as sr
@@ -52,8 +52,8 @@ INVARIANT_ERRORS = {"smplock_lost", "stale_translation", "shootdown_unacked", "a
 # (its two CPUs; TSC 2.596 GHz; other agents' builds may have shared the machine)
 FIXTURE = "hosted-smplocks-2cpu.log"
 
-needs_kernel = pytest.mark.skipif(not KERNEL.exists(), reason="build/cleanroom.elf missing: run `make`")
-needs_hosted = pytest.mark.skipif(not HOSTED.exists(), reason="build/hosted/cleanroom-hosted missing: run `make hosted`")
+needs_kernel = pytest.mark.usefixtures("kernel_elf")
+needs_hosted = pytest.mark.usefixtures("hosted_elf")
 
 
 def results(res: dict[str, Any], bench: str) -> list[dict[str, Any]]:
@@ -66,8 +66,7 @@ def cmdline(n: int, selftests: bool) -> str:
 
 def boot_named(name: str, boots_root: Path) -> tuple[str, int, int, dict[str, Any]]:
     """(name, vCPUs, exit status, results.json) of one SMP boot of BOOTS, booted once per session."""
-    if not KERNEL.exists():
-        pytest.skip("build/cleanroom.elf missing: run `make`")
+    built(KERNEL, "all")
     n, extra, selftests = BOOTS[name]
     rc, res = shared_boot(boots_root, "qemu", cmdline(n, selftests), "--qemu-arg=-smp", f"--qemu-arg={n}", *extra)
     return name, n, rc, res
@@ -240,10 +239,9 @@ def run_hosted(tmp: Path, cmd: str, cpus: int = 2) -> tuple[int, dict[str, Any]]
 
 @pytest.fixture(scope="module")
 def hosted_run(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
-    if not HOSTED.exists():
-        pytest.skip("build/hosted/cleanroom-hosted missing: run `make hosted`")
+    built(HOSTED, "hosted")
     if len(os.sched_getaffinity(0)) < 2:
-        pytest.skip("this machine gives the tests one CPU")
+        pytest.skip("needs a second CPU, which this machine lacks (it gives the tests one)")
     rc, res = run_hosted(tmp_path_factory.mktemp("hosted-smp"),
                          "bench=smplocks,shootdown,aslock,linuxvm paging=off reps=50 runs=2 warmup=0")
     assert rc == 0

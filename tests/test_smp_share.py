@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from booting import KERNEL, TOOL_SAFETY_NET_S, boot, done, of_type
+from booting import TOOL_SAFETY_NET_S, boot, done, of_type
 from test_hosted import HOSTED
 from test_report_locks import png_ok, tool
 from test_report_summary import unwrap
@@ -36,7 +36,7 @@ STEADY_R, STEADY_10R = "hosted-falseshare-reps20000.log", "hosted-falseshare-rep
 QEMU_SMP4 = "qemu-smp4.log"
 PAPER_NUMBERS = ("~13x", "~15x", "byte 24", ">12x", "Dthreads >8x", "Sheriff-Protect ~10x", "8.15x")
 
-kernel_only = pytest.mark.skipif(not KERNEL.exists(), reason="build/cleanroom.elf missing: run `make`")
+kernel_only = pytest.mark.usefixtures("kernel_elf")
 
 
 def qemu_smp(n: int, single_thread: bool = False) -> list[str]:
@@ -170,8 +170,9 @@ def test_one_cpu_workset_has_no_parallel_case(quick_icount: tuple[int, dict[str,
     assert not any(k in r["params"] for r in ws for k in ("cpus", "retried", "disturbed"))
 
 
-@pytest.mark.skipif(not HOSTED.exists(), reason="build/hosted/cleanroom-hosted missing: run `make hosted`")
-@pytest.mark.skipif(len(os.sched_getaffinity(0)) < 2, reason="needs two CPUs to run on")
+@pytest.mark.usefixtures("hosted_elf")
+@pytest.mark.skipif(len(os.sched_getaffinity(0)) < 2,
+                    reason="needs a second CPU, which this machine lacks (it gives the tests one)")
 def test_hosted_on_two_cores(tmp_path: Path) -> None:
     """The same benchmarks as pthreads pinned to two of this machine's CPUs (taskset, as --cpus will)."""
     cpus = ",".join(str(c) for c in sorted(os.sched_getaffinity(0))[:2])

@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 
+from booting import installed
 from cleanroom_host import runner
 from cleanroom_host.progress import Progress
 from cleanroom_host.results import to_json_doc
@@ -487,8 +488,7 @@ def test_run_missing_emulator_names_package(cleanroom_tool: Path, fake: dict[str
 
 
 def test_run_bochs_reads_serial_file_under_a_pty(cleanroom_tool: Path, fake: dict[str, Any], tmp_path: Path) -> None:
-    if subprocess.run(["sh", "-c", "command -v grub-mkrescue"], capture_output=True).returncode:
-        pytest.skip("grub-mkrescue not installed (tools/setup.sh installs it)")
+    installed("grub-mkrescue")
     out = tmp_path / "o"
     p = run_fake(cleanroom_tool, fake, "--emulator", "bochs", "--cmdline", "suite=selftest",
                  "--out", str(out), FAKE_DELAY="0.01")
@@ -555,8 +555,6 @@ def test_report_accepts_dir_json_and_log(tmp_path: Path, cleanroom_tool: Path) -
 def test_report_recorded_qemu_run(fixtures_dir: Path, cleanroom_tool: Path, tmp_path: Path) -> None:
     """A real quick-suite run recorded from QEMU (tests/fixtures/qemu-quick.log)."""
     log = fixtures_dir / "qemu-quick.log"
-    if not log.is_file():
-        pytest.skip("tests/fixtures/qemu-quick.log not recorded yet")
     from cleanroom_host.protocol import parse_log
     res = parse_log(log.read_bytes())
     assert res.complete and res.status == "ok" and not res.damaged

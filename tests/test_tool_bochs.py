@@ -4,20 +4,18 @@ debugger; `run` must drain it, or Bochs blocks once a few KiB of screen are draw
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
 
-import pytest
-
 sys.path.insert(0, str(Path(__file__).resolve().parent / "fixtures"))
 
 import synth_workset  # noqa: E402
+from booting import installed  # noqa: E402
 
 
-@pytest.mark.skipif(shutil.which("grub-mkrescue") is None, reason="grub-mkrescue not installed (tools/setup.sh)")
 def test_bochs_screen_terminal_is_drained(tmp_path: Path, fixtures_dir: Path, cleanroom_tool: Path) -> None:
+    installed("grub-mkrescue")
     kernel = tmp_path / "cleanroom.elf"
     kernel.write_bytes(b"\x7fELF fake")
     log = tmp_path / "play.log"

@@ -7,7 +7,6 @@ from __future__ import annotations
 import csv
 import json
 import os
-import shutil
 import subprocess
 import sys
 import zlib
@@ -16,6 +15,7 @@ from typing import Any
 
 import pytest
 
+from booting import boot, installed
 from cleanroom_host import model, report
 from cleanroom_host.context import Run
 from cleanroom_host.derive import derive, pick
@@ -64,8 +64,8 @@ def nm_value(elf: Path, name: str) -> int | None:
 @pytest.fixture(scope="module")
 def mailbox_elf(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A tiny ELF32 with a 4096-aligned model_mailbox in .bss, made with the cross toolchain."""
-    if not (shutil.which("i686-linux-gnu-gcc") and shutil.which("i686-linux-gnu-ld")):
-        pytest.skip("the i686 cross toolchain is missing (tools/setup.sh installs it)")
+    installed("i686-linux-gnu-gcc")
+    installed("i686-linux-gnu-ld")
     d = tmp_path_factory.mktemp("elf")
     (d / "mb.c").write_text("unsigned char model_mailbox[4096] __attribute__((aligned(4096)));\n"
                             "int before_it = 7;\n"
@@ -107,13 +107,7 @@ def test_elf_symbol_errors_are_plain(tmp_path: Path, mailbox_elf: Path) -> None:
 
 
 def test_kernel_mailbox(kernel_elf: Path) -> None:
-    """The real kernel, once it has the marks: the symbol is where nm says, page-aligned."""
-    if not kernel_elf.is_file():
-        pytest.skip("build/cleanroom.elf not built")
-    if model.elf_symbol(kernel_elf, model.MAILBOX_SYMBOL) is None:
-        with pytest.raises(model.ModelError, match="has no symbol model_mailbox.*rebuild it with `make`"):
-            model.mailbox_address(kernel_elf)
-        pytest.skip("this kernel has no model_mailbox yet (the marks are another branch)")
+    """The real kernel has the marks (arch/modelmark.c): the symbol is where nm says, page-aligned."""
     addr = model.mailbox_address(kernel_elf)
     assert addr == nm_value(kernel_elf, model.MAILBOX_SYMBOL) and addr % 4096 == 0
 
@@ -310,13 +304,9 @@ def test_report_model_files(tmp_path: Path, cleanroom_tool: Path) -> None:
 
 # --- a real boot: the kernel's marks and the plugin, once both are built ------------------------
 
-def test_real_boot_every_sample_joined(tmp_path: Path, kernel_elf: Path, repo_root: Path) -> None:
+@pytest.mark.usefixtures("kernel_elf", "cachemodel_plugin")
+def test_real_boot_every_sample_joined(tmp_path: Path) -> None:
     """bench=tsc runs=2 under qemu-model: every result gets its model figures (~1 s of boot)."""
-    from booting import boot
-
-    plugin = repo_root / "build" / "cachemodel" / "libcachemodel.so"
-    if not plugin.is_file() or not kernel_elf.is_file() or model.elf_symbol(kernel_elf, model.MAILBOX_SYMBOL) is None:
-        pytest.skip("needs the plugin (build/cachemodel) and a kernel with model_mailbox: `make` after the merge")
     status, doc = boot(tmp_path, "qemu-model", "bench=tsc runs=2")
     assert status == 0, doc.get("problems")
     results = [r for r in doc["records"] if r.get("t") == "result"]

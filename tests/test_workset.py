@@ -9,9 +9,9 @@ from typing import Any
 
 import pytest
 
-from booting import KERNEL, boot, done, of_type
+from booting import boot, done, of_type
 
-pytestmark = pytest.mark.skipif(not KERNEL.exists(), reason="build/cleanroom.elf missing: run `make`")
+pytestmark = pytest.mark.usefixtures("kernel_elf")
 
 
 ROUTINES = ("pushad", "callee", "fxsave", "jump")  # enum switch_kind order
