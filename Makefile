@@ -174,7 +174,20 @@ $(PEERS64): $(PEERS64_SRCS) $(PEERS64_ASM) bench/peerloops.h | toolchain
 	$(Q)$(HOST_CC) $(PEERS64_CFLAGS) -o $@ $(PEERS64_SRCS) $(BUILD)/hosted/switches64.o \
 	  $$($(HOST_CC) -print-file-name=libboost_context.a) -pthread
 
-units: $(UNIT_BINS)
+# A test double, never a measurement: the hosted build with hosted/counters.c
+# (perf_event) replaced by tests/doubles/counters.c, whose events count
+# synthetic amounts a test predicts, so that the harness's counters path runs
+# on any machine, PMU or not (tests/test_hosted.py).
+HOSTED_FAKE_COUNTERS := $(BUILD)/units/cleanroom-hosted-fakecounters
+HOSTED_FAKE_COUNTERS_SRCS := $(filter-out hosted/counters.c,$(HOSTED_SRCS)) tests/doubles/counters.c
+
+units: $(UNIT_BINS) $(HOSTED_FAKE_COUNTERS)
+
+$(HOSTED_FAKE_COUNTERS): $(HOSTED_FAKE_COUNTERS_SRCS) $(HOSTED_ASM) $(ALL_HEADERS) | toolchain
+	@mkdir -p $(dir $@)
+	@echo "  UNIT    $@"
+	$(Q)$(NASM) $(NASMFLAGS) $(HOSTED_ASM) -o $(BUILD)/units/switches.o
+	$(Q)$(CC) $(HOSTED_CFLAGS) -o $@ $(HOSTED_FAKE_COUNTERS_SRCS) $(BUILD)/units/switches.o -pthread
 
 # The tests of arch/ code include the file they test (arch/modelmark.c, to
 # log the stores; arch/memtype.c, the MTRR/PAT lookup; arch/madt.c, the CPUs;

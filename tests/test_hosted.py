@@ -11,7 +11,8 @@ from typing import Any
 
 import pytest
 
-from booting import HOSTED, TOOL_CMD, TOOL_SAFETY_NET_S, boot, done, of_type
+from booting import HOSTED, TOOL_CMD, TOOL_SAFETY_NET_S, boot, built, done, of_type
+from cleanroom_host.machine import Machine
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -71,8 +72,21 @@ def counters_record(res: dict[str, Any]) -> dict[str, Any]:
     return recs[0]
 
 
-def test_counters_off_opens_nothing_and_says_so(tmp_path: Path) -> None:
-    rc, res = boot(tmp_path, "hosted", "bench=tsc runs=2 counters=off")
+# The hosted build with its counters faked at the platform interface (kernel/counters.h): tests/doubles/counters.c
+# in place of hosted/counters.c, built by `make units`. Never a measurement.
+FAKE_COUNTERS = REPO / "build" / "units" / "cleanroom-hosted-fakecounters"
+# What the double counts: the j-th sample bracketed by a pair of reads counts (e + 1) * FAKE_EVENT_STEP + j of
+# event e (EVENTS' order), its scope says what it is.
+FAKE_EVENT_STEP = 1_000_000
+FAKE_SCOPE = "test double"
+# The peers cases that run threads, measured with the counters paused (bench/peers.c; docs/PROTOCOL.md)
+PAUSED = {"handoff_pthread", "pingpong_pthread_1cpu", "pingpong_pthread_2cpu", "create_pthread"}
+
+
+@pytest.mark.parametrize("program", ["hosted", "fake counters"])
+def test_counters_off_opens_nothing_and_says_so(tmp_path: Path, program: str) -> None:
+    binary = HOSTED if program == "hosted" else built(FAKE_COUNTERS, "units")
+    rc, res = boot(tmp_path, "hosted", "bench=tsc runs=2 counters=off", "--hosted", str(binary))
     assert rc == 0 and done(res)["status"] == "ok" and of_type(res, "result")
     ctr = counters_record(res)
     assert all(e["ok"] is False and e["why"] == "counters=off" for e in ctr["events"])
@@ -106,15 +120,47 @@ def test_result_records_carry_the_open_counters(tmp_path: Path) -> None:
     if not opened:
         assert all("counters" not in r for r in results), "counts from counters that did not open"
         why = counters_record(res)["events"][0]["why"]
-        pytest.skip(f"no counter opened on this machine ({why}): nothing to check in the result records")
-    if not any("counters" in r for r in results):
-        pytest.skip("the result records carry no counters field yet (the harness change is pending)")
+        pytest.skip(f"no PMU counter opened on this machine ({why}): no real counts to check (the fake "
+                    "counters' test checks the records' counters path)")
     for r in results:
         assert sorted(r["counters"]) == sorted(opened), r
         for name, s in r["counters"].items():
             assert s["min"] <= s["med"] <= s["max"], (r["case"], name, s)
         if "instructions" in r["counters"]:
             assert r["counters"]["instructions"]["min"] > 0, r  # every sample executes something
+
+
+def test_result_records_carry_the_counts_read_around_each_sample(tmp_path: Path) -> None:
+    """The harness's counters path on counts faked at the platform interface (FAKE_COUNTERS), on any machine:
+    every result carries every opened event under its protocol name, {min, med, max} of what the event
+    counted per sample, not divided by per; each recorded sample bracketed by a pair of reads of its own, in
+    the order the samples ran; the cases measured with the counters paused carry none."""
+    rc, res = boot(tmp_path, "hosted", "bench=tsc,ctxsw,peers runs=3 reps=200 warmup=0",
+                   "--hosted", str(built(FAKE_COUNTERS, "units")))
+    assert rc == 0 and done(res)["status"] == "ok"
+    ctr = counters_record(res)
+    assert all(e["ok"] is True and "why" not in e for e in ctr["events"]) and ctr["scope"] == FAKE_SCOPE
+    results = of_type(res, "result")
+    assert {r["case"] for r in results if "counters" not in r} == PAUSED
+    pairs: list[int] = []
+    for r in (r for r in results if "counters" in r):
+        assert list(r["counters"]) == EVENTS, r["case"]
+        # each event's figures less its own step: the numbers of the sample's pairs, the same in every event
+        numbers = [{k: v - (i + 1) * FAKE_EVENT_STEP for k, v in r["counters"][name].items()}
+                   for i, name in enumerate(EVENTS)]
+        assert all(n == numbers[0] for n in numbers) and list(numbers[0]) == ["min", "med", "max"], r
+        lo, med, hi = numbers[0]["min"], numbers[0]["med"], numbers[0]["max"]
+        # the pairs of one case are every m-th (the m cases of its set measured in turn, a sample of each a
+        # round), n of them: med is the lower median of those numbers
+        n = r["n"]
+        assert n == 3 and (hi - lo) % (n - 1) == 0 and hi > lo, r
+        step = (hi - lo) // (n - 1)
+        assert med == lo + (n - 1) // 2 * step, r
+        pairs += range(lo, hi + 1, step)
+    # one pair of reads around every recorded sample of a case with counters open, none elsewhere
+    assert sorted(pairs) == list(range(len(pairs)))
+    machine = Machine.of(res["records"], res["run"])
+    assert machine.counted == EVENTS and machine.counter_scope == FAKE_SCOPE
 
 
 # --- caches (arch/cpu.c, shared with the kernel) ----------------------------------------------
