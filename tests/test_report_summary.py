@@ -453,12 +453,27 @@ def test_compare_shows_derived_quantities_with_bands(tmp_path: Path, cleanroom_t
     assert (float(alone["value_a"]), float(alone["value_b"])) == (34 - 12, int(34 * 1.5) - int(12 * 1.5))
 
 
-def test_compare_a_run_with_itself_changes_nothing() -> None:
+@pytest.mark.parametrize("log", LOGS, ids=lambda p: p.name)
+def test_compare_a_run_with_itself_changes_nothing(log: Path) -> None:
+    """B - A of one run's values is 0 and its band holds 0 (never "differs" or "differs?"): two derivations
+    of one run never pair (each its own token), so the difference is the Hodges-Lehmann shift of two equal
+    series of rounds, whose pairwise differences are symmetric about 0, or interval arithmetic's
+    [lo - hi, hi - lo]; identical where there is no spread. Every case's B / A band holds 1."""
+    rs = load(log)
+    pairs, cases = compare.pair_derived(rs, rs), compare.pair_up(rs, rs)
+    assert cases and all(p.a is not None and p.b is not None for p in pairs)
+    for p in pairs:
+        change = p.change
+        if p.a is not None and p.a.ok and change.known:
+            assert change.mid == 0 and change.lo <= 0 <= change.hi, (p.table, p.key, p.a, change)
+    assert {p.verdict for p in pairs} <= {"identical", "same within noise", "no spread", ""}
+    for case in cases:
+        band = case.band
+        assert not band.known or band.lo <= 1 <= band.hi, (case.key, band)
+
+
+def test_compare_icount_with_itself_is_identical_and_units_are_never_mixed() -> None:
     rs = load(TCG)
-    pairs = compare.pair_derived(rs, rs)
-    assert pairs and all(p.a is not None and p.b is not None for p in pairs)
-    assert {p.verdict for p in pairs if p.a is not None and p.a.ok} <= {"same within noise", "identical",
-                                                                         "differs?", ""}
     ic = load(ICOUNT)
     assert {p.verdict for p in compare.pair_derived(ic, ic) if p.a is not None and p.a.ok} == {"identical"}
     text = "\n".join(compare.render(rs, ic, compare.pair_up(rs, ic), compare.pair_derived(rs, ic)))
