@@ -100,10 +100,11 @@ def test_three_sets_a_column_each_and_their_units(model_dir: Path, tmp_path: Pat
     assert p.returncode == 0, p.stderr
     lines = p.stdout.splitlines()
     assert not too_wide(lines[:-1]), "\n".join(too_wide(lines))
-    head = " ".join(line.strip() for line in lines[:6])
-    assert f"A = {ICOUNT}: QEMU Virtual CPU version 2.5+, qemu-icount, instructions" in head
-    assert f"B = {HOSTED}: AMD EPYC, hosted, TSC ticks" in head
-    assert "qemu-icount with the cache/TLB model (prestonia), instructions" in head
+    head = " ".join(" ".join(line.split()) for line in lines[:12])
+    assert f"A = {ICOUNT} (instructions) QEMU Virtual CPU version 2.5+, qemu-icount; TSC counts instructions" in head
+    assert f"B = {HOSTED} (TSC ticks) AMD EPYC, hosted; TSC 2.596 GHz (clock_monotonic_raw" in head
+    assert "qemu-icount with the cache/TLB model (prestonia); TSC counts instructions" in head
+    assert "in time:" not in head  # one TSC (B's): ticks as they are
     workset = next(i for i, line in enumerate(lines) if line.startswith("workset: "))
     counts = [sum(n for (bench, _case, _params), n in cases_of(path).items() if bench == "workset")
               for path in (ICOUNT, HOSTED, model_dir)]

@@ -402,7 +402,7 @@ def _write_compare(sets: list[results.ResultSet], sides: list[comparesets.Side],
 
 
 def cmd_compare(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from . import compare, compareplots, comparesets
+    from . import clocks, compare, compareplots, comparesets
     paths = [args.a, args.b, *args.more]
     ids = comparesets.set_ids(len(paths))
     if args.ref is not None and args.ref.upper() not in ids:
@@ -412,14 +412,18 @@ def cmd_compare(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if sets is None:
         return results.EXIT_SETUP
     out_dir = args.out if args.out is not None else _results_dir(paths[-1])
+    # TSCs of different rates: every TSC-timed figure in nanoseconds, each set's ticks over its own rate
+    timing = clocks.timing(ids, sets)
+    derived = compare.match_derived(sets, timing)
+    sets = clocks.in_time(timing, sets)
     sides = comparesets.sides_of(sets)
-    matches, derived = compare.match_up(sets), compare.match_derived(sets)
+    matches = compare.match_up(sets)
     # two sets without --ref: A, B and B/A (compare.py); else a column per set against the reference
     ref = None if len(sets) == 2 and args.ref is None else ids.index((args.ref or ids[0]).upper())
     if ref is None:
-        lines = compare.render(sets[0], sets[1], compare.as_pairs(matches), compare.as_derived_pairs(derived))
+        lines = compare.render(sets[0], sets[1], compare.as_pairs(matches), compare.as_derived_pairs(derived), timing)
     else:
-        lines = comparesets.render(sides, matches, derived, ref)
+        lines = comparesets.render(sides, matches, derived, ref, timing)
     for line in lines:
         out.write(line + "\n")
     try:

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
-from . import report, text
+from . import clocks, report, text
 from .cells import ratio_digits
 from .context import Derived, Run, Sweep
 from .interval import EXACT, NO_SPREAD, NOISE, UNRESOLVED, Interval, cell, coverage_range, short, verdict
@@ -32,6 +32,8 @@ COMPARE_CSV = "compare.csv"
 DERIVED_CSV = "compare-derived.csv"
 CSV_HEADER = ["bench", "case", "params", "unit", "n_a", "med_a", "min_a", "max_a",
               "n_b", "med_b", "min_b", "max_b", "ratio_b_a", "in", "ratio_min", "ratio_max", "verdict"]
+TICK_FIELDS = ("med", "min", "max")
+TICKS_HEADER = [f"ticks_{f}_{side}" for side in "ab" for f in TICK_FIELDS]  # compared in time: the ticks too
 DERIVED_HEADER = ["table", "key", "unit", "value_a", "min_a", "max_a", "verdict_a", "value_b", "min_b", "max_b",
                   "verdict_b", "b_minus_a", "b_minus_a_min", "b_minus_a_max", "change"]
 Key = tuple[str, str, str, int]  # bench, case, params as canonical JSON, occurrence
@@ -40,6 +42,13 @@ UNITS_DIFFER = "units differ"  # a ratio or difference of two sides in different
 LEGEND = (f"legend: ~1, ~0: inside the runs' noise; 7?: not resolved; {UNITS_DIFFER}: in two units, "
           "not divided")
 CYCLES = "cycles"  # a record's unit for TSC ticks; what a tick is, is its run's (docs/REPORT.md, Units)
+# A result's params that say what happened in its run, not what it measured: its checks, its re-runs and
+# cut samples, the CPUs and addresses it used, what the host gave. Two runs of one case match whatever
+# these say (they show in the tables beside the case's own params), never on them.
+OUTCOME_PARAMS = frozenset({
+    "lost", "cut", "retried", "disturbed", "gave_up", "unfinished", "unsteady", "leaked", "stale", "unacked",
+    "missing", "failed", "parks_permille", "handoffs_permille", "done_min", "done_max", "cpu_ids", "smt",
+    "addrs", "lines", "pages_got", "kernel", "fault_lock"})
 
 
 @dataclass
@@ -109,14 +118,16 @@ def _num(v: Any) -> float:
 
 
 def keyed(records: list[Record]) -> dict[Key, Record]:
-    """Result records by (bench, case, params); a repeated case gets the next occurrence number."""
+    """Result records by (bench, case, params but OUTCOME_PARAMS); a repeated case gets the next occurrence
+    number."""
     out: dict[Key, Record] = {}
     seen: dict[tuple[str, str, str], int] = {}
     for r in records:
         if r.get("t") != "result":
             continue
         params = r.get("params") if isinstance(r.get("params"), dict) else {}
-        base = (str(r.get("bench")), str(r.get("case")), json.dumps(params, sort_keys=True, separators=(",", ":")))
+        own = {k: v for k, v in params.items() if k not in OUTCOME_PARAMS}
+        base = (str(r.get("bench")), str(r.get("case")), json.dumps(own, sort_keys=True, separators=(",", ":")))
         n = seen.get(base, 0)
         seen[base] = n + 1
         out[base + (n,)] = r
@@ -268,9 +279,15 @@ def derived_of(rs: ResultSet) -> list[Derived]:
     return [d for module in report.REPORTS for d in module.derived(run)]
 
 
-def match_derived(sets: list[ResultSet]) -> list[DerivedMatch]:
-    """Derived values of any set, matched on (table, key), in the first set's order, then the second's."""
-    derived = [{(d.table, d.key): d for d in derived_of(rs)} for rs in sets]
+def match_derived(sets: list[ResultSet], t: clocks.Timing | None = None) -> list[DerivedMatch]:
+    """Derived values of any set, matched on (table, key), in the first set's order, then the second's;
+    those in TSC ticks in the comparison's unit of time (t: clocks.in_time's, of the sets as loaded)."""
+    derived = []
+    for i, rs in enumerate(sets):
+        values = derived_of(rs)
+        if t is not None:
+            values = clocks.derived_in_time(t, i, values, Run.of(rs.records, rs.doc).machine.units.short)
+        derived.append({(d.table, d.key): d for d in values})
     out = []
     for k in dict.fromkeys(k for ds in derived for k in ds):
         got = [ds.get(k) for ds in derived]
@@ -377,13 +394,27 @@ def render_derived(pairs: list[DerivedPair]) -> list[str]:
     return out
 
 
-def render(a: ResultSet, b: ResultSet, pairs: list[Pair], derived: list[DerivedPair] | None = None) -> list[str]:
+def key_lines(sets: list[ResultSet], ids: str | list[str], t: clocks.Timing | None, head: str = "compare:",
+              indent: int = 8) -> list[str]:
+    """Each set's line of the key: what was loaded, the unit of its TSC-timed figures, then its machine and
+    clock (CPU, platform, the TSC's rate and how it was known, caches); t: the comparison's Timing."""
+    t = t or clocks.timing(list(ids), sets)
+    out = []
+    for i, (letter, rs) in enumerate(zip(ids, sets)):
+        m = Run.of(rs.records, rs.doc).machine
+        unit = t.unit_text(i, m.units.name) + (f": {m.no_answers}" if m.no_answers else "")
+        out.append(f"{head if i == 0 else '':{indent}} {letter} = {rs.path} ({unit})")
+        out.append(f"{'':{indent}}     {clocks.machine_text(rs, t.clocks[i])}")
+    return out + t.note()
+
+
+def render(a: ResultSet, b: ResultSet, pairs: list[Pair], derived: list[DerivedPair] | None = None,
+           t: clocks.Timing | None = None) -> list[str]:
     both = [p for p in pairs if p.where == "both"]
     ms = machines(a, b)
     units = [m.units for m in ms]
     cov = coverage_range(p.band for p in both if p.same_unit(units))
-    out = [f"{'compare:' if letter == LETTERS[0] else '':8} {letter} = {rs.path} ({m.units.name}"
-           + (f": {m.no_answers}" if m.no_answers else "") + ")" for letter, rs, m in zip(LETTERS, (a, b), ms)]
+    out = key_lines([a, b], LETTERS, t)
     out += [f"{len(both)} cases in both, {sum(p.where == 'a' for p in pairs)} only in A, "
             f"{sum(p.where == 'b' for p in pairs)} only in B; B/A: the ratio of the two runs' samples (Hodges-Lehmann "
             f"on logs) with its interval{f' ({cov})' if cov else ''}, ~1: the runs do not differ beyond it", LEGEND]
@@ -401,9 +432,18 @@ def render(a: ResultSet, b: ResultSet, pairs: list[Pair], derived: list[DerivedP
     return fit(out, WIDTH)
 
 
+def ticks_of(rec: Record | None) -> Record:
+    """A result's figures in its TSC's ticks where the comparison took it in time (clocks.in_time keeps
+    them), else nothing."""
+    ticks = (rec or {}).get("ticks")
+    return ticks if isinstance(ticks, dict) else {}
+
+
 def write_csv(pairs: list[Pair], path: Path, units: list[Units] | None = None) -> Path:
     """compare.csv: one row per case of either side (docs/REPORT.md); units: each set's, in LETTERS'
-    order (side_units). A case in different units gets no ratio: its verdict says UNITS_DIFFER."""
+    order (side_units). A case in different units gets no ratio: its verdict says UNITS_DIFFER. Where the
+    sets were compared in time (clocks.py), each side's ticks follow in columns of their own."""
+    timed = any(ticks_of(rec) for p in pairs for rec in p.sides)
     rows = []
     for p in pairs:
         rec = p.a if p.a is not None else p.b
@@ -416,8 +456,9 @@ def write_csv(pairs: list[Pair], path: Path, units: list[Units] | None = None) -
                      stat_text(p.a, "n"), stat_text(p.a, "med"), stat_text(p.a, "min"), stat_text(p.a, "max"),
                      stat_text(p.b, "n"), stat_text(p.b, "med"), stat_text(p.b, "min"), stat_text(p.b, "max"),
                      "" if math.isnan(ratio) else f"{ratio:.6g}", p.where,
-                     exact(band.lo), exact(band.hi), verdict(band, 1.0) if divided else UNITS_DIFFER])
-    return text.write_csv(path, CSV_HEADER, rows)
+                     exact(band.lo), exact(band.hi), verdict(band, 1.0) if divided else UNITS_DIFFER]
+                    + ([stat_text(ticks_of(rec), f) for rec in p.sides for f in TICK_FIELDS] if timed else []))
+    return text.write_csv(path, CSV_HEADER + (TICKS_HEADER if timed else []), rows)
 
 
 def write_derived_csv(pairs: list[DerivedPair], path: Path) -> Path:

@@ -12,10 +12,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
 
 from . import comparesets as cs
-from .compare import DerivedMatch, Match, common_prefix, params_common, params_rest
+from .compare import OUTCOME_PARAMS, DerivedMatch, Match, common_prefix, params_common, params_rest
 from .interval import Interval
 from .lockplots import errors_of
 from .plotkit import DPI, pyplot, save_figure, size_axis
+from .text import format_params
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -25,7 +26,8 @@ BARS_MOST = 40  # rows a bar chart holds at the most
 PANEL = (10.0, 4.6)  # inches per panel (one per unit)
 KEY_WIDTH = 160  # characters of the sets' key a line above the first panel
 LOG_SPAN = 50  # a bar chart's values spanning more than this factor get a log axis
-STYLES = ("-o", "--s", ":^", "-.v", "-D")  # one per paging mode of a sweep figure
+STYLES = ("-o", "--s", ":^", "-.v", "-D")  # one per paging mode of a sweep figure (a variant of a k figure)
+K_LINES = 8  # a k figure's lines per set at the most (its variants in the sets' order)
 
 
 def color(i: int) -> str:
@@ -143,6 +145,55 @@ def derived_figure(title: str, rows: list[DerivedMatch], sides: list[cs.Side], p
     return bar_figure(title, labels, cs.derived_units(rows, present), lambda x, i: rows[x].values[i], sides, path)
 
 
+def k_sweeps(matches: list[Match]) -> dict[tuple[str, str], dict[str, dict[int, Match]]]:
+    """The multi-CPU cases by (bench, case), then by variant (their params but the CPUs, the paging and
+    what a run says of itself: compare.OUTCOME_PARAMS), then by k: those with two k or more."""
+    out: dict[tuple[str, str], dict[str, dict[int, Match]]] = {}
+    for m in matches:
+        rec = next(r for r in m.sides if r is not None)
+        params = rec.get("params") if isinstance(rec.get("params"), dict) else {}
+        k = params.get("cpus")
+        if not isinstance(k, int) or isinstance(k, bool):
+            continue
+        variant = format_params({p: v for p, v in params.items()
+                                 if p not in OUTCOME_PARAMS and p not in ("cpus", "paging", "pagesize", "of")}) or "-"
+        out.setdefault((m.key[0], m.key[1]), {}).setdefault(variant, {})[k] = m
+    return {key: {v: ks for v, ks in variants.items() if len(ks) > 1}
+            for key, variants in out.items() if any(len(ks) > 1 for ks in variants.values())}
+
+
+def k_figure(title: str, variants: dict[str, dict[int, Match]], sides: list[cs.Side], path: Path) -> Path | None:
+    """Each set's median against the CPUs working (k), a line per variant (the first K_LINES) and set; a
+    panel per unit (nanoseconds where the sets' clocks differ: clocks.py)."""
+    shown = dict(list(variants.items())[:K_LINES])
+    rows = [m for ks in shown.values() for m in ks.values()]
+    present = cs.having(rows, cs.case_values, len(sides))
+    panels = by_unit(cs.case_units(rows, sides, present))
+    fig, axes = _panels(title + (f" (the first {K_LINES} of {len(variants)})" if len(variants) > K_LINES else ""),
+                        sides, present, len(panels))
+    drawn = False
+    for ax, (unit, ids) in zip(axes, panels.items()):
+        for i in ids:
+            for n, (variant, ks) in enumerate(shown.items()):
+                pts = [(k, v) for k, m in sorted(ks.items()) if (rec := m.sides[i]) is not None
+                       and cs.case_unit(rec, sides[i].units) == unit and (v := cs.median(rec)) is not None and v.ok]
+                if len(pts) < 2:
+                    continue
+                ax.errorbar([k for k, _v in pts], [v.mid for _k, v in pts], yerr=errors_of([v for _k, v in pts]),
+                            fmt=STYLES[n % len(STYLES)], color=color(i), markersize=3.5, linewidth=1.2, capsize=2,
+                            label=f"{sides[i].id} {_short(variant, 40)}")
+                drawn = True
+        ax.set_xscale("log", base=2)
+        ax.set_xlabel("CPUs working (k)")
+        ax.set_ylabel(f"{unit} (median)")
+        ax.grid(True, which="both", alpha=0.3)
+        ax.legend(fontsize=6, ncol=2)
+    if not drawn:
+        pyplot().close(fig)
+        return None
+    return save_figure(fig, path, "")
+
+
 def write_all(sides: list[cs.Side], matches: list[Match], derived: list[DerivedMatch], out: Path) -> list[Path]:
     """Every figure there is data for, into out (beside compare.csv); the files written."""
     written: list[Path | None] = []
@@ -158,4 +209,8 @@ def write_all(sides: list[cs.Side], matches: list[Match], derived: list[DerivedM
     for bench, rows in cases.items():
         if len(rows) <= BARS_MOST:
             written.append(case_figure(bench, rows, sides, out / cs.file_name("cases", bench)))
+    shared = [m for rows in cases.values() for m in rows]
+    for (bench, case), variants in k_sweeps(shared).items():
+        written.append(k_figure(f"{bench} {case}: each set's median against the CPUs working", variants, sides,
+                                out / cs.file_name("k", bench, case)))
     return [p for p in written if p is not None]

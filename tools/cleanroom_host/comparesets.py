@@ -18,9 +18,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
-from . import model, text
-from .compare import (CYCLES, LEGEND, UNITS_DIFFER, DerivedMatch, Match, case_unit, change_word, common_prefix, digits,
-                      group_by, params_common, params_rest, stat_text)
+from . import clocks, model, text
+from .compare import (CYCLES, LEGEND, TICK_FIELDS, UNITS_DIFFER, DerivedMatch, Match, case_unit, change_word,
+                      common_prefix, digits, group_by, key_lines, params_common, params_rest, stat_text, ticks_of)
 from .context import Run
 from .interval import Interval, cell, coverage_range, verdict
 from .kinds import Units
@@ -351,9 +351,11 @@ def render_derived(derived: list[DerivedMatch], sides: list[Side], ref: int) -> 
     return out
 
 
-def render(sides: list[Side], matches: list[Match], derived: list[DerivedMatch], ref: int) -> list[str]:
-    """The screen: the key, the case tables, then the derived quantities' tables; every line at most
-    WIDTH columns."""
+def render(sides: list[Side], matches: list[Match], derived: list[DerivedMatch], ref: int,
+           t: clocks.Timing | None = None) -> list[str]:
+    """The screen: the key (each set's machine and clock, and the unit its TSC-timed figures are taken
+    in: t, clocks.py), the case tables, then the derived quantities' tables; every line at most WIDTH
+    columns."""
     units = [s.units for s in sides]
     r = sides[ref].id
     counted = [sum(rec is not None for rec in m.sides) for m in matches]
@@ -362,7 +364,7 @@ def render(sides: list[Side], matches: list[Match], derived: list[DerivedMatch],
     cov, med_cov = coverage_range(ratios), coverage_range(median(rec) or Interval.none()
                                                           for m in matches for rec in m.sides)
     out = [f"compare: {len(sides)} result sets; {r} is the reference (--ref picks another)"]
-    out += [s.key_line for s in sides]
+    out += key_lines([s.rs for s in sides], [s.id for s in sides], t, head="", indent=1)
     out += [f"{len(matches)} cases: {sum(c == len(sides) for c in counted)} in every set, "
             f"{sum(1 < c < len(sides) for c in counted)} in some, {sum(c == 1 for c in counted)} in one; "
             f"each set's median (lo..hi): its interval{f' ({med_cov})' if med_cov else ''}; X/{r}: the ratio of "
@@ -391,8 +393,10 @@ def _case_unit_name(rec: dict[str, Any], units: Units) -> str:
 
 
 def write_csv(matches: list[Match], sides: list[Side], ref: int, path: Path) -> Path:
-    """compare.csv, long: one row per case and set that has it (docs/REPORT.md)."""
+    """compare.csv, long: one row per case and set that has it (docs/REPORT.md); compared in time
+    (clocks.py), each row's ticks follow in columns of their own."""
     units = [s.units for s in sides]
+    timed = any(ticks_of(rec) for m in matches for rec in m.sides)
     rows = []
     for m in matches:
         for i, rec in enumerate(m.sides):
@@ -405,8 +409,9 @@ def write_csv(matches: list[Match], sides: list[Side], ref: int, path: Path) -> 
             params = format_params(rec.get("params")) + (f" #{m.key[3] + 1}" if m.key[3] else "")
             rows.append([m.key[0], m.key[1], params, sides[i].id, sides[i].short, _case_unit_name(rec, units[i]),
                          stat_text(rec, "n"), stat_text(rec, "med"), exact(v.lo), exact(v.hi), stat_text(rec, "min"),
-                         stat_text(rec, "max"), sides[ref].id, exact(band.mid), exact(band.lo), exact(band.hi), word])
-    return text.write_csv(path, CSV_HEADER, rows)
+                         stat_text(rec, "max"), sides[ref].id, exact(band.mid), exact(band.lo), exact(band.hi), word]
+                        + ([stat_text(ticks_of(rec), f) for f in TICK_FIELDS] if timed else []))
+    return text.write_csv(path, CSV_HEADER + ([f"ticks_{f}" for f in TICK_FIELDS] if timed else []), rows)
 
 
 def write_derived_csv(derived: list[DerivedMatch], sides: list[Side], ref: int, path: Path) -> Path:
