@@ -50,3 +50,45 @@ def check_problems(records: Iterable[dict[str, Any]], benches: Iterable[str] | N
     return out
 
 
+
+# --- where the workers' words are: params.addrs ---------------------------------------------------
+
+LINE = 64  # bytes: the line size falseshare and isolation assume (params.line)
+OBJECT_SUMS, SUM_GAP = 5, 8  # falseshare's object case: five 8-byte sums from the recorded address
+PACKED = {("falseshare", "packed"), ("isolation", "shared")}  # an int per worker, 4 bytes apart
+PADDED = {("falseshare", "padded"), ("isolation", "padded")}  # an int per worker, a line each
+
+
+def worker_lines(bench: str, case: str, addr: int) -> set[int]:
+    """The 64-byte lines holding a byte of one worker's words, its first at addr."""
+    words = [addr + SUM_GAP * i for i in range(OBJECT_SUMS)] if (bench, case) == ("falseshare", "object") else [addr]
+    return {b // LINE for a in words for b in (a, a + 3)}
+
+
+def layout_problems(records: Iterable[dict[str, Any]]) -> list[str]:
+    """What the recorded addresses (params.addrs: each worker's word as the workers used it) say against
+    the layouts' claims: packed ints in as few lines as they fill (one up to 16 workers), padded ones
+    each on a line no other worker touches, and params.lines the lines they span. Isolated spaces are
+    left out: there each worker's int is in a page of its own."""
+    out = []
+    for r in records:
+        if r.get("t") != "result" or r.get("bench") not in ("falseshare", "isolation") or r["case"] == "isolated":
+            continue
+        p, key = r["params"], (r["bench"], r["case"])
+        where = f"{r['bench']}/{r['case']} k={p.get('cpus')}"
+        if "addrs" not in p:
+            out.append(f"{where}: addrs missing")
+            continue
+        addrs = [int(a, 16) for a in p["addrs"].split(",")]
+        if len(addrs) != p["cpus"]:
+            out.append(f"{where}: {len(addrs)} addresses for {p['cpus']} workers")
+            continue
+        each = [worker_lines(r["bench"], r["case"], a) for a in addrs]
+        spanned = set().union(*each)
+        if len(spanned) != p["lines"]:
+            out.append(f"{where}: the words span {len(spanned)} lines, params.lines says {p['lines']}")
+        if key in PACKED and len(spanned) != -(-4 * len(addrs) // LINE):
+            out.append(f"{where}: packed ints span {len(spanned)} lines ({p['addrs']})")
+        if key in PADDED and any(each[v] & each[w] for v in range(len(each)) for w in range(v)):
+            out.append(f"{where}: padded ints share a line ({p['addrs']})")
+    return out

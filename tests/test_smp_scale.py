@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 
 from booting import KERNEL, HOSTED, boot, done, of_type, tool_main
-from smpchecks import check_problems
+from smpchecks import check_problems, layout_problems
 
 from cleanroom_host import estimate, smpestimate
 
@@ -57,6 +57,7 @@ def check_run(res: dict[str, Any], cpus: int, benches: set[str]) -> None:
     results = of_type(res, "result")
     assert {r["bench"] for r in results} == benches
     assert check_problems(results) == []  # every check param present, each 0 (smpchecks.CHECKS)
+    assert layout_problems(results) == []  # packed ints in one line up to 16, two from 17; padded a line each
     for r in results:
         if r["bench"] == "coherence":
             assert smp["used_ids"][r["params"]["from"]] == r["params"]["from_id"]

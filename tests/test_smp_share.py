@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 
 from booting import KERNEL, TOOL_SAFETY_NET_S, boot, done, of_type
-from smpchecks import check_problems
+from smpchecks import check_problems, layout_problems
 from test_hosted import HOSTED
 from test_report_locks import png_ok, tool
 from test_report_summary import unwrap
@@ -67,6 +67,8 @@ def check_invariants(res: dict[str, Any], cpus: int) -> None:
     assert all(r["params"]["cpus"] == 2 and r["params"]["of"] == cpus for r in results(res, "coherence"))
     # every ping-pong ended, every worker did all its updates, no commit lost a word, every view was private
     assert check_problems(recs) == []
+    # where the words were: packed ones share a line, padded ones do not (params.addrs)
+    assert layout_problems(recs) == []
     # falseshare and isolation: k = 1..cpus, both ops
     for bench in ("falseshare", "isolation"):
         ks = {(r["params"]["cpus"], r["params"]["op"]) for r in results(res, bench)}
@@ -125,6 +127,7 @@ def test_thirty_two_cpus_record_the_lines_their_words_span(tmp_path: Path, clean
     assert {r["params"]["cpus"] for r in recs} == set(range(1, 33))
     for r in recs:
         assert r["params"]["lines"] == expected_lines(r["bench"], r["case"], r["params"]), r
+    assert layout_problems(recs) == []  # the addresses say so too: 16 ints to a line, then two lines
     packed = {r["params"]["cpus"]: r["params"]["lines"] for r in results(res, "falseshare") if r["case"] == "packed"}
     assert packed[16] == 1 and packed[17] == 2 and packed[32] == 2
     proc = tool(cleanroom_tool, "report", str(tmp_path / "qemu"), "--out", str(tmp_path / "report"), "--no-plots")
@@ -186,6 +189,7 @@ def test_hosted_on_two_cores(tmp_path: Path) -> None:
     assert check_problems(recs) == []
     assert all(r["params"]["lines"] == expected_lines(r["bench"], r["case"], r["params"])
                for r in recs if r["bench"] in ("falseshare", "isolation"))
+    assert layout_problems(recs) == []  # live: packed words in one line, padded ones a line each
     # every falseshare sample says whether it was timed in the steady window; one worker always has one
     share = [r for r in recs if r["bench"] == "falseshare"]
     assert all(0 <= r["params"]["unsteady"] <= r["n"] for r in share)
