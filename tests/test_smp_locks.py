@@ -221,6 +221,17 @@ def test_one_cpu_skips_each_benchmark_by_name(tmp_path: Path) -> None:
         assert not results(res, bench)
 
 
+@needs_kernel
+def test_aslock_every_sample_takes_all_its_faults(tmp_path: Path) -> None:
+    """The boots above take one sample a case; here three, on two vCPUs taking turns: every sample starts
+    with its pages unmapped again, so each takes all its demand faults (missing 0), not only the first."""
+    rc, res = boot(tmp_path, "qemu", "bench=aslock paging=on reps=10 runs=2 warmup=1", "--cpus", "2", *SINGLE)
+    assert rc == 0 and done(res)["status"] == "ok"
+    rs = results(res, "aslock")
+    assert {r["n"] for r in rs} == {2} and {r["params"]["cpus"] for r in rs} == {1, 2}
+    assert invariant_problems(res, ("aslock",)) == []
+
+
 # --- hosted, on this machine's cores ------------------------------------------------------------
 
 def run_hosted(tmp: Path, cmd: str, cpus: int = 2) -> tuple[int, dict[str, Any]]:
