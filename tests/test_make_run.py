@@ -67,24 +67,25 @@ def test_make_runs_recipe_is_the_make_run_command() -> None:
     assert call.startswith("tools/cleanroom make-run --out $(RUN_DIR) "), recipe
     for option, variable in OPTION_VARIABLE.items():
         assert f"--{option.replace('_', '-')} \"$({variable})\"" in " ".join(call.split()), (option, call)
-    assert [option for _name, _emulator, option in MAKE_RUN_STEPS] == list(OPTION_VARIABLE)
+    assert [step.option for step in MAKE_RUN_STEPS] == list(OPTION_VARIABLE)
 
 
 def test_make_run_on_small_command_lines(tmp_path: Path) -> None:
-    lines = {name: smaller(make_variable(OPTION_VARIABLE[option]), SMALLER[name])
-             for name, _emulator, option in MAKE_RUN_STEPS}
+    lines = {step.out: smaller(make_variable(OPTION_VARIABLE[step.option]), SMALLER[step.out])
+             for step in MAKE_RUN_STEPS}
     out_dir = tmp_path / "results" / "20261127-000000-make-run"
     rc, stdout, stderr = tool_main("make-run", "--out", str(out_dir), "--quiet",
-                                   *(arg for name, _emulator, option in MAKE_RUN_STEPS
-                                     for arg in (f"--{option.replace('_', '-')}", lines[name])))
+                                   *(arg for step in MAKE_RUN_STEPS
+                                     for arg in (f"--{step.option.replace('_', '-')}", lines[step.out])))
     assert rc == 0, stderr
     # results/latest points at the three
     latest = tmp_path / "results" / "latest"
     assert latest.is_symlink() and os.readlink(latest) == out_dir.name
     sets = {}
-    for name, emulator, _option in MAKE_RUN_STEPS:
+    for step in MAKE_RUN_STEPS:
+        name = step.out
         res = results_files.load(latest / name).doc
-        assert res["run"]["emulator"] == emulator and res["complete"] and not res["missing"], name
+        assert res["run"]["emulator"] == step.emulator and res["complete"] and not res["missing"], name
         assert done(res)["status"] == "ok", name
         assert lines[name] in res["run"]["command_line"], (name, res["run"]["command_line"])
         sets[name] = res
@@ -97,11 +98,11 @@ def test_make_run_on_small_command_lines(tmp_path: Path) -> None:
     # three summaries in the order of the runs, each with its answers; report.txt beside each set
     printed = summaries(stdout)
     assert len(printed) == 3, stdout
-    for (name, _emulator, _option), summary in zip(MAKE_RUN_STEPS, printed):
+    for step, summary in zip(MAKE_RUN_STEPS, printed):
         head = "".join(summary.split("full tables:", 1)[0].split())  # its first line, wrapped where long
-        assert head == f"cleanroomreport:{out_dir / name / results_files.RESULTS_JSON}", summary
-        assert answer_problems(summary, sets[name]) == [], (name, summary)
-        assert (out_dir / name / "report.txt").is_file()
+        assert head == f"cleanroomreport:{out_dir / step.out / results_files.RESULTS_JSON}", summary
+        assert answer_problems(summary, sets[step.out]) == [], (step.out, summary)
+        assert (out_dir / step.out / "report.txt").is_file()
 
 
 def test_make_run_stops_at_a_run_that_fails(tmp_path: Path) -> None:
@@ -119,7 +120,7 @@ def test_make_runs_kernel_summary_at_full_size(quick_icount: tuple[int, dict[str
                                                tmp_path: Path) -> None:
     """make run's kernel step is the session's shared quick_icount boot (the same emulator and command
     line): its summary answers for every benchmark of the quick suite."""
-    assert (MAKE_RUN_STEPS[0][1], make_variable("CMDLINE")) == QUICK_ICOUNT
+    assert (MAKE_RUN_STEPS[0].emulator, make_variable("CMDLINE")) == QUICK_ICOUNT
     rc, res = quick_icount
     assert rc == 0
     rc, stdout, stderr = tool_main("report", str(shared_dir(boots_root, *QUICK_ICOUNT) / QUICK_ICOUNT[0]),

@@ -6,6 +6,7 @@ import argparse
 import os
 import sys
 import textwrap
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, NoReturn, Sequence, TextIO
 
@@ -101,9 +102,19 @@ COMMANDS = {
     "make-run": "make run's three runs (the kernel under qemu-icount, hosted on one CPU, hosted on every CPU), "
                 "results/latest, and their three summaries",
 }
-# make-run's runs, in order: (the directory under --out, the emulator, the option giving its command line)
-MAKE_RUN_STEPS = (("kernel", "qemu-icount", "kernel_cmdline"), ("hosted", "hosted", "hosted_cmdline"),
-                  ("smp", "hosted", "smp_cmdline"))
+
+
+@dataclass(frozen=True)
+class MakeRunStep:
+    """One of make-run's runs."""
+    out: str       # its directory under --out
+    emulator: str  # the row of emulators.EMULATORS it runs under
+    option: str    # the argument (argparse's dest) that gives its command line
+
+
+MAKE_RUN_STEPS = (MakeRunStep("kernel", "qemu-icount", "kernel_cmdline"),
+                  MakeRunStep("hosted", "hosted", "hosted_cmdline"),
+                  MakeRunStep("smp", "hosted", "smp_cmdline"))
 
 
 def _add_parse(ps: argparse.ArgumentParser, root: Path) -> None:
@@ -722,17 +733,17 @@ def cmd_lava_fetch(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 def cmd_make_run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     out_dir, _is_new = _out_dir(args, "make-run")
-    for name, emulator, option in MAKE_RUN_STEPS:
-        status = main(["run", "--emulator", emulator, "--cmdline", getattr(args, option), "--out", str(out_dir / name),
-                       *(["--quiet"] if args.quiet else [])], out, err)
+    for step in MAKE_RUN_STEPS:
+        status = main(["run", "--emulator", step.emulator, "--cmdline", getattr(args, step.option),
+                       "--out", str(out_dir / step.out), *(["--quiet"] if args.quiet else [])], out, err)
         if status != results.EXIT_OK:
-            err.write(f"cleanroom make-run: the {name} run ended with status {status}; what it wrote is in "
-                      f"{out_dir / name}\n")
+            err.write(f"cleanroom make-run: the {step.out} run ended with status {status}; what it wrote is in "
+                      f"{out_dir / step.out}\n")
             return status
     runner.point_latest(out_dir)
-    for name, _emulator, _option in MAKE_RUN_STEPS:
+    for step in MAKE_RUN_STEPS:
         out.write("\n")
-        status = main(["report", str(out_dir / name)], out, err)
+        status = main(["report", str(out_dir / step.out)], out, err)
         if status != results.EXIT_OK:
             return status
     return results.EXIT_OK
