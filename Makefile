@@ -237,8 +237,9 @@ CMDLINE ?= suite=quick
 # TSC counts instructions), then the hosted build's quick workset, ctxsw and
 # peers on one CPU of this machine (real caches, counters where perf allows),
 # then false sharing and a line's trip between CPUs on every CPU of this
-# machine, then the three summaries. RUN_DIR/kernel, RUN_DIR/hosted and
-# RUN_DIR/smp keep everything.
+# machine, then the three summaries (`tools/cleanroom make-run`, which
+# tests/test_make_run.py runs on small command lines). RUN_DIR/kernel,
+# RUN_DIR/hosted and RUN_DIR/smp keep everything; results/latest points at it.
 HOSTED_CMDLINE ?= bench=workset,ctxsw,peers pages=both
 HOSTED_SMP_CMDLINE ?= bench=coherence,falseshare cpus=all runs=5
 # once per make (a recursive variable would run date at every use); the PID
@@ -256,16 +257,8 @@ endef
 run:
 	$(setup_and_compile)
 	@$(MAKE) --no-print-directory -j$$(nproc) all hosted
-	tools/cleanroom run --emulator qemu-icount --cmdline "$(CMDLINE)" --out $(RUN_DIR)/kernel
-	tools/cleanroom run --emulator hosted --cmdline "$(HOSTED_CMDLINE)" --out $(RUN_DIR)/hosted
-	tools/cleanroom run --emulator hosted --cmdline "$(HOSTED_SMP_CMDLINE)" --out $(RUN_DIR)/smp
-	@ln -sfn $(notdir $(RUN_DIR)) results/latest
-	@echo
-	@tools/cleanroom report $(RUN_DIR)/kernel
-	@echo
-	@tools/cleanroom report $(RUN_DIR)/hosted
-	@echo
-	@tools/cleanroom report $(RUN_DIR)/smp
+	tools/cleanroom make-run --out $(RUN_DIR) --kernel-cmdline "$(CMDLINE)" --hosted-cmdline "$(HOSTED_CMDLINE)" \
+	  --smp-cmdline "$(HOSTED_SMP_CMDLINE)"
 
 # What builds without the .venv (all but the kernel's link, which runs relocs.py with pyelftools).
 compile: $(OBJS) $(UNIT_BINS) $(HOSTED) $(PEERS64) $(CACHEMODEL)

@@ -50,7 +50,10 @@
  * line size is taken as 64 bytes (params.line); a machine whose lines are
  * longer shares more. Each worker's count is checked after every sample:
  * params.unfinished counts the workers whose word fell short (0: every CPU
- * did all its updates).
+ * did all its updates). params.addrs lists each worker's word (an object's
+ * first sum) at the address the workers used: the host checks from them,
+ * not from the layout's intent, that packed words share a line and padded
+ * ones do not.
  * A hosted sample during which the OS took a worker off its CPU is run
  * again (parallel_undisturbed: params.retried, params.disturbed). */
 #include "arch/x86.h"
@@ -109,6 +112,7 @@ struct share {
     struct cacheline_layout at;
     uint32_t unfinished; /* workers short of reps, over all samples */
     uint32_t unsteady;   /* recorded samples without a window all k workers were in */
+    char addrs[CACHELINE_ADDRS_TEXT(SMP_MAX_CPUS)]; /* params.addrs */
     uint32_t calls, warmup; /* runs so far, and the warm-up ones among them (not recorded) */
     bool steady;         /* the last run had one */
     struct parallel_tally tally;
@@ -237,7 +241,17 @@ static void late_params(struct bench_case *c, void *arg)
     const struct share *s = arg;
     c->params[c->nparams++] = (struct bench_param)PARAM_NUM("unfinished", s->unfinished);
     c->params[c->nparams++] = (struct bench_param)PARAM_NUM("unsteady", s->unsteady);
+    c->params[c->nparams++] = (struct bench_param)PARAM_STR("addrs", s->addrs);
     parallel_tally_params(c, &s->tally);
+}
+
+/* params.addrs: every worker's word (or first sum), as word_of gives it to the workers. */
+static void note_addrs(struct share *s)
+{
+    uint32_t at[SMP_MAX_CPUS];
+    for (uint32_t w = 0; w < s->k; w++)
+        at[w] = (uint32_t)(uintptr_t)word_of(&s->at, w);
+    cacheline_addrs(s->addrs, sizeof s->addrs, at, s->k);
 }
 
 /* Worker 0's word (or first sum) in area after its first line, the bytes
@@ -293,6 +307,7 @@ static void run(struct bench_ctx *ctx)
                 uint32_t n = reps_of(ctx, (enum op)op, reps);
                 shares[c] = (struct share){ .k = k, .reps = n, .op = (enum op)op, .at = layout_of(c),
                                             .warmup = ctx->warmup };
+                note_addrs(&shares[c]);
                 describe(&cases[c], c, k, (enum op)op, n);
                 items[c] = (struct bench_item){ .c = &cases[c], .fn = run_case, .arg = &shares[c],
                                                 .late_params = late_params, .hook_arg = &shares[c] };

@@ -35,6 +35,8 @@
  * the last word of its view and reads it back after all have written, and
  * from its private frame: params.leaked counts the workers that saw
  * another's mark (0: each CPU had a page of its own at the address).
+ * params.addrs lists the address each worker increments through its view
+ * (falseshare's, for the host to check which ints share a line).
  * A hosted sample during which the OS took a worker off its CPU is run
  * again (parallel_undisturbed: params.retried, params.disturbed). */
 #include "arch/x86.h"
@@ -94,6 +96,7 @@ struct iso {
     struct barrier bar;
     uint32_t lost;
     uint32_t leaked; /* isolated: workers whose view was not private (check_private) */
+    char addrs[CACHELINE_ADDRS_TEXT(SMP_MAX_CPUS)]; /* params.addrs */
     struct parallel_tally tally;
 };
 
@@ -116,6 +119,12 @@ static bool barrier_wait(struct barrier *b, uint32_t *sense, uint64_t deadline)
         }
     }
     return true;
+}
+
+/* Worker w's int in a page (or a view of it): 4 bytes apart, or a line each (padded). */
+static volatile uint32_t *int_of(volatile uint32_t *page, enum kind kind, uint32_t w)
+{
+    return page + (kind == PADDED ? w * (LINE / sizeof(uint32_t)) : w);
 }
 
 static void bump(volatile uint32_t *p, uint32_t n, enum op op)
@@ -148,7 +157,7 @@ static void worker(uint32_t w, void *arg)
     struct world *wd = s->world;
     uint32_t before, sense = 0;
     volatile uint32_t *page = pageview_enter(s->kind == ISOLATED ? &wd->own[w] : &wd->one, &before);
-    volatile uint32_t *mine = page + (s->kind == PADDED ? w * (LINE / sizeof(uint32_t)) : w);
+    volatile uint32_t *mine = int_of(page, s->kind, w);
     if (s->kind != ISOLATED) {
         bump(mine, s->reps, s->op);
     } else {
@@ -184,9 +193,8 @@ static int64_t run_case(void *arg)
     struct iso *s = arg;
     struct world *wd = s->world;
     int64_t t = parallel_undisturbed(once, s, &s->tally);
-    uint32_t stride = s->kind == PADDED ? LINE / sizeof(uint32_t) : 1;
     for (uint32_t w = 0; w < s->k; w++)
-        s->lost += wd->shared[w * stride] != s->reps;
+        s->lost += *int_of(wd->shared, s->kind, w) != s->reps;
     return t;
 }
 
@@ -217,9 +225,21 @@ static void late_params(struct bench_case *c, void *arg)
 {
     const struct iso *s = arg;
     c->params[c->nparams++] = (struct bench_param)PARAM_NUM("lost", s->lost);
+    c->params[c->nparams++] = (struct bench_param)PARAM_STR("addrs", s->addrs);
     if (s->kind == ISOLATED)
         c->params[c->nparams++] = (struct bench_param)PARAM_NUM("leaked", s->leaked);
     parallel_tally_params(c, &s->tally);
+}
+
+/* params.addrs: the int each worker increments, at the address its view shows it. */
+static void note_addrs(struct iso *s)
+{
+    uint32_t at[SMP_MAX_CPUS];
+    for (uint32_t w = 0; w < s->k; w++) {
+        const struct pageview *v = s->kind == ISOLATED ? &s->world->own[w] : &s->world->one;
+        at[w] = (uint32_t)(uintptr_t)int_of((volatile uint32_t *)v->va, s->kind, w);
+    }
+    cacheline_addrs(s->addrs, sizeof s->addrs, at, s->k);
 }
 
 static void *page(void) { return memory_alloc(PAGE, PAGE); }
@@ -286,6 +306,7 @@ static void run(struct bench_ctx *ctx)
                 isos[c] = (struct iso){ .world = &wd, .k = k, .reps = reps,
                                         .every = kind == ISOLATED ? every[c - 2] : reps, .op = (enum op)op,
                                         .kind = kind, .leaked = leaked };
+                note_addrs(&isos[c]);
                 describe(&cases[c], &isos[c], reps);
                 items[c] = (struct bench_item){ .c = &cases[c], .fn = run_case, .arg = &isos[c],
                                                 .late_params = late_params, .hook_arg = &isos[c] };

@@ -1,5 +1,7 @@
 #include "lib/cacheline.h"
 
+#include "lib/fmt.h"
+
 static uint32_t word_at(const struct cacheline_layout *at, uint32_t w, uint32_t i)
 {
     return at->first + w * at->step + i * at->gap;
@@ -28,4 +30,15 @@ uint32_t cacheline_count(const struct cacheline_layout *at, uint32_t k, uint32_t
         count += held;
     }
     return count;
+}
+
+size_t cacheline_addrs(char *out, size_t size, const uint32_t *addrs, uint32_t k)
+{
+    const size_t most = 11; /* ",0x" and 8 hex digits: an address is written whole or not at all */
+    size_t len = 0;
+    if (size)
+        out[0] = 0;
+    for (uint32_t w = 0; w < k && size - len > most; w++)
+        len += fmt(out + len, size - len, "%s0x%x", w ? "," : "", (unsigned)addrs[w]);
+    return len;
 }

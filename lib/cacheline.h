@@ -7,6 +7,7 @@
 #ifndef LIB_CACHELINE_H
 #define LIB_CACHELINE_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 struct cacheline_layout {
@@ -18,5 +19,14 @@ struct cacheline_layout {
 
 /* Lines of `line` bytes holding a byte of any of the k workers' words. */
 uint32_t cacheline_count(const struct cacheline_layout *at, uint32_t k, uint32_t line);
+
+/* Room for cacheline_addrs' text of k words: "0x", 8 hex digits and a comma each, and the end. */
+#define CACHELINE_ADDRS_TEXT(k) ((k) * 11u + 1u)
+
+/* The k workers' word addresses, as the CPUs used them, into out as
+ * "0x80c1040,0x80c1044,..." (whole addresses only: cut short, never
+ * overrun, when size is too small): what the host reads to see which words share a line, whatever
+ * the layout and the area's alignment were meant to be. Returns the length. */
+size_t cacheline_addrs(char *out, size_t size, const uint32_t *addrs, uint32_t k);
 
 #endif

@@ -19,24 +19,13 @@ from typing import Any
 import pytest
 
 from booting import boot, done, of_type, tool_main
+from smpchecks import check_problems, layout_problems
 
 from cleanroom_host import estimate, smpestimate
 
 # Logic, not numbers: one recorded run per case, no warm-up, short loops (reps is each benchmark's own
 # count: round trips, increments, lock+unlocks, mmaps).
 SHORT = "runs=1 warmup=0 reps=500"
-# Each benchmark's checks: params that every one of its records carries, each 0 when it held.
-CHECKS: dict[str, tuple[str, ...]] = {
-    "coherence": ("gave_up",),
-    "falseshare": ("unfinished",),
-    "isolation": ("lost",),
-    "smplocks": ("lost",),
-    "linuxvm": ("failed",),
-    "shootdown": ("stale", "unacked"),
-    "aslock": ("missing",),
-}
-# Cases that check nothing: smplocks' cost of one `pause`, timed on one CPU to read spin loops as time.
-UNCHECKED = {("smplocks", "pause")}
 HOSTED_BENCHES = {"coherence", "falseshare", "isolation", "smplocks", "linuxvm"}
 KERNEL_BENCHES = {"coherence", "falseshare", "isolation", "smplocks", "shootdown", "aslock"}
 
@@ -68,11 +57,9 @@ def check_run(res: dict[str, Any], cpus: int, benches: set[str]) -> None:
     assert smp["used"] == cpus == len(smp["used_ids"]) and smp["failed"] == 0
     results = of_type(res, "result")
     assert {r["bench"] for r in results} == benches
+    assert check_problems(results) == []  # every check param present, each 0 (smpchecks.CHECKS)
+    assert layout_problems(results) == []  # packed ints in one line up to 16, two from 17; padded a line each
     for r in results:
-        for key in () if (r["bench"], r["case"]) in UNCHECKED else CHECKS[r["bench"]]:
-            assert r["params"][key] == 0, (r["bench"], r["case"], key, r["params"])
-        if r["bench"] == "isolation" and r["case"] == "isolated":
-            assert r["params"]["leaked"] == 0, r["params"]
         if r["bench"] == "coherence":
             assert smp["used_ids"][r["params"]["from"]] == r["params"]["from_id"]
             assert smp["used_ids"][r["params"]["to"]] == r["params"]["to_id"]

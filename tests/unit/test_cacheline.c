@@ -26,5 +26,14 @@ int main(void)
     CHECK(cacheline_count(&straddle, 1, 64) == 2);
     CHECK(cacheline_count(&apart, 3, 64) == 3);
     CHECK(cacheline_count(&packed, 0, 64) == 0);
+    /* the words' addresses as params.addrs carries them: hex, a comma between, whole or not at all */
+    const uint32_t at[3] = { 0x80c1040u, 0x80c1044u, 0xfffffffcu };
+    char text[CACHELINE_ADDRS_TEXT(3)];
+    CHECK(cacheline_addrs(text, sizeof text, at, 3) == 30);
+    CHECK_STR(text, "0x80c1040,0x80c1044,0xfffffffc");
+    CHECK(cacheline_addrs(text, sizeof text, at, 0) == 0 && text[0] == 0);
+    char short_text[CACHELINE_ADDRS_TEXT(2)];
+    CHECK(cacheline_addrs(short_text, sizeof short_text, at, 3) == 19);
+    CHECK_STR(short_text, "0x80c1040,0x80c1044");
     return unit_finish();
 }

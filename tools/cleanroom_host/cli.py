@@ -1,4 +1,4 @@
-"""Command line: cleanroom parse | run | capture | decode-photos | report | compare | lava-job | lava-fetch."""
+"""Command line: cleanroom parse | run | capture | decode-photos | report | compare | lava-job | lava-fetch | make-run."""
 
 from __future__ import annotations
 
@@ -6,6 +6,7 @@ import argparse
 import os
 import sys
 import textwrap
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, NoReturn, Sequence, TextIO
 
@@ -98,7 +99,22 @@ COMMANDS = {
                         "derived quantities with intervals",
     "lava-job": "write a LAVA job definition that boots the kernel on QEMU or x86 PCs",
     "lava-fetch": "a LAVA job's log (a file, or a job id through lavacli) to serial.log and results.json",
+    "make-run": "make run's three runs (the kernel under qemu-icount, hosted on one CPU, hosted on every CPU), "
+                "results/latest, and their three summaries",
 }
+
+
+@dataclass(frozen=True)
+class MakeRunStep:
+    """One of make-run's runs."""
+    out: str       # its directory under --out
+    emulator: str  # the row of emulators.EMULATORS it runs under
+    option: str    # the argument (argparse's dest) that gives its command line
+
+
+MAKE_RUN_STEPS = (MakeRunStep("kernel", "qemu-icount", "kernel_cmdline"),
+                  MakeRunStep("hosted", "hosted", "hosted_cmdline"),
+                  MakeRunStep("smp", "hosted", "smp_cmdline"))
 
 
 def _add_parse(ps: argparse.ArgumentParser, root: Path) -> None:
@@ -330,9 +346,25 @@ def _add_lava_fetch(pf: argparse.ArgumentParser, root: Path) -> None:
     pf.add_argument("--lavacli", default="lavacli", metavar="PROGRAM", help="the lavacli program (default: lavacli)")
 
 
+def _add_make_run(pk: argparse.ArgumentParser, root: Path) -> None:
+    pk.epilog = ("What `make run` does once it has built: `run` three times, each into a directory of OUT: kernel/\n"
+                 "(--kernel-cmdline under qemu-icount), hosted/ (--hosted-cmdline, the hosted build on one CPU) and\n"
+                 "smp/ (--smp-cmdline, the hosted build; its cpus= says on how many); then OUT's parent's latest\n"
+                 "points at OUT, and `report` prints each summary (writing report.txt and the plots beside\n"
+                 "each set). The Makefile gives the three command lines (CMDLINE, HOSTED_CMDLINE,\n"
+                 "HOSTED_SMP_CMDLINE). A run that does not end with status 0 stops it there, with that status,\n"
+                 "as make stops at a failing command.\n\n" + results.EXIT_HELP)
+    pk.add_argument("--kernel-cmdline", required=True, metavar="CMDLINE", help="the kernel's, under qemu-icount")
+    pk.add_argument("--hosted-cmdline", required=True, metavar="CMDLINE", help="the hosted build's, on one CPU")
+    pk.add_argument("--smp-cmdline", required=True, metavar="CMDLINE", help="the hosted build's multi-CPU run")
+    pk.add_argument("--out", type=Path, help="results directory of the three (default results/<UTC time>-make-run/)")
+    pk.add_argument("--quiet", action="store_true", help="no progress output from the runs")
+
+
 ADDERS: dict[str, Callable[[argparse.ArgumentParser, Path], None]] = {
     "parse": _add_parse, "run": _add_run, "capture": _add_capture, "decode-photos": _add_decode_photos,
-    "report": _add_report, "compare": _add_compare, "lava-job": _add_lava_job, "lava-fetch": _add_lava_fetch}
+    "report": _add_report, "compare": _add_compare, "lava-job": _add_lava_job, "lava-fetch": _add_lava_fetch,
+    "make-run": _add_make_run}
 
 
 def build_parser(command: str | None = None) -> Parser:
@@ -703,6 +735,24 @@ def cmd_lava_fetch(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     return results.boots_exit_status(boots)
 
 
+def cmd_make_run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    out_dir, _is_new = _out_dir(args, "make-run")
+    for step in MAKE_RUN_STEPS:
+        status = main(["run", "--emulator", step.emulator, "--cmdline", getattr(args, step.option),
+                       "--out", str(out_dir / step.out), *(["--quiet"] if args.quiet else [])], out, err)
+        if status != results.EXIT_OK:
+            err.write(f"cleanroom make-run: the {step.out} run ended with status {status}; what it wrote is in "
+                      f"{out_dir / step.out}\n")
+            return status
+    runner.point_latest(out_dir)
+    for step in MAKE_RUN_STEPS:
+        out.write("\n")
+        status = main(["report", str(out_dir / step.out)], out, err)
+        if status != results.EXIT_OK:
+            return status
+    return results.EXIT_OK
+
+
 def main(argv: Sequence[str] | None = None, out: TextIO | None = None, err: TextIO | None = None) -> int:
     out = out or sys.stdout
     err = err or sys.stderr
@@ -710,7 +760,7 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None, err: Text
     args = build_parser(words[0] if words and words[0] in COMMANDS else None).parse_args(words)
     handler = {"parse": cmd_parse, "run": cmd_run, "capture": cmd_capture, "report": cmd_report,
                "compare": cmd_compare, "decode-photos": cmd_decode_photos, "lava-job": cmd_lava_job,
-               "lava-fetch": cmd_lava_fetch}[args.command]
+               "lava-fetch": cmd_lava_fetch, "make-run": cmd_make_run}[args.command]
     try:
         return handler(args, out, err)
     except KeyboardInterrupt:
