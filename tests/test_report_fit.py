@@ -263,7 +263,8 @@ def test_compare_says_which_side_is_an_emulators_host_time() -> None:
     lines = compare.render(a, b, [], None)
     head = " ".join(line.strip() for line in lines[:lines.index("") if "" in lines else None]
                     if not line.startswith("legend:"))
-    assert f"A = {ICOUNT} (instructions) B = {TCG} (TSC ticks (host time): {EMULATOR_TIME})" in head
+    assert f"A = {ICOUNT} (instructions) QEMU Virtual CPU version 2.5+, qemu-icount; TSC counts instructions" in head
+    assert f"B = {TCG} (TSC ticks (host time): {EMULATOR_TIME}) QEMU Virtual CPU version 2.5+, qemu-tcg; TSC" in head
 
 
 # --- square brackets -------------------------------------------------------------------
