@@ -22,6 +22,7 @@ from .paper import describe_cpu, size_text
 from .results import ResultSet
 
 NS = "ns"
+MODEL_NOTE = "with the cache/TLB model"  # a qemu-model run's platform
 SAME_CLOCK = 1e-3  # two rates this close (0.1 %) are one clock, whatever their stated uncertainty
 # A rate whose record states no uncertainty (an older log, a PIT calibration): the kernel's own tolerance
 # for two sources to agree (tsc.tolerance_ppm: lib/clockpick.c)
@@ -113,13 +114,17 @@ def timing(ids: list[str], sets: list[ResultSet]) -> Timing:
     return Timing(ids, clocks, in_ns, sum(c.ticks for c in clocks))
 
 
+def platform_of(rs: ResultSet, machine: Machine) -> str:
+    """'qemu-icount', 'hosted', 'qemu-icount with the cache/TLB model (prestonia)'."""
+    info = model.run_info(rs.doc)
+    return machine.kind + (f" {MODEL_NOTE} ({info.get('preset', '?')})" if info else "")
+
+
 def machine_text(rs: ResultSet, clock: Clock) -> str:
     """One set's machine and clock for the key: CPU, platform, the TSC's rate and how it was known, caches."""
     run = Run.of(rs.records, rs.doc)
     caches = ", ".join(f"{c.name} {size_text(c.size)}" for c in run.machine.caches)
-    info = model.run_info(rs.doc)
-    platform = run.machine.kind + (f" with the cache/TLB model ({info.get('preset', '?')})" if info else "")
-    return (f"{describe_cpu(run.first('cpu'))}, {platform}; {clock.text()}"
+    return (f"{describe_cpu(run.first('cpu'))}, {platform_of(rs, run.machine)}; {clock.text()}"
             + (f"; caches {caches}" if caches else ""))
 
 

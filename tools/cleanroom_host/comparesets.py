@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
-from . import clocks, model, text
+from . import clocks, text
 from .compare import (CYCLES, LEGEND, TICK_FIELDS, UNITS_DIFFER, DerivedMatch, Match, case_unit, change_word,
                       common_prefix, digits, group_by, key_lines, params_common, params_rest, stat_text, ticks_of)
 from .context import Run
@@ -35,7 +35,6 @@ DERIVED_HEADER = ["table", "key", "set", "machine", "unit", "value", "lo", "hi",
                   "minus_ref_lo", "minus_ref_hi", "change"]
 ABSENT = "-"  # a set that lacks the row
 LEAD_MOST = WIDTH // 2  # the rows' names get at most this much of a column group's width (wrapped beyond it)
-MODEL_NOTE = "with the cache/TLB model"
 SIZE_LABEL = "size"  # a sweep table's column of working-set sizes
 APART = "modelled"  # a model's value against a measured one: never subtracted (DerivedMatch.apart)
 
@@ -75,21 +74,12 @@ class Side:
     @property
     def platform(self) -> str:
         """'qemu-icount', 'hosted', 'qemu-icount with the cache/TLB model (prestonia)'."""
-        info = model.run_info(self.rs.doc)
-        return self.machine.kind + (f" {MODEL_NOTE} ({info.get('preset', '?')})" if info else "")
-
-    @property
-    def unit_text(self) -> str:
-        return self.units.name + (f": {self.machine.no_answers}" if self.machine.no_answers else "")
+        return clocks.platform_of(self.rs, self.machine)
 
     @property
     def short(self) -> str:
         """For compare.csv's machine column: 'AMD EPYC (hosted)'."""
         return f"{self.cpu} ({self.platform})"
-
-    @property
-    def key_line(self) -> str:
-        return f"  {self.id} = {self.rs.path}: {self.cpu}, {self.platform}, {self.unit_text}"
 
 
 def sides_of(sets: list[ResultSet]) -> list[Side]:
