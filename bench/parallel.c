@@ -30,17 +30,30 @@ struct worker {
     uint32_t index;
 };
 
+/* Whether the OS took this thread off its CPU since `since` for over
+ * 1/PARALLEL_DISTURBED_PART of the time gone by. */
+static bool disturbed_since(const struct smp_thread_times *since)
+{
+    struct smp_thread_times now;
+    smp_thread_times(&now);
+    if (now.preempted == since->preempted)
+        return false;
+    uint64_t wall = now.wall_ns - since->wall_ns, run = now.run_ns - since->run_ns;
+    return wall > run && (wall - run) * PARALLEL_DISTURBED_PART > wall;
+}
+
 static void worker_entry(void *p)
 {
     struct worker *w = p;
     struct start_line *l = w->line;
-    uint64_t switched = smp_switched_out();
+    struct smp_thread_times since;
+    smp_thread_times(&since);
     l->arrived[w->index] = 1;
     __atomic_add_fetch(&l->ready, 1, __ATOMIC_ACQ_REL);
     while (!l->go)
         cpu_pause();
     l->fn(w->index, l->arg);
-    if (smp_switched_out() != switched)
+    if (disturbed_since(&since))
         __atomic_add_fetch(&l->disturbed, 1, __ATOMIC_ACQ_REL);
 }
 
@@ -148,16 +161,19 @@ int64_t parallel_run_on(const uint32_t *cpus, uint32_t k, parallel_fn fn, void *
         cpu_pause();
     if (line.ready != expected)
         start_line_short(cpus, k, posted);
-    uint64_t switched = smp_switched_out();
+    struct smp_thread_times since;
+    smp_thread_times(&since);
     uint64_t t0 = tsc_begin();
     line.go = 1;
-    if (caller_works)
+    if (caller_works) {
         fn(0, arg);
+        /* worker 0's own span, as the others' (its wait for them is not its work) */
+        if (disturbed_since(&since))
+            line.disturbed++;
+    }
     for (uint32_t w = first; w < k; w++)
         smp_wait(cpus[w]);
     int64_t ticks = (int64_t)(tsc_end() - t0);
-    if (caller_works && smp_switched_out() != switched)
-        line.disturbed++;
     return ticks;
 }
 

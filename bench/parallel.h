@@ -27,8 +27,14 @@ int64_t parallel_run(uint32_t k, parallel_fn fn, void *arg);
 int64_t parallel_run_on(const uint32_t *cpus, uint32_t k, parallel_fn fn, void *arg);
 #define PARALLEL_START_LINE_S 10u
 /* How many workers of the last parallel_run the OS took off their CPU
- * between the start line and their finish (smp_switched_out: hosted only;
- * always 0 in the kernel). Such a sample timed the scheduler too. */
+ * between the start line and their finish for over 1/PARALLEL_DISTURBED_PART
+ * of that time (smp_thread_times: hosted only; always 0 in the kernel).
+ * Such a sample timed the scheduler too. A shorter preemption (a kernel
+ * worker's few microseconds in a 50 ms sample) moves the sample by less
+ * than its run-to-run noise: retrying every one re-ran each long sample up
+ * to 20 times (a 2-vCPU guest, falseshare object@24 at 10 x reps: 76
+ * retries in 4 samples). */
+#define PARALLEL_DISTURBED_PART 100u
 uint32_t parallel_disturbed(void);
 
 /* One sample the OS did not disturb, where it can be had: once(arg) (which

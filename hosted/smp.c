@@ -195,10 +195,12 @@ bool smp_post(uint32_t cpu, void (*fn)(void *), void *arg)
     return true;
 }
 
-static uint64_t now_ns(void)
+
+static uint64_t clock_ns(clockid_t id)
 {
     struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
+    if (clock_gettime(id, &t) != 0)
+        return 0;
     return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
 }
 
@@ -216,7 +218,7 @@ void smp_wait_within(uint32_t cpu, uint32_t seconds)
             return;
         cpu_pause();
     }
-    uint64_t end = now_ns() + (uint64_t)seconds * 1000000000u;
+    uint64_t end = clock_ns(CLOCK_MONOTONIC) + (uint64_t)seconds * 1000000000u;
     const struct timespec tick = { 0, 100000000 }; /* the deadline is checked every 0.1 s */
     for (;;) {
         uint32_t seen = __atomic_load_n(&s->finished, __ATOMIC_ACQUIRE);
@@ -226,17 +228,17 @@ void smp_wait_within(uint32_t cpu, uint32_t seconds)
         __atomic_store_n(&s->caller_sleeps, 0, __ATOMIC_RELAXED);
         if (idle(s))
             return;
-        if (now_ns() > end)
+        if (clock_ns(CLOCK_MONOTONIC) > end)
             smp_report_silent(cpu, s->os_cpu, seconds);
     }
 }
 
-uint64_t smp_switched_out(void)
+void smp_thread_times(struct smp_thread_times *t)
 {
     struct rusage u;
-    if (getrusage(RUSAGE_THREAD, &u) != 0)
-        return 0;
-    return (uint64_t)u.ru_nvcsw + (uint64_t)u.ru_nivcsw;
+    t->preempted = getrusage(RUSAGE_THREAD, &u) == 0 ? (uint64_t)u.ru_nivcsw : 0;
+    t->wall_ns = clock_ns(CLOCK_MONOTONIC);
+    t->run_ns = clock_ns(CLOCK_THREAD_CPUTIME_ID);
 }
 
 void smp_ipi_handler(void (*fn)(void)) { (void)fn; }

@@ -324,7 +324,7 @@ void smp_wait_within(uint32_t cpu, uint32_t seconds)
     }
 }
 
-uint64_t smp_switched_out(void) { return 0; }
+void smp_thread_times(struct smp_thread_times *t) { *t = (struct smp_thread_times){ 0, 0, 0 }; }
 
 void smp_ipi_handler(void (*fn)(void)) { ipi_fn = fn; }
 

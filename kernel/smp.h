@@ -72,11 +72,18 @@ void smp_wait(uint32_t cpu);
  * released from a sleep, a start line). */
 void smp_wait_within(uint32_t cpu, uint32_t seconds);
 
-/* Times the calling CPU's thread was taken off its CPU so far: the hosted
- * build's voluntary and involuntary context switches of the thread
- * (getrusage), so that a benchmark can tell a sample the OS interrupted
- * from one it did not; 0 in the kernel, where nothing preempts. */
-uint64_t smp_switched_out(void);
+/* The calling CPU's thread so far, hosted (all 0 in the kernel, where
+ * nothing preempts): `preempted`, the times the OS took it off its CPU
+ * while it could run (getrusage's involuntary switches), and its time on a
+ * CPU (`run_ns`, CLOCK_THREAD_CPUTIME_ID) beside the time gone by
+ * (`wall_ns`), so that a benchmark can tell a sample the OS interrupted for
+ * a share of it from one it did not (bench/parallel.h). A thread's own
+ * sleeps (a futex park in a lock, the caller's wait for the last worker)
+ * are voluntary switches: what the benchmark does, not a disturbance. */
+struct smp_thread_times {
+    uint64_t preempted, wall_ns, run_ns;
+};
+void smp_thread_times(struct smp_thread_times *t);
 
 /* IPIs (kernel only; the hosted build has none): fn runs on the receiving
  * CPU, with IF=1 only where that CPU turned interrupts on itself. */

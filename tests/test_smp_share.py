@@ -198,6 +198,28 @@ def test_hosted_on_two_cores(tmp_path: Path) -> None:
     assert {(r["params"]["from"], r["params"]["to"]) for r in recs if r["bench"] == "coherence"} == {(0, 1)}
 
 
+@pytest.mark.usefixtures("hosted_elf")
+@pytest.mark.skipif(len(os.sched_getaffinity(0)) < 2,
+                    reason="needs a second CPU, which this machine lacks (it gives the tests one)")
+def test_a_worker_sharing_its_cpu_is_disturbed(tmp_path: Path) -> None:
+    """The detector fires: with a busy process on worker 1's CPU, the scheduler takes turns between the two
+    every few ms, so a sample of k=2 longer than that is off its CPU for far more than 1 % of it, every try:
+    run again (retried) and at last kept as disturbed. CPU 0's k=1 samples share nothing."""
+    cpus = sorted(os.sched_getaffinity(0))[:2]
+    busy = subprocess.Popen(["taskset", "-c", str(cpus[1]), "sh", "-c", "while :; do :; done"])
+    try:
+        proc = subprocess.run(["taskset", "-c", ",".join(map(str, cpus)), str(HOSTED), "bench=falseshare",
+                               "cpus=2", "runs=1", "warmup=0", "reps=100000"],
+                              capture_output=True, timeout=TOOL_SAFETY_NET_S, stdin=subprocess.DEVNULL)
+    finally:
+        busy.kill()
+        busy.wait()
+    assert proc.returncode == 0, proc.stderr
+    two = [r for r in parse_log(proc.stdout).records if r.get("t") == "result" and r["params"]["cpus"] == 2]
+    assert two and sum(r["params"]["retried"] for r in two) > 0
+    assert any(r["params"]["disturbed"] == r["n"] for r in two), [(r["case"], r["params"]) for r in two]
+
+
 # --- the recorded hosted run: the shapes of real cores ---------------------------
 
 @pytest.fixture(scope="module")
