@@ -297,6 +297,7 @@ static void spec_params(struct bench_case *c, const struct lock_spec *s)
     if (spec_spinblock(s)) {
         add(c, (struct bench_param)PARAM_NUM("lock_loops", s->lock_loops));
         add(c, (struct bench_param)PARAM_NUM("unlock_loops", s->unlock_loops));
+        add(c, (struct bench_param)PARAM_NUM("backoff", CR_DEF_SMPLOCKS_BACKOFF_MAX));
     }
     if (s->family == FAMILY_SMPLOCK && s->kind == SMPLOCK_SB_STARVE)
         add(c, (struct bench_param)PARAM_NUM("starve_us", CR_DEF_SMPLOCKS_STARVE_US));

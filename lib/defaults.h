@@ -159,6 +159,10 @@
 /* runtime/smplock.c's spinblock_starve: a waiter parked this long (us) is
  * handed the lock (Go's sync.Mutex starvation threshold, 1 ms) */
 #define CR_DEF_SMPLOCKS_STARVE_US 1000
+/* runtime/smplock.c's spinblocks: the most pauses between two looks at a
+ * held word (binary exponential backoff from 1, with jitter: glibc 2.36's
+ * adaptive mutex uses 16 on x86-64) */
+#define CR_DEF_SMPLOCKS_BACKOFF_MAX 16
 
 /* bench/aslock.c: map_unmap rounds per sample */
 #define CR_DEF_ASLOCK_REPS 50

@@ -11,8 +11,11 @@
  *             its own node's flag; release hands over to the next (FIFO)
  *   spinblock_handoff, spinblock_barge, spinblock_starve
  *             LiteThreads' mutex for CPUs, one guard and FIFO of parked
- *             waiters, three release rules. Lock tries lock_loops times
- *             (with pause), then parks in the FIFO. Unlock frees the word;
+ *             waiters, three release rules. Lock spins lock_loops pauses,
+ *             looking at the word after 1, 2, 4, ... up to
+ *             CR_DEF_SMPLOCKS_BACKOFF_MAX of them (with jitter, as glibc's
+ *             adaptive mutex: waiters that all look at every pause take the
+ *             line from the holder), then parks in the FIFO. Unlock frees the word;
  *             only when someone is parked (a bit in the word says so) it
  *             spins unlock_loops times for a taker and, if none came,
  *             - handoff: takes the word back and hands the lock to the
@@ -20,7 +23,8 @@
  *               a whole wake-up on every such release (a lock convoy);
  *             - barge: wakes the first parked waiter, who competes like
  *               anyone (LiteThreads: "any thread could enter"); the word
- *               stays free meanwhile;
+ *               stays free meanwhile, and until that waiter has looked at
+ *               it no release wakes another (WAKING: Go's mutexWoken);
  *             - starve: barge, but hands off to a first waiter parked for
  *               more than CR_DEF_SMPLOCKS_STARVE_US (Go's sync.Mutex
  *               starvation mode, WebKit's fair unlock).
@@ -75,12 +79,15 @@ struct smp_waitq {
     struct smplock_node *head, *tail;
 };
 
-/* The spinblocks' word: HELD, and HAS_PARKED while their FIFO is not empty. */
+/* The spinblocks' word: HELD, HAS_PARKED while their FIFO is not empty,
+ * and WAKING while a waiter woken to compete has not yet looked at the word
+ * again (barge and starve: no release wakes another meanwhile). */
 #define SMPLOCK_HELD 1u
 #define SMPLOCK_HAS_PARKED 2u
+#define SMPLOCK_WAKING 4u
 
 struct smplock {
-    volatile uint32_t word;        /* tas, ttas: 1 = held; spinblocks: SMPLOCK_HELD, _HAS_PARKED; mutex: 0, 1, 2 */
+    volatile uint32_t word;        /* tas, ttas: 1 = held; spinblocks: SMPLOCK_HELD, _HAS_PARKED, _WAKING; mutex: 0, 1, 2 */
     volatile uint32_t next, owner; /* ticket */
     struct smplock_node *volatile tail; /* mcs */
     enum smplock_kind kind;

@@ -161,6 +161,9 @@ def check_smplocks(fig: estimate.Figures, results: list[dict[str, Any]], check: 
                   "smplocks_spin_loops")
         if "starve_us" in p:
             check(f"smplocks {r['case']} starve_us", p["starve_us"], fig.smplocks_starve_us, "smplocks_starve_us")
+        if p.get("lock", "").startswith("spinblock"):
+            check(f"smplocks {r['case']} {p['lock']} backoff", p["backoff"], fig.smplocks_backoff_max,
+                  "smplocks_backoff_max")
     swept = {(p["lock"], p["lock_loops"], p["unlock_loops"]) for r in results if r["case"] == "sweep"
              for p in [r["params"]] if p["lock"] in rules}
     want = {(rule, a, b) for rule in rules for a in fig.smplocks_sweep_lock_loops

@@ -125,6 +125,7 @@ class Figures:
     smplocks_sweep_lock_loops: tuple[int, ...]  # the sweep's settings
     smplocks_sweep_unlock_loops: tuple[int, ...]
     smplocks_starve_us: int  # spinblock_starve's threshold
+    smplocks_backoff_max: int  # the spinblocks' most pauses between two looks at the word
     aslock_reps: int  # map_unmap's rounds, in every suite
     linuxvm_reps: int  # mmap, mprotect, tlb_shootdown, in every suite
     names: dict[str, str] = field(compare=False, repr=False)
