@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from . import paper
-from .cells import Cell, Point, collect, make_cell, modes, ratio_cell, ratio_of, write_cells
+from .cells import Cell, Point, as_int, collect, make_cell, modes, ratio_cell, ratio_of, write_cells
 from .context import Derived, Run, csv_and_plots
 from .derive import series_of
 from .interval import Interval, cell, short
@@ -89,10 +89,6 @@ PAPERS = ("papers, for context (not computed from this run): PATHREADS (Zhang & 
           "copy and a commit); the single-writer (version number) fast path skips the diff")
 EMULATOR_NOTE = ("note: emulated run: QEMU and Bochs model no TLB timing, so tlb_refill, cr3_reload and the "
                  "CR3 reload of a thread switch show the emulator's costs, not a TLB's")
-
-
-def as_int(v: Any) -> int | None:
-    return v if isinstance(v, int) and not isinstance(v, bool) else None
 
 
 def label(params: dict[str, Any], skip: tuple[str, ...] = ()) -> str:

@@ -50,6 +50,11 @@ def collect(records: Iterable[Record], bench: str, set_of: SetOf | None = None) 
     return out
 
 
+def as_int(v: Any) -> int | None:
+    """A param's value if it is an integer (not a bool), else None."""
+    return v if isinstance(v, int) and not isinstance(v, bool) else None
+
+
 def modes(points: list[Point]) -> list[str]:
     """Paging modes in the order the run measured them."""
     return list(dict.fromkeys(p.mode for p in points))

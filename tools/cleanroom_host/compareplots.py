@@ -14,8 +14,7 @@ from typing import TYPE_CHECKING, Any, Callable
 from . import comparesets as cs
 from .compare import OUTCOME_PARAMS, DerivedMatch, Match, common_prefix, params_common, params_rest
 from .interval import Interval
-from .lockplots import errors_of
-from .plotkit import DPI, pyplot, save_figure, size_axis
+from .plotkit import DPI, errors_of, pyplot, save_figure, size_axis
 from .text import format_params
 
 if TYPE_CHECKING:

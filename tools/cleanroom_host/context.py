@@ -8,7 +8,7 @@ from typing import Any, Callable
 
 from . import model
 from .kinds import Units
-from .machine import Machine
+from .machine import Machine, model_view
 from .protocol import Record
 
 
@@ -39,7 +39,7 @@ class Run:
         if not model.use_model(self.records, self.figures, bench):
             return self
         info = self.model_info
-        return Run(model.view_records(self.records, info, bench), model.view_machine(self.machine, info), self.doc,
+        return Run(model.view_records(self.records, info, bench), model_view(self.machine, info), self.doc,
                    self.figures)
 
     @property

@@ -29,6 +29,7 @@ from dataclasses import dataclass, replace
 from typing import Any, Callable, Hashable, Iterable, Sequence
 
 from . import ranks
+from .text import number
 
 NAN = math.nan
 INF = math.inf
@@ -292,16 +293,6 @@ def runs_to_resolve(v: Interval, null: float = 0.0) -> int | None:
 
 def is_finding(v: Interval, null: float = 0.0) -> bool:
     return verdict(v, null) in FINDINGS
-
-
-def number(v: float, digits: int = 0) -> str:
-    """A float for a table: empty when NaN, no "-0", +-inf spelled out."""
-    if math.isnan(v):
-        return ""
-    if math.isinf(v):
-        return "inf" if v > 0 else "-inf"
-    text = f"{v:.{digits}f}"
-    return text[1:] if text.startswith("-") and float(text) == 0 else text
 
 
 def null_text(null: float) -> str:

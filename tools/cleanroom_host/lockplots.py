@@ -8,21 +8,12 @@ kernel run, `host` on a hosted one); the tables have every mode.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 from . import lockreport as lr
 from .cells import collect, find, modes
 from .context import Run
 from .interval import Interval
-from .plotkit import OURS, THEIRS, FigureContext, FigureFn, draw, new_figure, pair_bars, save
-
-
-def errors_of(vals: list[Any]) -> list[list[float]] | None:
-    """Error bars from Intervals (lo..hi), or None when no band is known and wider than nothing."""
-    if all(not v.bounded or v.lo == v.hi for v in vals):
-        return None
-    return [[max(0.0, v.mid - v.lo) if v.bounded else 0.0 for v in vals],
-            [max(0.0, v.hi - v.mid) if v.bounded else 0.0 for v in vals]]
+from .plotkit import OURS, THEIRS, FigureContext, FigureFn, draw, errors_of, new_figure, pair_bars, save
 
 
 def litethreads(ctx: FigureContext, out: Path) -> Path | None:

@@ -10,10 +10,10 @@ constant-rate TSC, not the core clock (that one is the `core_cycles` counter).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Iterable
 
-from . import emulators
+from . import emulators, model
 from .kinds import BOCHS, HARDWARE, HOSTED, QEMU_ICOUNT, QEMU_TCG, TICKS, UNKNOWN, VM, Units
 from .protocol import Record
 
@@ -435,3 +435,13 @@ def evidence_text(e: Evidence | None) -> str:
              "SMI count read" if e.smi_count else f"no SMI count ({e.smi_count_why})",
              "machine checks reported" if e.mce else "machine checks not enabled"]
     return "; ".join(parts)
+
+
+def model_view(machine: Machine, info: dict[str, Any] | None) -> Machine:
+    """The run's Machine as the cache model's (model.py): its caches, its unit (modelled cycles) and a trust line
+    saying so."""
+    name = (info or {}).get("preset", "?")
+    units = Units(f"modelled cycles (preset {name}, not measured)", "modelled cycles")
+    trust = f"MODELLED: the cache/TLB model, preset {model.preset_text(info)}; not a measurement (docs/MODEL.md)"
+    return replace(machine, kind=model.MODEL_KIND, units=units, trust=trust,
+                   caches=[Cache(n, s) for n, s in model.model_caches(info)])

@@ -16,7 +16,7 @@ a mismatch: the run's status says so and `run` exits 4.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable
 
@@ -376,12 +376,3 @@ def run_info(doc: dict[str, Any]) -> dict[str, Any] | None:
     return info if isinstance(info, dict) else None
 
 
-def view_machine(machine: Any, info: dict[str, Any] | None) -> Any:
-    """The run's Machine as the model's: its caches, its unit (modelled cycles) and a trust line saying so."""
-    from .machine import Cache, Units
-
-    name = (info or {}).get("preset", "?")
-    units = Units(f"modelled cycles (preset {name}, not measured)", "modelled cycles")
-    trust = f"MODELLED: the cache/TLB model, preset {preset_text(info)}; not a measurement (docs/MODEL.md)"
-    return replace(machine, kind=MODEL_KIND, units=units, trust=trust,
-                   caches=[Cache(n, s) for n, s in model_caches(info)])

@@ -150,3 +150,11 @@ def draw(figures: tuple[tuple[str, FigureFn], ...], benches: tuple[str, ...], ru
         return []
     ctx = FigureContext(run)
     return [path for _name, fn in figures if (path := fn(ctx, out)) is not None]
+
+
+def errors_of(vals: list[Any]) -> list[list[float]] | None:
+    """Error bars from Intervals (lo..hi), or None when no band is known and wider than nothing."""
+    if all(not v.bounded or v.lo == v.hi for v in vals):
+        return None
+    return [[max(0.0, v.mid - v.lo) if v.bounded else 0.0 for v in vals],
+            [max(0.0, v.hi - v.mid) if v.bounded else 0.0 for v in vals]]

@@ -18,9 +18,9 @@ from typing import Any, Callable
 from . import paper
 from .cells import Cell, Point, SetOf, collect, make_cell, modes, ratio_cell, write_cells
 from .context import Derived, Run, csv_and_plots
-from .interval import NOISE, Interval, band_text, cell, number, short, verdict
+from .interval import NOISE, Interval, band_text, cell, short, verdict
 from .kinds import QEMU_ICOUNT
-from .text import table
+from .text import number, table
 
 BENCHES = ("smplocks", "shootdown", "aslock", "linuxvm")
 SMPLOCKS, SHOOTDOWN, ASLOCK, LINUXVM = BENCHES

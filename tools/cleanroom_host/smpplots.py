@@ -15,9 +15,8 @@ from typing import TYPE_CHECKING, Any, Callable
 from . import smpreport as sr
 from .context import Run
 from .interval import Interval
-from .lockplots import errors_of
 from .paper import size_text
-from .plotkit import DPI, FigureContext as Context, pyplot as _pyplot, save_figure
+from .plotkit import DPI, FigureContext as Context, errors_of, pyplot as _pyplot, save_figure
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes

@@ -19,10 +19,9 @@ from pathlib import Path
 from typing import Any, Callable
 
 from . import paper, text
-from .cells import Cell, Point, SetOf, collect, make_cell, ratio_of, write_cells
+from .cells import Cell, Point, SetOf, as_int as _int, collect, make_cell, ratio_of, write_cells
 from .context import Derived, Run, csv_and_plots
 from .interval import Interval, cell, short
-from .aspacereport import as_int as _int
 from .kinds import QEMU_ICOUNT
 from .protocol import Record
 

@@ -9,7 +9,6 @@ import re
 from pathlib import Path
 from typing import Any, Iterable, Sequence
 
-from .interval import number as interval_number
 
 
 def not_installed(package: str) -> str:
@@ -156,8 +155,13 @@ def table(headers: list[str], rows: list[list[str]], numeric: set[int] | None = 
 
 
 def number(v: float, digits: int = 0) -> str:
-    """A float for a table or CSV: empty when NaN, integers without a point, signed when negative."""
-    return interval_number(v, digits)
+    """A float for a table: empty when NaN, no "-0", +-inf spelled out."""
+    if math.isnan(v):
+        return ""
+    if math.isinf(v):
+        return "inf" if v > 0 else "-inf"
+    text = f"{v:.{digits}f}"
+    return text[1:] if text.startswith("-") and float(text) == 0 else text
 
 
 def exact(v: float) -> str:
