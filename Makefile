@@ -113,14 +113,14 @@ toolchain:
 Q := $(if $(V),,@)
 
 # The kernel is linked once with its relocations kept (--emit-relocs), then
-# without them, and tools/cleanroom_host/relocs.py writes the table of its
+# without them, and tools/cleanroom_host/machines/relocs.py writes the table of its
 # absolute addresses into the image: boot/boot.asm fixes them up when GRUB's
 # multiboot2 loaded it elsewhere than its link address (linker.ld says why).
-$(KERNEL): $(OBJS) linker.ld tools/cleanroom_host/relocs.py | toolchain
+$(KERNEL): $(OBJS) linker.ld tools/cleanroom_host/machines/relocs.py | toolchain
 	@echo "  LD      $@"
 	$(Q)$(LD) $(LDFLAGS) --emit-relocs -o $(BUILD)/cleanroom.relocs.elf $(OBJS)
 	$(Q)$(OBJCOPY) --remove-section='.rel.*' $(BUILD)/cleanroom.relocs.elf $@
-	$(Q)PYTHONPATH=tools $(PYTHON) -m cleanroom_host.relocs $(BUILD)/cleanroom.relocs.elf $@ || { rm -f $@; exit 1; }
+	$(Q)PYTHONPATH=tools $(PYTHON) -m cleanroom_host.machines.relocs $(BUILD)/cleanroom.relocs.elf $@ || { rm -f $@; exit 1; }
 	$(Q)tools/check_user_objects.sh $(NM) $(USER_OBJS)
 	@if command -v grub-file >/dev/null 2>&1; then \
 	  grub-file --is-x86-multiboot $@ || { echo "error: $@ is not multiboot v1" >&2; rm -f $@; exit 1; }; \

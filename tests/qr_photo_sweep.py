@@ -19,7 +19,7 @@ from pathlib import Path
 from photosim import Shot, photograph_file
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tools"))
-from cleanroom_host import qrdecode  # noqa: E402
+from cleanroom_host.records import qrdecode  # noqa: E402
 
 
 def codes_read(pages: list[Path], shot: Shot, scratch: Path) -> tuple[int, int]:

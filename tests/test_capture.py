@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import IO, Any, Iterator
 
 from booting import installed
-from cleanroom_host import runner
+from cleanroom_host.machines import runner
 
 
 def frame(obj: dict[str, Any]) -> bytes:

@@ -14,8 +14,8 @@ from typing import Any
 import pytest
 
 from booting import boot, done, errors, installed, of_type, shared_boot
-from cleanroom_host.emulators import BOCHS_IPS
-from cleanroom_host.machine import Machine
+from cleanroom_host.machines.emulators import BOCHS_IPS
+from cleanroom_host.machines.machine import Machine
 
 CHEAP = "bench=tsc runs=2"
 ICOUNT_HZ = 10**9

@@ -16,7 +16,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent / "fixtures"))
 
 import synth_workset  # noqa: E402
 
-from cleanroom_host.protocol import parse_log  # noqa: E402
+from cleanroom_host.records.protocol import parse_log  # noqa: E402
 
 
 def tool(cleanroom_tool: Path, *args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:

@@ -15,8 +15,8 @@ from typing import Any
 
 from booting import REPO, tool_main
 
-from cleanroom_host import clocks, compare
-from cleanroom_host.results import load
+from cleanroom_host.reports import clocks, compare
+from cleanroom_host.records.results import load
 
 INTEL = REPO / "docs" / "data" / "16cpu-intel-2026-11-27" / "smplocks-cpus16.log"
 EPYC = REPO / "tests" / "fixtures" / "hosted-smplocks-2cpu.log"

@@ -23,9 +23,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent / "fixtures"))
 
 import synth_workset  # noqa: E402
 
-from cleanroom_host import cli, compare, compareplots, comparesets, text  # noqa: E402
-from cleanroom_host.comparesets import APART  # noqa: E402
-from cleanroom_host.results import load  # noqa: E402
+from cleanroom_host import cli
+from cleanroom_host.reports import compare, compareplots, comparesets
+from cleanroom_host.records import text  # noqa: E402
+from cleanroom_host.reports.comparesets import APART  # noqa: E402
+from cleanroom_host.records.results import load  # noqa: E402
 
 REPO = Path(__file__).resolve().parent.parent
 DATA = REPO / "docs" / "data"

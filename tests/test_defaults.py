@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from booting import HOSTED, KERNEL, boot, built, installed, of_type, shared_boot
-from cleanroom_host import defaults, estimate
+from cleanroom_host.machines import defaults, estimate
 
 REPO = Path(__file__).resolve().parent.parent
 HEADER = REPO / "lib" / "defaults.h"

@@ -11,8 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from cleanroom_host import cli, emulators, estimate, kinds, machine, results
-from cleanroom_host.protocol import parse_log
+from cleanroom_host import cli
+from cleanroom_host.machines import emulators, estimate, machine
+from cleanroom_host.records import kinds, results
+from cleanroom_host.records.protocol import parse_log
 
 PACKAGE = Path(__file__).resolve().parent.parent / "tools" / "cleanroom_host"
 TABLE = "emulators.py"

@@ -12,7 +12,7 @@ from pathlib import Path
 from booting import boot, connect_when_listening, done, of_type
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tools"))
-from cleanroom_host.machine import Machine, aperf_mperf_ratio, evidence_notes  # noqa: E402
+from cleanroom_host.machines.machine import Machine, aperf_mperf_ratio, evidence_notes  # noqa: E402
 
 CHEAP = "bench=tsc runs=2"
 

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from booting import HOSTED, TOOL_CMD, TOOL_SAFETY_NET_S, boot, built, done, of_type
-from cleanroom_host.machine import Machine
+from cleanroom_host.machines.machine import Machine
 
 REPO = Path(__file__).resolve().parent.parent
 

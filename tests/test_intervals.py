@@ -17,12 +17,13 @@ import pytest
 
 from booting import TOOL_CMD, TOOL_SAFETY_NET_S, boot
 
-from cleanroom_host import compare, defaults, derive, ranks, smplockreport, smpreport
-from cleanroom_host.context import Run
-from cleanroom_host.interval import (ARITH, EXACT, MEDIAN, NOISE, PAIRED, RESOLVED, SHIFT, UNRESOLVED, Interval,
-                                     legend, runs_to_resolve, verdict)
-from cleanroom_host.paper import tally
-from cleanroom_host.results import load
+from cleanroom_host.reports import compare, derive, smplocks as smplockreport, smp as smpreport
+from cleanroom_host.machines import defaults
+from cleanroom_host.stats import ranks
+from cleanroom_host.reports.context import Run
+from cleanroom_host.stats.interval import ARITH, EXACT, MEDIAN, NOISE, PAIRED, RESOLVED, SHIFT, UNRESOLVED, Interval, legend, runs_to_resolve, verdict
+from cleanroom_host.reports.paper import tally
+from cleanroom_host.records.results import load
 
 REPO = Path(__file__).resolve().parent.parent
 OUTLIER = REPO / "tests" / "fixtures" / "hosted-workset-outlier.log"

@@ -17,8 +17,10 @@ from typing import Any
 
 import pytest
 
-from cleanroom_host import cli, emulators, machine, results, text
-from cleanroom_host.protocol import parse_log
+from cleanroom_host import cli
+from cleanroom_host.machines import emulators, machine
+from cleanroom_host.records import results, text
+from cleanroom_host.records.protocol import parse_log
 
 REPO = Path(__file__).resolve().parent.parent
 KVM_LOG = REPO / "tests" / "fixtures" / "kvm-pvm-tsc-paging.log"

@@ -13,8 +13,10 @@ from typing import Any
 import pytest
 import yaml
 
-from cleanroom_host import cli, emulators, lavajob, results
-from cleanroom_host.protocol import encode_record, parse_log
+from cleanroom_host import cli
+from cleanroom_host.machines import emulators, lavajob
+from cleanroom_host.records import results
+from cleanroom_host.records.protocol import encode_record, parse_log
 from lava_monitor import run_monitors
 
 REPO = Path(__file__).resolve().parent.parent

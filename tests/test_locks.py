@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from booting import boot, of_type
-from cleanroom_host.protocol import parse_log
+from cleanroom_host.records.protocol import parse_log
 
 pytestmark = pytest.mark.usefixtures("kernel_elf")
 

@@ -16,7 +16,7 @@ from typing import Any
 from booting import QUICK_ICOUNT, REPO, done, of_type, shared_dir, tool_main
 from smpchecks import layout_problems
 
-from cleanroom_host import results as results_files
+from cleanroom_host.records import results as results_files
 from cleanroom_host.cli import MAKE_RUN_STEPS
 
 MAKEFILE = REPO / "Makefile"

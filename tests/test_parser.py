@@ -15,9 +15,9 @@ from typing import Any
 
 import pytest
 
-from cleanroom_host import protocol
-from cleanroom_host.protocol import StreamScanner, format_ranges, parse_log
-from cleanroom_host.results import csv_rows
+from cleanroom_host.records import protocol
+from cleanroom_host.records.protocol import StreamScanner, format_ranges, parse_log
+from cleanroom_host.records.results import csv_rows
 
 PROTOCOL_EXAMPLE = (b'@cr1 {"t":"hello","seq":0,"proto":1,"kernel":"0.1.0",'
                     b'"cmdline":"suite=quick exit=qemu"} ~22317d96')

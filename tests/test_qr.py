@@ -31,9 +31,10 @@ import pytest
 
 from booting import KERNEL, QUICK_ICOUNT, REPO, TOOL_CMD, TOOL_SAFETY_NET_S, shared_dir
 from photosim import Shot, photograph_file, screen_corners_in_photo
-from cleanroom_host import emulators, qrdecode, runner
-from cleanroom_host.protocol import parse_log
-from cleanroom_host.qrdecode import Chunk, QrError, assemble, base45_decode, base45_encode, parse_chunk
+from cleanroom_host.machines import emulators, runner
+from cleanroom_host.records import qrdecode
+from cleanroom_host.records.protocol import parse_log
+from cleanroom_host.records.qrdecode import Chunk, QrError, assemble, base45_decode, base45_encode, parse_chunk
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 QUICK_LOG = FIXTURES / "qemu-quick.log"

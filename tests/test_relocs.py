@@ -15,7 +15,7 @@ import pytest
 from elftools.elf.elffile import ELFFile
 
 from booting import built
-from cleanroom_host import relocs
+from cleanroom_host.machines import relocs
 
 REPO = Path(__file__).resolve().parent.parent
 KERNEL = REPO / "build" / "cleanroom.elf"

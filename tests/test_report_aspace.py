@@ -22,10 +22,10 @@ import synth_aspace  # noqa: E402
 import synth_workset  # noqa: E402
 from test_report_locks import block, cells, png_ok  # noqa: E402
 
-from cleanroom_host import aspacereport, report  # noqa: E402
-from cleanroom_host.context import Run  # noqa: E402
-from cleanroom_host.protocol import RECORD_TYPES, parse_log  # noqa: E402
-from cleanroom_host.results import EXIT_OK, ResultSet, exit_status, to_json_doc  # noqa: E402
+from cleanroom_host.reports import aspace as aspacereport, frame as report  # noqa: E402
+from cleanroom_host.reports.context import Run  # noqa: E402
+from cleanroom_host.records.protocol import RECORD_TYPES, parse_log  # noqa: E402
+from cleanroom_host.records.results import EXIT_OK, ResultSet, exit_status, to_json_doc  # noqa: E402
 
 PLOTS = ["aspace-tlb-refill.png", "aspace-commit.png", "aspace-fibers-vs-threads.png", "aspace-workset.png"]
 PAIRS_HEAD = "aspace: fibers vs isolated threads"
@@ -342,7 +342,7 @@ def test_one_column_per_mode() -> None:
 
 
 def test_figures_need_their_data(tmp_path: Path) -> None:
-    from cleanroom_host import aspaceplots
+    from cleanroom_host.reports import aspace as aspaceplots
 
     recs = synth_aspace.records(drop=("tlb_refill", "commit", "commit_single_writer", "twin", "workset_threads"))
     written = aspaceplots.write_all(Run.of(recs), tmp_path)
@@ -366,7 +366,7 @@ def test_no_aspace_results_no_aspace_output(tmp_path: Path) -> None:
 
 
 def test_tlb_figure_lines_are_region_x_pge() -> None:
-    from cleanroom_host import aspaceplots
+    from cleanroom_host.reports import aspace as aspaceplots
 
     mode, lines = aspaceplots.tlb_lines(synth_aspace.records(pagesizes=("4k", "4m")))
     assert mode == "on/4k"  # first mode only, like the other figures

@@ -14,11 +14,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent / "fixtures"))
 
 import synth_workset  # noqa: E402
 
-from cleanroom_host import derive  # noqa: E402
-from cleanroom_host.derive import Interval  # noqa: E402
-from cleanroom_host.interval import NOISE, cell, verdict  # noqa: E402
-from cleanroom_host.paper import Cache, cache_position, comparison, emulated  # noqa: E402
-from cleanroom_host.protocol import encode_record, parse_log  # noqa: E402
+from cleanroom_host.reports import derive  # noqa: E402
+from cleanroom_host.reports.derive import Interval  # noqa: E402
+from cleanroom_host.stats.interval import NOISE, cell, verdict  # noqa: E402
+from cleanroom_host.reports.paper import Cache, cache_position, comparison, emulated  # noqa: E402
+from cleanroom_host.records.protocol import encode_record, parse_log  # noqa: E402
 
 
 def medians(records: list[dict[str, Any]]) -> dict[tuple[str, str, int], dict[str, int]]:

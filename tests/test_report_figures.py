@@ -20,7 +20,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent / "fixtures"))
 
 import synth_workset  # noqa: E402
 
-from cleanroom_host.protocol import parse_log  # noqa: E402
+from cleanroom_host.records.protocol import parse_log  # noqa: E402
 
 FIGURES = ["fig3-concurrency-overhead-absolute.png", "fig4-concurrency-overhead-relative.png",
            "fig5-vm-impact-on-concurrency-overhead.png", "fig6-vm-overhead-absolute.png",
@@ -169,7 +169,7 @@ def test_synthetic_report_without_vm_data_draws_only_its_figures(tmp_path: Path,
     for i, r in enumerate(recs):
         r["seq"] = i
     recs[-1]["records"] = len(recs) - 1
-    from cleanroom_host.protocol import encode_record
+    from cleanroom_host.records.protocol import encode_record
 
     log = tmp_path / "serial.log"
     log.write_bytes(b"".join(encode_record(r) for r in recs))
@@ -246,7 +246,7 @@ def test_hosted_fixture_report(fixtures_dir: Path, cleanroom_tool: Path, tmp_pat
     # the peak the text names is the largest relative overhead of the sweep
     peak = max(sizes[1:], key=lambda z: (meds[("multi", z)]["med"] - meds[("single", z)]["med"])
                / meds[("single", z)]["med"])
-    from cleanroom_host.paper import bytes_text
+    from cleanroom_host.reports.paper import bytes_text
 
     line = next(line for line in p.stdout.splitlines() if "peak relative concurrency overhead, paging host:" in line)
     assert f" at {bytes_text(peak)} per buffer" in line

@@ -21,11 +21,13 @@ import pytest
 from booting import TOOL_SAFETY_NET_S
 from test_report_summary import unwrap
 
-from cleanroom_host import compare, paper, ranks, report, text  # noqa: E402
-from cleanroom_host.interval import NOISE_ALONE, SUMMARY_LEGEND  # noqa: E402
-from cleanroom_host.machine import EMULATOR_TIME  # noqa: E402
-from cleanroom_host.protocol import parse_log  # noqa: E402
-from cleanroom_host.results import ResultSet, load  # noqa: E402
+from cleanroom_host.reports import compare, paper, frame as report
+from cleanroom_host.stats import ranks
+from cleanroom_host.records import text  # noqa: E402
+from cleanroom_host.stats.interval import NOISE_ALONE, SUMMARY_LEGEND  # noqa: E402
+from cleanroom_host.machines.machine import EMULATOR_TIME  # noqa: E402
+from cleanroom_host.records.protocol import parse_log  # noqa: E402
+from cleanroom_host.records.results import ResultSet, load  # noqa: E402
 
 REPO = Path(__file__).resolve().parent.parent
 DATA = REPO / "docs" / "data"

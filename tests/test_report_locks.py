@@ -15,7 +15,7 @@ import pytest
 
 from booting import tool_proc
 
-from cleanroom_host.protocol import encode_record, parse_log
+from cleanroom_host.records.protocol import encode_record, parse_log
 
 HOSTED = "hosted-quick-locks.log"
 ICOUNT = "qemu-icount-quick-locks.log"

@@ -17,7 +17,7 @@ from booting import tool_proc
 from test_report_locks import block, cells
 from test_report_summary import unwrap
 
-from cleanroom_host.protocol import encode_record
+from cleanroom_host.records.protocol import encode_record
 
 HOSTED_LOG = "hosted-quick-locks.log"
 

@@ -25,14 +25,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parent / "fixtures"))
 import synth_workset  # noqa: E402
 from test_report_locks import block, cells  # noqa: E402
 
-from cleanroom_host import benchreport, compare, derive, paper, plots, report  # noqa: E402
-from cleanroom_host.context import Run  # noqa: E402
-from cleanroom_host.interval import (EXACT, NOISE, RESOLVED, UNRESOLVED, Interval, cell, chance,  # noqa: E402
-                                     chance_limit, verdict)
-from cleanroom_host.machine import Machine  # noqa: E402
-from cleanroom_host.protocol import parse_log  # noqa: E402
-from cleanroom_host.results import ResultSet, load, to_json_doc  # noqa: E402
-from cleanroom_host.text import CONTINUED  # noqa: E402
+from cleanroom_host.reports import workset as benchreport, compare, derive, paper, workset as plots, frame as report  # noqa: E402
+from cleanroom_host.reports.context import Run  # noqa: E402
+from cleanroom_host.stats.interval import EXACT, NOISE, RESOLVED, UNRESOLVED, Interval, cell, chance, chance_limit, verdict
+from cleanroom_host.machines.machine import Machine  # noqa: E402
+from cleanroom_host.records.protocol import parse_log  # noqa: E402
+from cleanroom_host.records.results import ResultSet, load, to_json_doc  # noqa: E402
+from cleanroom_host.records.text import CONTINUED  # noqa: E402
 
 REPO = Path(__file__).resolve().parent.parent
 FIXTURES = REPO / "tests" / "fixtures"
@@ -387,7 +386,7 @@ def test_every_registered_report_provides_the_hooks() -> None:
 def test_a_new_report_is_one_module_and_one_line(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     """report.py knows no benchmark by name: a module with the hooks, added to REPORTS, shows up in
     the summary, report.txt, the files and compare."""
-    from cleanroom_host.context import Derived
+    from cleanroom_host.reports.context import Derived
 
     def files(run: Run, out: Path, plots: bool) -> list[Path]:
         path = out / "toy.csv"

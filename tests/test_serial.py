@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from booting import KERNEL, TOOL_CMD, TOOL_SAFETY_NET_S, boot, connect_when_listening, done, of_type
-from cleanroom_host import emulators
+from cleanroom_host.machines import emulators
 
 needs_kernel = pytest.mark.usefixtures("kernel_elf")
 

@@ -21,10 +21,11 @@ from booting import KERNEL, TOOL_CMD, TOOL_SAFETY_NET_S, boot, built, done, of_t
 from smpchecks import check_problems
 from test_hosted import HOSTED
 
-from cleanroom_host import defaults, paper, smplockreport as sr
-from cleanroom_host.context import Run
-from cleanroom_host.protocol import parse_log
-from cleanroom_host.smpestimate import worker_counts  # the k the benchmarks sweep: 1, 2, 4, ... below n, and n
+from cleanroom_host.machines import defaults
+from cleanroom_host.reports import paper, smplocks as sr
+from cleanroom_host.reports.context import Run
+from cleanroom_host.records.protocol import parse_log
+from cleanroom_host.machines.smpestimate import worker_counts  # the k the benchmarks sweep: 1, 2, 4, ... below n, and n
 
 KERNEL_BENCHES = ("smplocks", "shootdown", "aslock")
 SMALL = "paging=on reps=10 runs=1 warmup=0"

@@ -21,7 +21,7 @@ import pytest
 from booting import boot, done, of_type, tool_main
 from smpchecks import check_problems, layout_problems
 
-from cleanroom_host import estimate, smpestimate
+from cleanroom_host.machines import estimate, smpestimate
 
 # Logic, not numbers: one recorded run per case, no warm-up, short loops (reps is each benchmark's own
 # count: round trips, increments, lock+unlocks, mmaps).

@@ -23,11 +23,12 @@ from test_hosted import HOSTED
 from test_report_locks import png_ok, tool
 from test_report_summary import unwrap
 
-from cleanroom_host import defaults, smpplots
-from cleanroom_host import smpreport as sr
-from cleanroom_host.context import Run
-from cleanroom_host.plotkit import FigureContext as Context
-from cleanroom_host.protocol import parse_log
+from cleanroom_host.machines import defaults
+from cleanroom_host.reports import smp as smpplots
+from cleanroom_host.reports import smp as sr
+from cleanroom_host.reports.context import Run
+from cleanroom_host.reports.plotkit import FigureContext as Context
+from cleanroom_host.records.protocol import parse_log
 
 BENCHES = "bench=coherence,falseshare,isolation"
 HOSTED_SMP = "hosted-smp.log"

@@ -17,10 +17,10 @@ from typing import Any
 import pytest
 
 from booting import installed
-from cleanroom_host import runner
-from cleanroom_host.progress import Progress
-from cleanroom_host.results import to_json_doc
-from cleanroom_host.runner import Limits, Session
+from cleanroom_host.machines import runner
+from cleanroom_host.machines.progress import Progress
+from cleanroom_host.records.results import to_json_doc
+from cleanroom_host.machines.runner import Limits, Session
 
 
 def frame(obj: dict[str, Any]) -> bytes:
@@ -169,7 +169,7 @@ def test_report_never_mixes_two_boots(tmp_path: Path, cleanroom_tool: Path, repo
     p = tool(cleanroom_tool, "report", "--no-plots", str(tmp_path), "--boot", "1")
     assert p.returncode == 0 and "suite=quick" in p.stdout and "bench=ctxsw" not in p.stdout
     # a results.json written before boots were told apart
-    from cleanroom_host.protocol import assemble, scan
+    from cleanroom_host.records.protocol import assemble, scan
     (tmp_path / "old").mkdir()
     (tmp_path / "old" / "results.json").write_text(json.dumps(to_json_doc(assemble(scan(log.read_bytes())), "x")))
     p = tool(cleanroom_tool, "report", "--no-plots", str(tmp_path / "old"))
@@ -555,7 +555,7 @@ def test_report_accepts_dir_json_and_log(tmp_path: Path, cleanroom_tool: Path) -
 def test_report_recorded_qemu_run(fixtures_dir: Path, cleanroom_tool: Path, tmp_path: Path) -> None:
     """A real quick-suite run recorded from QEMU (tests/fixtures/qemu-quick.log)."""
     log = fixtures_dir / "qemu-quick.log"
-    from cleanroom_host.protocol import parse_log
+    from cleanroom_host.records.protocol import parse_log
     res = parse_log(log.read_bytes())
     assert res.complete and res.status == "ok" and not res.damaged
     p = tool(cleanroom_tool, "report", "--full", "--out", str(tmp_path), str(log))

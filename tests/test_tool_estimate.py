@@ -15,7 +15,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent / "fixtures"))
 
 import synth_workset  # noqa: E402
 
-from cleanroom_host import defaults, estimate  # noqa: E402
+from cleanroom_host.machines import defaults, estimate  # noqa: E402
 
 MIB = 1 << 20
 

@@ -16,10 +16,11 @@ from typing import Any
 import pytest
 
 from booting import boot, installed
-from cleanroom_host import model, report
-from cleanroom_host.context import Run
-from cleanroom_host.derive import derive, pick
-from cleanroom_host.results import ResultSet
+from cleanroom_host.records import model
+from cleanroom_host.reports import frame as report
+from cleanroom_host.reports.context import Run
+from cleanroom_host.reports.derive import derive, pick
+from cleanroom_host.records.results import ResultSet
 
 PRESTONIA = {"t": "model", "version": 1, "preset": "prestonia",
              "l1d": {"size": 8192, "ways": 4, "line": 64, "latency": 2},

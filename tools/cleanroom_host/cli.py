@@ -13,13 +13,14 @@ from typing import TYPE_CHECKING, Callable, NoReturn, Sequence, TextIO
 # Only what every command needs is imported here; each command imports its own modules (the report's,
 # compare's, LAVA's, the QR decoder's) where it uses them, so that a run does not pay for them (the
 # tests start the tool several hundred times).
-from . import defaults, emulators, estimate, results, runner
-from .progress import Progress
-from .protocol import parse_boots, pick_boot
-from .text import WIDTH, not_installed
+from .machines import defaults, emulators, estimate, runner
+from .records import results
+from .machines.progress import Progress
+from .records.protocol import parse_boots, pick_boot
+from .records.text import WIDTH, not_installed
 
 if TYPE_CHECKING:
-    from . import compare, comparesets
+    from .reports import compare, comparesets
 
 
 # Where runs go without --out (default: results/ in the repository).
@@ -84,7 +85,7 @@ def _paper_defaults() -> str:
         p = estimate.plan("suite=paper")
     except defaults.DefaultsError:
         return "the defaults of lib/defaults.h"
-    from .paper import size_text
+    from .reports.paper import size_text
     return f"reps={p.workset_reps(1)}, sizes 0..{size_text(p.maxsize)}, paging both, runs {p.runs}"
 
 
@@ -127,7 +128,7 @@ def _add_parse(ps: argparse.ArgumentParser, root: Path) -> None:
 
 
 def _add_run(pr: argparse.ArgumentParser, root: Path) -> None:
-    from . import model
+    from .records import model
     never = ", ".join(e.name for e in emulators.EMULATORS if not e.refuses_long)
     pr.epilog = (_emulator_help() +
                  f"ISO boots with --cmdline use a temporary ISO made with grub-mkrescue; without it,\n"
@@ -234,7 +235,8 @@ def _add_decode_photos(pq: argparse.ArgumentParser, root: Path) -> None:
 
 
 def _add_report(pp: argparse.ArgumentParser, root: Path) -> None:
-    from . import benchreport, model, report
+    from .reports import workset as benchreport, frame as report
+    from .records import model
     pp.epilog = (f"Prints at most about {report.SUMMARY_BUDGET} lines of at most {WIDTH} columns: the machine and how "
                  "far its timing\n"
                  "can be trusted, then each benchmark's answers to the papers' questions with the papers'\n"
@@ -261,7 +263,7 @@ def _add_report(pp: argparse.ArgumentParser, root: Path) -> None:
 
 
 def _add_compare(pm: argparse.ArgumentParser, root: Path) -> None:
-    from . import compare
+    from .reports import compare
     pm.epilog = ("Cases match on bench, case and params (paging, pagesize and reps included).\n\n"
                  "Two sets: the table shows both medians and B/A, the Hodges-Lehmann ratio of the two runs'\n"
                  "samples with its Mann-Whitney interval (two runs are never paired); cases only one side\n"
@@ -292,7 +294,7 @@ def _add_compare(pm: argparse.ArgumentParser, root: Path) -> None:
 
 
 def _add_lava_job(pj: argparse.ArgumentParser, root: Path) -> None:
-    from . import lavajob
+    from .machines import lavajob
     lava_rows = ", ".join(e.name for e in emulators.EMULATORS if e.loads_kernel)
     pj.epilog = ("The job (YAML, on stdout or --out) deploys the kernel (or ISO), boots it with LAVA's qemu\n"
                  "method or, on an x86 PC, with iPXE or GRUB commands that load it from the dispatcher's TFTP\n"
@@ -400,7 +402,7 @@ def _set_key(rs: results.ResultSet) -> Path:
 def _load_sets(paths: list[Path], err: TextIO) -> list[results.ResultSet] | None:
     """Every set, or None after saying which could not be read or was given twice (three sets or more;
     two may be one set twice: the identity check)."""
-    from . import comparesets
+    from .reports import comparesets
     sets = []
     ids = comparesets.set_ids(len(paths))
     for ident, path in zip(ids, paths):
@@ -424,7 +426,7 @@ def _write_compare(sets: list[results.ResultSet], sides: list[comparesets.Side],
                    matches: list[compare.Match], derived: list[compare.DerivedMatch], out_dir: Path) -> list[Path]:
     """compare.csv and compare-derived.csv (when there are derived values): two sets' layout when ref is
     None, else a row per case (value) and set."""
-    from . import compare, comparesets
+    from .reports import compare, comparesets
     if ref is None:
         pairs, two = compare.as_pairs(matches), compare.as_derived_pairs(derived)
         return ([compare.write_csv(pairs, out_dir / compare.COMPARE_CSV, compare.side_units(*sets))]
@@ -434,7 +436,7 @@ def _write_compare(sets: list[results.ResultSet], sides: list[comparesets.Side],
 
 
 def cmd_compare(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from . import clocks, compare, compareplots, comparesets
+    from .reports import clocks, compare, compareplots, comparesets
     paths = [args.a, args.b, *args.more]
     ids = comparesets.set_ids(len(paths))
     if args.ref is not None and args.ref.upper() not in ids:
@@ -472,7 +474,7 @@ def cmd_compare(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 
 def cmd_parse(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from . import model
+    from .records import model
     try:
         data = args.log.read_bytes()
     except OSError as exc:
@@ -626,7 +628,7 @@ def cmd_capture(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 
 def cmd_decode_photos(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from . import qrdecode
+    from .records import qrdecode
     missing = [p for p in args.images if not p.is_file()]
     if missing:
         err.write(f"cleanroom decode-photos: no such file: {', '.join(str(p) for p in missing)}\n")
@@ -653,7 +655,8 @@ def cmd_decode_photos(args: argparse.Namespace, out: TextIO, err: TextIO) -> int
 
 
 def cmd_report(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from . import model, report
+    from .records import model
+    from .reports import frame as report
     try:
         rs = results.load(args.path, args.boot)
     except (OSError, ValueError) as exc:
@@ -681,7 +684,7 @@ def cmd_report(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 
 def cmd_lava_job(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from . import lavajob
+    from .machines import lavajob
     spec = lavajob.JobSpec(args.device_type, args.cmdline, args.kernel_url, args.iso_url, args.emulator, args.boot,
                            args.job_name, args.notify, args.priority, tuple(args.tag), args.lava_device_type)
     try:
@@ -715,7 +718,7 @@ def cmd_lava_job(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 
 def cmd_lava_fetch(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from . import lavalog
+    from .machines import lavalog
     try:
         fetched = lavalog.fetch(args.source, args.lavacli, args.identity)
     except lavalog.LavaLogError as exc:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import shutil
 from typing import TextIO
 
-from .protocol import Record
+from ..records.protocol import Record
 
 
 class Progress:

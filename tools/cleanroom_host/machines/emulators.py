@@ -23,10 +23,9 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Callable
 
-from . import model
-from .text import not_installed
-from .kinds import (BOCHS, BOCHS_INSTRUCTIONS, HOST_TICKS, HOSTED, INSTRUCTIONS, QEMU_ICOUNT, QEMU_TCG, TICKS, VM,
-                    Units)
+from ..records import model
+from ..records.text import not_installed
+from ..records.kinds import BOCHS, BOCHS_INSTRUCTIONS, HOST_TICKS, HOSTED, INSTRUCTIONS, QEMU_ICOUNT, QEMU_TCG, TICKS, VM, Units
 
 OVMF = Path("/usr/share/ovmf/OVMF.fd")
 # The kernel's hardware virtualisation (the kvm_intel or kvm_amd module): QEMU's -accel kvm opens it.

@@ -21,9 +21,9 @@ import math
 from dataclasses import dataclass, field, replace
 from typing import Any, Iterable
 
-from .interval import Interval
-from .kinds import Units
-from .protocol import Record
+from ..stats.interval import Interval
+from ..records.kinds import Units
+from ..records.protocol import Record
 
 __all__ = ["Interval", "Series", "Row", "Quantity", "QUANTITIES", "derive", "pick", "extreme", "mode_of"]
 

@@ -10,9 +10,9 @@ from typing import Any, Callable, Hashable, Iterable
 
 from .context import Derived
 from .derive import mode_of
-from .interval import Interval, cell, verdict
-from .protocol import Record
-from .text import exact, write_csv
+from ..stats.interval import Interval, cell, verdict
+from ..records.protocol import Record
+from ..records.text import exact, write_csv
 
 CELL_HEADER = ["table", "paging", "row", "column", "unit", "value", "min", "max", "verdict"]
 

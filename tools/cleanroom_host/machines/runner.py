@@ -21,11 +21,12 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import IO, Any, Awaitable, BinaryIO, Callable, TextIO
 
-from . import emulators, machine, model
+from . import emulators, machine
+from ..records import model
 from .progress import Progress
-from .protocol import ParseResult, Record, StreamScanner, parse_boots
-from .results import RESULTS_CSV, SERIAL_LOG, boot_dirs, boots_summary, write_results
-from .text import auto_case_lines, auto_text, bench_time_text, not_installed, wrap
+from ..records.protocol import ParseResult, Record, StreamScanner, parse_boots
+from ..records.results import RESULTS_CSV, SERIAL_LOG, boot_dirs, boots_summary, write_results
+from ..records.text import auto_case_lines, auto_text, bench_time_text, not_installed, wrap
 
 # After a good `done` record, give the emulator this long to exit by itself.
 DONE_GRACE_S = 1.0
@@ -161,7 +162,7 @@ class Outcome:
 
 
 def repo_root() -> Path:
-    return Path(__file__).resolve().parents[2]
+    return Path(__file__).resolve().parents[3]
 
 
 def new_results_dir(results_dir: Path, label: str, now: datetime | None = None) -> Path:
@@ -432,7 +433,7 @@ def collect_qr_pages(qmp: Path, directory: Path) -> QrPages:
     the first code it was the first to show), pressing space between screens, until every code
     0..n-1 is saved; each dump is decoded to know which codes it shows. Bounded: QR_FIRST_CODE_S
     for the first code, QR_PAGE_S per screen, 3n + 10 key presses in all. Then tells QEMU to quit."""
-    from . import qrdecode  # zxing-cpp is needed only here
+    from ..records import qrdecode  # zxing-cpp is needed only here
 
     pages = QrPages(directory)
     directory.mkdir(parents=True, exist_ok=True)

@@ -1,4 +1,6 @@
-"""The report of the multi-CPU lock and address-space benchmarks `smplocks`, `shootdown`, `aslock` and
+"""The report of smplocks, shootdown, aslock and linuxvm (locks and address spaces across CPUs): its summary lines, tables, CSVs and figures.
+
+The report of the multi-CPU lock and address-space benchmarks `smplocks`, `shootdown`, `aslock` and
 `linuxvm`: summary lines that answer the papers' questions, tables, smplocks.csv and figures
 (smplockplots.py). A module of the report registry (report.py).
 
@@ -8,19 +10,27 @@ Mann-Whitney, records without samples interval arithmetic (interval.py). Each an
 question, then this run's value, then the paper's number in square brackets (paper.py). Under an emulator
 the CPUs are host threads (QEMU TCG) or take turns (-icount): the answers then say so, since what they time
 is the emulator, not the papers' effects. docs/REPORT.md describes the tables and smplocks.csv.
+
+Its figures:
+
+Figures for smplocks, shootdown, aslock and linuxvm, as PNG files: each quantity against the number of CPUs
+(k), one line per lock, mode, space or kind of worker, with the band of the runs. Same style as lockplots.py;
+an emulator run carries its caveat at the bottom of every figure.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, TYPE_CHECKING
 
 from . import paper
 from .cells import Cell, Point, SetOf, collect, make_cell, modes, ratio_cell, write_cells
 from .context import Derived, Run, csv_and_plots
-from .interval import NOISE, Interval, band_text, cell, short, verdict
-from .kinds import QEMU_ICOUNT
-from .text import number, table
+from .plotkit import DPI, FigureContext as Context, SIZE, draw, pyplot as _pyplot, save_figure
+from ..records.kinds import QEMU_ICOUNT
+from ..records.text import number, table
+from ..stats.interval import Interval, NOISE, band_text, cell, short, verdict
+
 
 BENCHES = ("smplocks", "shootdown", "aslock", "linuxvm")
 SMPLOCKS, SHOOTDOWN, ASLOCK, LINUXVM = BENCHES
@@ -584,5 +594,160 @@ def write_csv(run: Run, path: Path) -> Path | None:
 
 def files(run: Run, out: Path, plots: bool) -> list[Path]:
     write: Callable[[], Path | None] = lambda: write_csv(run, out / CSV_NAME)
-    from . import smplockplots  # it imports this module: loaded only when the files are written
-    return csv_and_plots(run, out, plots, write, BENCHES, smplockplots.write_all)
+    return csv_and_plots(run, out, plots, write, BENCHES, write_all)
+
+
+# --- its figures ----------------------------------------------------------------------------------
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
+
+
+def _new(ctx: Context, title: str, mode: str) -> tuple["Figure", "Axes"]:
+    plt = _pyplot()
+    fig, ax = plt.subplots(figsize=SIZE, dpi=DPI)
+    fig.suptitle(title, fontsize=13, fontweight="bold")
+    ax.set_title(ctx.subtitle(mode), fontsize=9, color="dimgray")
+    ax.grid(True, which="major", alpha=0.3)
+    return fig, ax
+
+
+def _save(fig: "Figure", ctx: Context, path: Path) -> Path:
+    note = caveat(ctx.run) or ctx.note or ""
+    return save_figure(fig, path, note)
+
+
+def _lines(ax: "Axes", g: dict[str, dict[int, Interval]], label: Callable[[str], str] = str) -> list[int]:
+    """One line per row of g against k, its band shaded; returns every k drawn."""
+    drawn: set[int] = set()
+    for row, vals in g.items():
+        kk = sorted(k for k, v in vals.items() if v.ok)
+        if not kk:
+            continue
+        vs = [vals[k] for k in kk]
+        (line,) = ax.plot(kk, [v.mid for v in vs], "-o", markersize=4, label=label(row))
+        if any(v.bounded and v.lo != v.hi for v in vs):
+            ax.fill_between(kk, [v.lo if v.bounded else v.mid for v in vs], [v.hi if v.bounded else v.mid for v in vs],
+                            color=line.get_color(), alpha=0.1, linewidth=0)
+        drawn.update(kk)
+    return sorted(drawn)
+
+
+def _axes_k(ax: "Axes", kk: list[int], ylabel: str) -> None:
+    ax.set_xscale("log", base=2)
+    ax.set_xticks(kk, [str(k) for k in kk])
+    ax.set_xlabel("CPUs working (k), log2 scale")
+    ax.set_yscale("log")
+    ax.set_ylabel(ylabel)
+    ax.legend(fontsize=8)
+
+
+def _figure(ctx: Context, out: Path, name: str, title: str, mode: str, g: dict[str, dict[int, Interval]],
+            ylabel: str, label: Callable[[str], str] = str, note: str = "") -> Path | None:
+    """One quantity against k, a line per row of g (`note` in a corner); None when g is empty."""
+    if not g:
+        return None
+    fig, ax = _new(ctx, title, mode)
+    _axes_k(ax, _lines(ax, g, label), f"{ctx.units.short} {ylabel} (median), log scale")
+    if note:
+        ax.text(0.99, 0.01, note, transform=ax.transAxes, fontsize=8, color="dimgray", ha="right", va="bottom")
+    return _save(fig, ctx, out / f"{name}.png")
+
+
+def _mode(pts: list[Point]) -> str:
+    return pts[0].mode if pts else ""
+
+
+def contended(ctx: Context, out: Path) -> Path | None:
+    pts = points_of(ctx.run, SMPLOCKS)
+    return _figure(ctx, out, "smplocks-contended", "smplocks: a lock+unlock with k CPUs contending", _mode(pts),
+                   grid(pts, "contended", "lock", LOCKS), "per lock+unlock over all CPUs")
+
+
+def sweep(ctx: Context, out: Path) -> Path | None:
+    """Per lock+unlock against lock_loops (evenly spaced, labelled with the spin as time), a line per release
+    rule and unlock_loops at each k the sweep ran at, starve's one setting a cross, the references (NPTL's
+    algorithm, glibc's mutexes) flat dotted lines."""
+    pts = points_of(ctx.run, SMPLOCKS)
+    rows = sweep_rows(pts)
+    if not rows:
+        return None
+    loops = sorted({key[1] for key in rows if key[0] in RULES and isinstance(key[1], int)})
+    pause = pause_ticks(pts)
+    fig, ax = _new(ctx, "smplocks: spin-then-block, the release rule and the spin settings", _mode(pts))
+    for (lock, a, b), by_k in rows.items():
+        for k, p in sorted(by_k.items()):
+            if not p.value.ok:
+                continue
+            if lock in RULES and a in loops:
+                continue
+            if lock in SPINBLOCKS and a in loops:  # starve, at one setting: a point
+                ax.plot([loops.index(a)], [p.value.mid], "x", markersize=7,
+                        label=f"{SAY[lock]}, unlock_loops {b}, {k} CPUs")
+                continue
+            ax.axhline(p.value.mid, linestyle=":", linewidth=1, color="gray")
+            ax.text(len(loops) - 1, p.value.mid, f" {lock}, {k} CPUs", fontsize=7, color="dimgray", va="bottom",
+                    ha="right")
+    for rule in RULES:
+        for b in sorted({key[2] for key in rows if key[0] == rule}):
+            for k in sorted({k for key, by_k in rows.items() if key[0] == rule for k in by_k}):
+                xs = [i for i, a in enumerate(loops) if k in rows.get((rule, a, b), {})]
+                vs = [rows[(rule, loops[i], b)][k].value for i in xs]
+                if xs:
+                    ax.plot(xs, [v.mid for v in vs], "-o" if rule == BARGE else "--s", markersize=4,
+                            label=f"{SAY[rule]}, unlock_loops {b}, {k} CPUs")
+    ax.set_xticks(range(len(loops)), [f"{a}\n{loops_time(ctx.run, pause, a)}" for a in loops])
+    ax.set_xlabel("lock_loops (pauses before parking; as time at one pause each)")
+    ax.set_yscale("log")
+    ax.set_ylabel(f"{ctx.units.short} per lock+unlock over all CPUs (median), log scale")
+    ax.legend(fontsize=8)
+    return _save(fig, ctx, out / "smplocks-sweep.png")
+
+
+SHOOT_LABELS = {"ipi": "IPI, receivers invlpg and acknowledge", "mailbox": "polled mailbox",
+                "isolated": "isolated address spaces (nothing remote)"}
+
+
+def shootdown(ctx: Context, out: Path) -> Path | None:
+    pts = points_of(ctx.run, SHOOTDOWN)
+    return _figure(ctx, out, "shootdown", "shootdown: changing a page's entry that k CPUs use", _mode(pts),
+                   grid(pts, "shootdown", "mode", SHOOT_MODES), "per change",
+                   lambda m: SHOOT_LABELS.get(m, m))
+
+
+def aslock(ctx: Context, out: Path) -> Path | None:
+    pts = points_of(ctx.run, ASLOCK)
+    g = {f"{op}, {space}": vals for op in AS_OPS for space, vals in grid(pts, op, "space", SPACES).items()}
+    return _figure(ctx, out, "aslock", "aslock: one address-space lock for k CPUs vs one each", _mode(pts), g,
+                   "per operation over all CPUs")
+
+
+def linuxvm(ctx: Context, out: Path) -> Path | None:
+    pts = points_of(ctx.run, LINUXVM)
+    g = {f"{op}, {who}": vals for op in VM_OPS for who, vals in grid(pts, op, "workers", WORKERS).items()}
+    path = _figure(ctx, out, "linuxvm", "linuxvm: k threads of one process vs k processes", _mode(pts), g,
+                   "per operation over all workers", note=kernel_text(pts))
+    return path
+
+
+def tlb_shootdown(ctx: Context, out: Path) -> Path | None:
+    pts = points_of(ctx.run, LINUXVM)
+    g: dict[str, dict[int, Interval]] = {}
+    for op in ("munmap", "mprotect"):
+        rows = shoot_grid(pts, op)
+        alone = rows.pop("none", {})  # k = 1: where both kinds of sibling start from
+        g.update({f"{op}, sibling {who}": {**alone, **vals} for who, vals in rows.items()})
+    return _figure(ctx, out, "linuxvm-shootdown", "linuxvm: munmap/mprotect while the other CPUs spin", _mode(pts), g,
+                   "per operation of CPU 0 (k = 1: alone)")
+
+
+FigureFn = Callable[[Context, Path], "Path | None"]
+FIGURES: tuple[tuple[str, FigureFn], ...] = (
+    ("smplocks-contended", contended), ("smplocks-sweep", sweep), ("shootdown", shootdown), ("aslock", aslock), ("linuxvm", linuxvm),
+    ("linuxvm-shootdown", tlb_shootdown),
+)
+
+
+def write_all(run: Run, out: Path) -> list[Path]:
+    return draw(FIGURES, BENCHES, run, out)

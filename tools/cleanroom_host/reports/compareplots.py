@@ -13,9 +13,9 @@ from typing import TYPE_CHECKING, Any, Callable
 
 from . import comparesets as cs
 from .compare import OUTCOME_PARAMS, DerivedMatch, Match, common_prefix, params_common, params_rest
-from .interval import Interval
+from ..stats.interval import Interval
 from .plotkit import DPI, errors_of, pyplot, save_figure, size_axis
-from .text import format_params
+from ..records.text import format_params
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes

@@ -15,11 +15,11 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any
 
-from . import model
+from ..records import model
 from .context import Derived, Run
-from .machine import Machine
+from ..machines.machine import Machine
 from .paper import describe_cpu, size_text
-from .results import ResultSet
+from ..records.results import ResultSet
 
 NS = "ns"
 MODEL_NOTE = "with the cache/TLB model"  # a qemu-model run's platform

@@ -34,9 +34,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from . import emulators, estimate, kinds
+from . import emulators, estimate
+from ..records import kinds
 from .runner import DEFAULT_SILENCE_S
-from .text import not_installed
+from ..records.text import not_installed
 
 QEMU_DEVICE = "qemu"  # LAVA's device type that starts QEMU on the dispatcher
 PC_DEVICE = "x86"  # LAVA's device type of x86 PCs that boot from the network with iPXE or GRUB

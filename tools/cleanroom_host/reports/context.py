@@ -6,10 +6,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
-from . import model
-from .kinds import Units
-from .machine import Machine, model_view
-from .protocol import Record
+from ..records import model
+from ..records.kinds import Units
+from ..machines.machine import Machine, model_view
+from ..records.protocol import Record
 
 
 @dataclass

@@ -18,15 +18,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
-from . import clocks, report, text
+from . import clocks, frame as report
+from ..records import text
 from .cells import ratio_digits
 from .context import Derived, Run, Sweep
-from .interval import EXACT, NO_SPREAD, NOISE, UNRESOLVED, Interval, cell, coverage_range, short, verdict
-from .kinds import Units
-from .machine import Machine
-from .protocol import Record
-from .results import ResultSet
-from .text import WIDTH, exact, fit, format_params, table
+from ..stats.interval import EXACT, NO_SPREAD, NOISE, UNRESOLVED, Interval, cell, coverage_range, short, verdict
+from ..records.kinds import Units
+from ..machines.machine import Machine
+from ..records.protocol import Record
+from ..records.results import ResultSet
+from ..records.text import WIDTH, exact, fit, format_params, table
 
 COMPARE_CSV = "compare.csv"
 DERIVED_CSV = "compare-derived.csv"

@@ -13,9 +13,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Any, Iterable
 
-from . import emulators, model
-from .kinds import BOCHS, HARDWARE, HOSTED, QEMU_ICOUNT, QEMU_TCG, TICKS, UNKNOWN, VM, Units
-from .protocol import Record
+from . import emulators
+from ..records import model
+from ..records.kinds import BOCHS, HARDWARE, HOSTED, QEMU_ICOUNT, QEMU_TCG, TICKS, UNKNOWN, VM, Units
+from ..records.protocol import Record
 
 TCG_SIGNATURE = "TCGTCGTCGTCG"
 KVM_SIGNATURE = "KVMKVMKVM"

@@ -19,15 +19,16 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any, Callable
 
-from . import aspacereport, benchreport, lockreport, model, smplockreport, smpreport
+from . import aspace as aspacereport, workset as benchreport, locks as lockreport, smplocks as smplockreport, smp as smpreport
+from ..records import model
 from .context import Run
-from .interval import SUMMARY_LEGEND, Interval, short, summary_band
-from .kinds import INSTRUCTIONS
-from .machine import counters_text
+from ..stats.interval import SUMMARY_LEGEND, Interval, short, summary_band
+from ..records.kinds import INSTRUCTIONS
+from ..machines.machine import counters_text
 from .paper import quoted_once, size_text
-from .protocol import Record, format_ranges
-from .results import ResultSet
-from .text import WIDTH, auto_text, bench_time_text, compact, fit, format_params, human_bytes, human_hz, table
+from ..records.protocol import Record, format_ranges
+from ..records.results import ResultSet
+from ..records.text import WIDTH, auto_text, bench_time_text, compact, fit, format_params, human_bytes, human_hz, table
 
 __all__ = ["compact", "format_params", "human_bytes", "human_hz", "table", "render", "write_outputs",
            "REPORTS", "HOOKS", "summary", "full_report", "run_of"]

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any, Callable
 
 from . import paper
 from .context import Run
-from .interval import NOISE, Interval, verdict
+from ..stats.interval import NOISE, Interval, verdict
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes

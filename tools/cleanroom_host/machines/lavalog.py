@@ -21,10 +21,10 @@ from pathlib import Path
 from typing import Any
 
 from . import lavajob
-from .protocol import ParseResult, Record, parse_boots
-from .results import SERIAL_LOG
+from ..records.protocol import ParseResult, Record, parse_boots
+from ..records.results import SERIAL_LOG
 from .runner import write_boots
-from .text import not_installed
+from ..records.text import not_installed
 
 TARGET = "target"  # the level of the device's own output
 RESULTS = "results"  # the level of a test case

@@ -9,7 +9,7 @@ them: a 32-bit count of 16-bit steps, each step the distance from the previous p
 (the first from the image's start), a step of 0 meaning "advance RELOC_SKIP bytes,
 fix nothing" for longer distances.
 
-    python -m cleanroom_host.relocs LINKED_WITH_RELOCS OUTPUT
+    python -m cleanroom_host.machines.relocs LINKED_WITH_RELOCS OUTPUT
 
 reads the relocations from the first file and writes the table into the second (the
 same link with the relocation sections removed), in place. Anything it cannot make
@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable
 
-from .text import not_installed
+from ..records.text import not_installed
 
 SECTION = ".reloc"
 # boot/boot.asm's RELOC_SKIP: the distance a step of 0 advances

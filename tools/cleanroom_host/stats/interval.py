@@ -29,7 +29,7 @@ from dataclasses import dataclass, replace
 from typing import Any, Callable, Hashable, Iterable, Sequence
 
 from . import ranks
-from .text import number
+from ..records.text import number
 
 NAN = math.nan
 INF = math.inf
