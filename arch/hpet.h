@@ -5,7 +5,7 @@
 
 #include <stdbool.h>
 
-#include "arch/tsc.h"
+#include "arch/timebase.h"
 
 /* Describes the main counter as a time base, enabling it if the firmware
  * left it halted (tb->release halts it again); false, with why, when there

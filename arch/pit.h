@@ -6,7 +6,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "arch/tsc.h"
+#include "arch/timebase.h"
 
 #define PIT_HZ 1193182u
 

@@ -6,7 +6,7 @@
 
 #include <stdbool.h>
 
-#include "arch/tsc.h"
+#include "arch/timebase.h"
 
 #define PMTIMER_HZ 3579545u
 

@@ -2,11 +2,11 @@
 
 #include "arch/catch.h"
 #include "arch/gdt.h"
-#include "arch/lapic.h"
 #include "arch/mmu.h"
 #include "arch/x86.h"
 
 static trap_unexpected_fn unexpected;
+static bool (*expecting_cpu)(void);
 
 struct expectation {
     uint32_t mask;
@@ -29,7 +29,7 @@ bool trap_expect(uint32_t vector_mask, void (*fn)(void *), void *arg, struct tra
 
 static void on_exception(struct trapframe *tf)
 {
-    if (armed && tf->vector < 32 && (armed->mask & TRAP_VEC(tf->vector)) && lapic_on_boot_cpu()) {
+    if (armed && tf->vector < 32 && (armed->mask & TRAP_VEC(tf->vector)) && expecting_cpu()) {
         struct expectation *e = armed;
         if (e->info)
             *e->info = (struct trap_info){ tf->vector, tf->eip, tf->err, read_cr2() };
@@ -46,7 +46,7 @@ static void double_fault_task(void)
 {
     for (;;) {
         struct tss *t = gdt_main_tss();
-        if (armed && (armed->mask & TRAP_VEC(EXC_DF)) && lapic_on_boot_cpu()) {
+        if (armed && (armed->mask & TRAP_VEC(EXC_DF)) && expecting_cpu()) {
             struct expectation *e = armed;
             armed = 0;
             if (e->info)
@@ -74,9 +74,10 @@ static void double_fault_task(void)
     }
 }
 
-void trap_init(trap_unexpected_fn handler)
+void trap_init(trap_unexpected_fn handler, bool (*on_expecting_cpu)(void))
 {
     unexpected = handler;
+    expecting_cpu = on_expecting_cpu;
     exc_set_default(on_exception);
     gdt_init_double_fault_task(double_fault_task);
     idt_use_double_fault_task();

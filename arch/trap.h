@@ -27,8 +27,11 @@ struct trap_info {
 typedef void (*trap_unexpected_fn)(struct trapframe *tf, uint32_t esp);
 
 /* Installs the catching and the double-fault task; unexpected exceptions
- * go to `unexpected`. */
-void trap_init(trap_unexpected_fn unexpected);
+ * go to `unexpected`. on_expecting_cpu tells whether the faulting CPU is
+ * the boot CPU, the only one that expects (the kernel passes
+ * lapic_on_boot_cpu: the local APIC reads its MSR through trap_expect, so
+ * trap does not call it directly). */
+void trap_init(trap_unexpected_fn unexpected, bool (*on_expecting_cpu)(void));
 bool trap_expect(uint32_t vector_mask, void (*fn)(void *), void *arg, struct trap_info *info);
 
 #endif

@@ -5,6 +5,7 @@
 #include "arch/lfence.h"
 #include "arch/pit.h"
 #include "arch/pmtimer.h"
+#include "arch/timebase.h"
 #include "lib/clockpick.h"
 #include "lib/string.h"
 

@@ -30,15 +30,6 @@ enum tsc_source { TSC_SRC_AUTO, TSC_SRC_HPET, TSC_SRC_PMTIMER, TSC_SRC_PIT, TSC_
 /* Two sources agree when their figures differ by at most this (0.5 %). */
 #define TSC_AGREE_PPM 5000u
 
-/* A counter of known rate to measure the TSC against: the PIT, the PM timer,
- * the HPET (the hosted build: a clock of the host OS). */
-struct timebase {
-    uint64_t period_fs;     /* femtoseconds per count */
-    uint32_t mask;          /* the counter's width: it wraps at mask + 1 */
-    uint32_t (*read)(void); /* the count, increasing */
-    void (*release)(void);  /* undoes what the set-up changed; 0 if nothing */
-};
-
 struct tsc_source_figure {
     const char *name;       /* as in the tsc record's "sources" */
     uint64_t hz;            /* the median of its windows; 0: absent or failed, see why */

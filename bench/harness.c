@@ -6,7 +6,6 @@
 #include "arch/paging.h"
 #include "arch/perfstate.h"
 #include "arch/tsc.h"
-#include "bench/registry.h"
 #include "kernel/console.h"
 #include "kernel/counters.h"
 #include "kernel/counters_record.h"

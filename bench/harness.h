@@ -21,8 +21,6 @@
 
 #include "lib/config.h"
 
-struct bench;
-
 struct bench_param {
     const char *key;
     const char *str; /* NULL: the parameter is the number `num` */
@@ -38,6 +36,26 @@ struct bench_case {
     uint32_t nparams;
     uint64_t per;            /* divide each sample by this (operations per run); 0 or 1: none */
     bool subtract_overhead;  /* subtract the empty timed region from each sample */
+};
+
+struct bench_ctx;
+
+/* A benchmark: one per file bench/NAME.c, listed in bench/registry.def. */
+struct bench {
+    const char *name;
+    const char *what;               /* one line for docs and the screen */
+    bool in_quick;                  /* part of suite=quick */
+    bool in_smp;                    /* part of suite=smp (needs cpus= of 2 or more) */
+    bool needs_paging;              /* runs only with paging on (app/suite.c) */
+    /* Compares the memory modes itself (bench/vmmode.h: paging off and on in
+     * the kernel, 4 KiB and 2 MiB pages hosted), sample by sample: the suite
+     * runs it once per boot, in the first pass it is selected for, leaves
+     * paging to its vm_enter/vm_leave, and skips it (with vm_modes' reason)
+     * when no mode can run. */
+    bool vm_axis;
+    /* NULL when the benchmark can run here, else why not (skip record). */
+    const char *(*unavailable)(const struct config *cfg);
+    void (*run)(struct bench_ctx *ctx);
 };
 
 struct bench_ctx {

@@ -40,5 +40,5 @@ static void report_and_end(struct trapframe *tf, uint32_t esp)
 
 void fault_init(void)
 {
-    trap_init(report_and_end);
+    trap_init(report_and_end, lapic_on_boot_cpu);
 }
