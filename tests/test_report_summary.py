@@ -9,11 +9,12 @@ from __future__ import annotations
 import copy
 import csv
 import math
+import os
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
-from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -25,7 +26,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent / "fixtures"))
 import synth_workset  # noqa: E402
 from test_report_locks import block, cells  # noqa: E402
 
-from cleanroom_host.reports import workset as benchreport, compare, derive, paper, workset as plots, frame as report  # noqa: E402
+from cleanroom_host.reports import compare, derive, families, frame as report, paper  # noqa: E402
+from cleanroom_host.reports import workset as benchreport, workset as plots  # noqa: E402
 from cleanroom_host.reports.context import Run  # noqa: E402
 from cleanroom_host.stats.interval import EXACT, NOISE, RESOLVED, UNRESOLVED, Interval, cell, chance, chance_limit, verdict
 from cleanroom_host.machines.machine import Machine  # noqa: E402
@@ -372,43 +374,85 @@ def test_old_hosted_logs_have_no_page_axis() -> None:
 
 # --- the registry ------------------------------------------------------------------
 
-def test_every_registered_report_provides_the_hooks() -> None:
+def test_every_registered_family_provides_the_hooks() -> None:
     seen: set[str] = set()
-    for module in report.REPORTS:
-        for hook in report.HOOKS:
+    assert [m.__name__.rsplit(".", 1)[1] for m in families.modules()] == [f.module for f in families.FAMILIES]
+    for module in families.modules():
+        for hook in families.HOOKS:
             assert hasattr(module, hook), f"{module.__name__} lacks {hook}"
-        assert all(callable(getattr(module, h)) for h in report.HOOKS if h != "BENCHES")
+        assert all(callable(getattr(module, h)) for h in families.HOOKS if h != "BENCHES")
         assert module.BENCHES and not seen & set(module.BENCHES), module.__name__
         seen |= set(module.BENCHES)
     assert {"ctxsw", "workset", "locks", "create", "peers", "aspace"} <= seen
 
 
-def test_a_new_report_is_one_module_and_one_line(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    """report.py knows no benchmark by name: a module with the hooks, added to REPORTS, shows up in
-    the summary, report.txt, the files and compare."""
-    from cleanroom_host.reports.context import Derived
+TOY_FAMILY = '''"""A made-up family (tests/test_report_summary.py): one module and one line in families.FAMILIES."""
 
-    def files(run: Run, out: Path, plots: bool) -> list[Path]:
-        path = out / "toy.csv"
-        path.write_text("x\n")
-        return [path]
+from __future__ import annotations
 
-    toy = SimpleNamespace(
-        BENCHES=("toy",),
-        summary=lambda run: [f"toy: {len(run.results('toy'))} results"],
-        sections=lambda run: ["toy table"],
-        derived=lambda run: [Derived("toy", "answer", "ratio", Interval(2.0, 1.5, 2.5), 1.0)],
-        files=files,
-    )
-    monkeypatch.setattr(report, "REPORTS", report.REPORTS + (toy,))
+from pathlib import Path
+
+from ..stats.interval import Interval
+from .context import Derived, Run
+
+BENCHES = ("toy",)
+
+
+def summary(run: Run) -> list[str]:
+    return [f"toy: {len(run.results('toy'))} results"] if run.results("toy") else []
+
+
+def sections(run: Run) -> list[str]:
+    return ["toy table"] if run.results("toy") else []
+
+
+def derived(run: Run) -> list[Derived]:
+    return [Derived("toy", "answer", "ratio", Interval(2.0, 1.5, 2.5), 1.0)] if run.results("toy") else []
+
+
+def files(run: Run, out: Path, plots: bool) -> list[Path]:
+    if not run.results("toy"):
+        return []
+    path = out / "toy.csv"
+    path.write_text("x\\n")
+    return [path]
+'''
+
+
+def test_a_new_family_is_one_module_and_one_table_line(tmp_path: Path) -> None:
+    """The frame and compare know no family by name: a copy of the tool with reports/toy.py and one line
+    added to families.FAMILIES reports a log with a made-up bench in the summary, report.txt, the files and
+    compare, and says nothing of it where the log has none of its results."""
+    tools = tmp_path / "tools"
+    shutil.copytree(REPO / "tools" / "cleanroom_host", tools / "cleanroom_host",
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copy(REPO / "tools" / "cleanroom", tools / "cleanroom")
+    (tools / "cleanroom_host" / "reports" / "toy.py").write_text(TOY_FAMILY)
+    registry = tools / "cleanroom_host" / "reports" / "families.py"
+    last = '    Family("smplocks",'
+    text = registry.read_text()
+    assert text.count(last) == 1
+    registry.write_text(text.replace(last, '    Family("toy", "toy: a made-up bench"),\n' + last))
     recs = synth_workset.records()
-    recs.insert(-1, {"t": "result", "seq": 999, "bench": "toy", "case": "x", "params": {}, "n": 3,
-                     "min": 1, "med": 2, "max": 3})
-    rs = result_set(recs)
-    assert "  toy: 1 results" in report.summary(rs)
-    assert "toy table" in report.full_report(rs)
-    assert "toy.csv" in [p.name for p in report.write_outputs(rs, tmp_path, plots=False)]
-    assert any(p.table == "toy" for p in compare.pair_derived(rs, rs))
+    recs.insert(-1, {"t": "result", "bench": "toy", "case": "x", "params": {}, "n": 3, "min": 1, "med": 2, "max": 3})
+    recs = [dict(r, seq=i) for i, r in enumerate(recs)]
+    recs[-1]["records"] = len(recs) - 1
+    (tmp_path / "toy.log").write_bytes(synth_workset.log_of(recs))
+
+    def run(*args: str) -> str:
+        p = subprocess.run([sys.executable, str(tools / "cleanroom"), *args], capture_output=True, text=True,
+                           env={**os.environ, "CLEANROOM_NO_VENV": "1"}, timeout=120)
+        assert p.returncode == 0, p.stderr
+        return p.stdout
+
+    run("parse", str(tmp_path / "toy.log"), "--out", str(tmp_path / "toy"))
+    assert "  toy: 1 results" in run("report", str(tmp_path / "toy"), "--no-plots").splitlines()
+    assert "toy table" in (tmp_path / "toy" / "report.txt").read_text()
+    assert (tmp_path / "toy" / "toy.csv").is_file()
+    assert "toy" in run("compare", str(tmp_path / "toy"), str(tmp_path / "toy"), "--out", str(tmp_path / "c"))
+    (tmp_path / "plain.log").write_bytes(synth_workset.log())
+    run("parse", str(tmp_path / "plain.log"), "--out", str(tmp_path / "plain"))
+    assert "toy" not in run("report", str(tmp_path / "plain"), "--no-plots")
 
 
 def test_results_without_a_report_module_are_named() -> None:

@@ -1,12 +1,9 @@
-"""The report of aspace (PATHREADS, Sheriff, Dthreads): its summary lines, tables, CSVs and figures.
-
-The report of the `aspace` benchmark: ring-0 fibers against ring-3 threads in
-address spaces of their own (PATHREADS, Sheriff, Dthreads): summary lines,
-tables, aspace.csv and figures (aspaceplots.py). A module of the report
-registry (report.py).
+"""The family of `aspace`: ring-0 fibers against ring-3 threads in address spaces of their own
+(PATHREADS, Sheriff, Dthreads): summary lines, tables, aspace.csv and figures. A family of
+families.FAMILIES.
 
 Every figure is a record's median (`med`, TSC ticks or instructions per
-operation as the kernel divided it) with its interval (interval.py); ratios and
+operation as the kernel divided it) with its interval (stats/interval.py); ratios and
 differences of two results (measured in different sets) carry the
 Hodges-Lehmann / Mann-Whitney interval of their samples, or without samples
 the interval-arithmetic band of their inputs.
@@ -14,14 +11,10 @@ Tables have one column per paging mode (`on/4k`, `on/4m`: the benchmark runs
 with paging on only; the mode is the pass's `pagesize`, never tlb_refill's
 `region`). docs/REPORT.md describes the tables and aspace.csv.
 
-Its figures:
-
-Figures for the `aspace` benchmark, as PNG files.
-
-Same style as lockplots.py (matplotlib with the Agg backend, imported only
-when a figure is drawn). Each figure draws the run's first paging mode; the
-tables have every mode. The TLB refill figure's lines are tlb_refill's
-`region` (4 KiB pages or one 4 MiB page) x `pge` within that mode.
+The figures (matplotlib with the Agg backend, imported only when a figure is
+drawn) draw the run's first paging mode; the tables have every mode. The TLB
+refill figure's lines are tlb_refill's `region` (4 KiB pages or one 4 MiB page)
+x `pge` within that mode.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""What the table-making report modules share (lockreport.py, aspacereport.py):
+"""What the table-making family modules share (locks.py, aspace.py, smp.py, smplocks.py):
 results as points, the cells of their CSV files, ratios with their intervals.
 """
 

@@ -18,10 +18,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
-from . import clocks, frame as report
+from . import clocks
 from ..records import text
 from .cells import ratio_digits
 from .context import Derived, Run, Sweep
+from .families import modules as families
 from ..stats.interval import EXACT, NO_SPREAD, NOISE, UNRESOLVED, Interval, cell, coverage_range, short, verdict
 from ..records.kinds import Units
 from ..machines.machine import Machine
@@ -277,7 +278,7 @@ def _unit(p: Pair, units: list[Units]) -> str:
 
 def derived_of(rs: ResultSet) -> list[Derived]:
     run = Run.of(rs.records, rs.doc)
-    return [d for module in report.REPORTS for d in module.derived(run)]
+    return [d for module in families() for d in module.derived(run)]
 
 
 def match_derived(sets: list[ResultSet], t: clocks.Timing | None = None) -> list[DerivedMatch]:

@@ -77,7 +77,7 @@ class Derived:
     unit: str
     value: Any  # an Interval
     null: float = 0.0  # no effect: 0 for a difference or a percentage, 1 for a ratio
-    sweep: Sweep | None = None  # a point of the working-set sweep (benchreport); None elsewhere
+    sweep: Sweep | None = None  # a point of the working-set sweep (reports/workset.py); None elsewhere
 
 
 def csv_and_plots(run: Run, out: Path, plots: bool, table: Callable[[], Path | None], benches: tuple[str, ...],

@@ -1,25 +1,16 @@
 """The report of a result set: a summary that leads with answers, the full tables
 (report.txt), and each benchmark's CSV files and figures.
 
-Each benchmark's report is one module in REPORTS below, providing the hooks
-named in HOOKS (docs/REPORT.md, "Adding a benchmark's report"):
-
-- BENCHES: the `bench` names it reports;
-- summary(run) -> lines: its answers to the papers' questions, a few lines;
-- sections(run) -> lines: its full tables, for report.txt;
-- derived(run) -> [Derived]: its derived values with their bands, which `compare` sets side by side;
-- files(run, out, plots) -> [Path]: its CSV files and (with plots) figures, written into out.
-
-This module walks them; it knows no benchmark by name.
+Each benchmark family's report is one module, registered in families.FAMILIES with the hooks
+named there. This module walks them; it knows no benchmark by name.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
-from types import ModuleType
 from typing import Any, Callable
 
-from . import aspace as aspacereport, workset as benchreport, locks as lockreport, smplocks as smplockreport, smp as smpreport
+from .families import modules as families
 from ..records import model
 from .context import Run
 from ..stats.interval import SUMMARY_LEGEND, Interval, short, summary_band
@@ -31,17 +22,7 @@ from ..records.results import ResultSet
 from ..records.text import WIDTH, auto_text, bench_time_text, compact, fit, format_params, human_bytes, human_hz, table
 
 __all__ = ["compact", "format_params", "human_bytes", "human_hz", "table", "render", "write_outputs",
-           "REPORTS", "HOOKS", "summary", "full_report", "run_of"]
-
-# The benchmark reports, in the order the summary and report.txt show them.
-REPORTS: tuple[ModuleType, ...] = (
-    benchreport,   # ctxsw, workset: Klimiankou 2018, Figures 3-8
-    lockreport,    # locks, create, peers: LiteThreads, Valchanov-Andreev
-    aspacereport,  # aspace: PATHREADS, Sheriff, Dthreads
-    smpreport,     # coherence, falseshare, isolation (and workset's parallel): Liu, Predator, Dthreads, PATHREADS
-    smplockreport,  # smplocks, shootdown, aslock, linuxvm: locks and address spaces across CPUs
-)
-HOOKS = ("BENCHES", "summary", "sections", "derived", "files")
+           "summary", "full_report", "run_of"]
 
 Section = Callable[[ResultSet], list[str]]
 PLOTS_DIR = "plots"
@@ -56,7 +37,7 @@ def run_of(rs: ResultSet) -> Run:
 
 
 def reported_benches() -> set[str]:
-    return {b for module in REPORTS for b in module.BENCHES}
+    return {b for module in families() for b in module.BENCHES}
 
 
 # --- the full report's sections -----------------------------------------------
@@ -243,7 +224,7 @@ def section_done(rs: ResultSet) -> list[str]:
 def _module_sections(rs: ResultSet) -> list[str]:
     run = run_of(rs)
     out: list[str] = []
-    for module in REPORTS:
+    for module in families():
         block = module.sections(run)
         if block:
             out += ([""] if out else []) + block
@@ -419,13 +400,13 @@ def _answers_head(run: Run) -> list[str]:
     the host's clock they are no answers: the heading says whose costs they are."""
     why = run.machine.no_answers
     what = f"no answers: {why}" if why else "answers"
-    band = summary_band(d.value for module in REPORTS for d in module.derived(run))
+    band = summary_band(d.value for module in families() for d in module.derived(run))
     return [f"{what}; {band}; in square brackets the papers' numbers:", f"  {SUMMARY_LEGEND}"]
 
 
 def _summary_answers(run: Run) -> list[str]:
     lines: list[str] = []
-    for module in REPORTS:
+    for module in families():
         lines += module.summary(run)
     others = sorted({str(r.get("bench")) for r in run.results()} - reported_benches() - {CLOCK_BENCH})
     if others:
@@ -463,6 +444,6 @@ def write_outputs(rs: ResultSet, out_dir: Path, plots: bool = True) -> list[Path
     path = out_dir / REPORT_TXT
     path.write_text(render(rs, full=True, report_txt=path), encoding="ascii", errors="backslashreplace")
     written = [path]
-    for module in REPORTS:
+    for module in families():
         written += module.files(run, out_dir, plots)
     return written

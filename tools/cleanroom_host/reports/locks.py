@@ -1,10 +1,8 @@
-"""The report of locks, create and peers (LiteThreads, Valchanov-Andreev): its summary lines, tables, CSVs and figures.
-
-The report of the `locks`, `create` and `peers` benchmarks: summary lines, tables,
-locks.csv and figures (lockplots.py). A module of the report registry (report.py).
+"""The family of `locks`, `create` and `peers` (LiteThreads, Valchanov-Andreev): summary lines, tables,
+locks.csv and figures. A family of families.FAMILIES.
 
 Every figure is a record's median (`med`, TSC ticks or instructions per
-operation as the kernel divided it) with its interval (interval.py: order
+operation as the kernel divided it) with its interval (stats/interval.py: order
 statistics of its samples); ratios of two results (measured in different
 sets) carry the Hodges-Lehmann / Mann-Whitney interval of their samples,
 slopes and records without samples the interval-arithmetic band of their
@@ -14,13 +12,9 @@ with the ratio to Boost.Context beside each, the 32-bit rows of cleanroom's own
 routines taken from the same run's ctxsw records. docs/REPORT.md describes the
 tables, the checks and locks.csv.
 
-Its figures:
-
-Figures for the locks, create and peers benchmarks, as PNG files.
-
-Same style as plots.py (matplotlib with the Agg backend, imported only when a
-figure is drawn). Each figure draws the run's first paging mode (`off` on a
-kernel run, `host` on a hosted one); the tables have every mode.
+The figures (matplotlib with the Agg backend, imported only when a figure is
+drawn) draw the run's first paging mode (`off` on a kernel run, `host` on a
+hosted one); the tables have every mode.
 """
 
 from __future__ import annotations

@@ -397,7 +397,7 @@ def describe_cpu(cpu: Any) -> str:
 
 
 # --- the multi-core papers (issue 20): what the SMP answers set beside this run's numbers ------------------
-# Each is the paper's own framing, quoted in the summary's brackets (smpreport.py); none is computed.
+# Each is the paper's own framing, quoted in the summary's brackets (reports/smp.py); none is computed.
 
 # (source, its numbers) as paper.quoted sets them in square brackets; what no paper states stays outside them
 LIU_FALSE_SHARING = ("Liu 2014", "threads incrementing their own ints of one array run ~13x slower than expected "
@@ -411,7 +411,7 @@ PARALLEL_WORKSET = ("paper", "one CPU")
 PARALLEL_EXPECTED = "two CPUs, each with its own caches, can take half the time or less"
 
 # --- the multi-core papers' numbers that bench smplocks, shootdown, aslock and linuxvm answer ---------
-# (smplockreport.py sets each beside this run's value, in square brackets: (source, its numbers) for quoted)
+# (reports/smplocks.py sets each beside this run's value, in square brackets: (source, its numbers) for quoted)
 
 VALCHANOV_NPTL_X = 7.4  # NPTL mutex on 8 logical CPUs (615 154 us) / user-space library on one CPU (82 875 us)
 VALCHANOV_TEXT = ("Valchanov-Andreev", "5 threads x 1 000 000 lock/unlock, NPTL on 8 logical CPUs 615 154 us / "

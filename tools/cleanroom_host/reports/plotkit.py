@@ -1,4 +1,4 @@
-"""What every figure module shares (plots.py, lockplots.py, aspaceplots.py): matplotlib
+"""What every family's figures share (workset.py, locks.py, aspace.py, smp.py, smplocks.py): matplotlib
 with the Agg backend, imported only when a figure is drawn, so the rest of the
 tool starts fast; the figure size, the subtitle and the run's note; the
 working-set axis; paired bars; drawing a module's list of figures.

@@ -1,27 +1,20 @@
-"""The report of coherence, falseshare, isolation and workset's parallel case (Liu, Predator, Dthreads, PATHREADS): its summary lines, tables, CSVs and figures.
-
-The report of the multi-core sharing benchmarks: `coherence` (a cache line's round trip between two
+"""The family of the multi-core sharing benchmarks: `coherence` (a cache line's round trip between two
 CPUs, every pair: the core-to-core matrix), `falseshare` (Liu 2014 Fig. 1.3 and Predator's object
 offset), `isolation` (the Dthreads / Sheriff / PATHREADS mechanism) and workset's `parallel` case:
-summary lines, tables, smp.csv and figures (smpplots.py). A module of the report registry (report.py).
+summary lines, tables, smp.csv and figures. A family of families.FAMILIES.
 
 Every figure is a record's median with its interval, per operation: the kernel records a whole run of
 `reps` operations per sample (per 1), and this module divides by params.reps, so that an increment of
 about one tick keeps its fractions. Ratios of cases measured in one set (SETS) are paired round by round,
-others Hodges-Lehmann / Mann-Whitney, records without samples interval arithmetic (interval.py). Each
+others Hodges-Lehmann / Mann-Whitney, records without samples interval arithmetic (stats/interval.py). Each
 benchmark's increment variants (`op`: plain, atomic) are reported apart, never averaged. Under an
 emulator the CPUs are the host's threads: the numbers say how the emulator ran, not what a line costs,
 and every answer says so. docs/REPORT.md describes the tables and smp.csv.
 
-Its figures:
-
-Figures of the multi-core sharing benchmarks (smpreport.py), as PNG files: the coherence core-to-core
-matrix as a heat map, falseshare's time per update vs CPUs, isolation's speedup vs the commit interval
-and vs CPUs, and workset's two-CPU case beside single and multi.
-
-Same style as plots.py and lockplots.py (matplotlib with the Agg backend, imported only when a figure is
-drawn). Each figure draws the run's first paging mode; the tables have every mode. An emulated run's
-figures carry smpreport's caveat at the bottom.
+The figures (matplotlib with the Agg backend, imported only when a figure is drawn): the coherence
+core-to-core matrix as a heat map, falseshare's time per update vs CPUs, isolation's speedup vs the
+commit interval and vs CPUs, and workset's two-CPU case beside single and multi. Each draws the run's
+first paging mode; the tables have every mode. An emulated run's figures carry its caveat at the bottom.
 """
 
 from __future__ import annotations
@@ -44,7 +37,7 @@ from ..stats.interval import Interval, cell, short
 BENCHES = ("coherence", "falseshare", "isolation")
 COHERENCE, FALSESHARE, ISOLATION = BENCHES
 WORKSET = "workset"
-PARALLEL = "parallel"  # workset's case on two CPUs (benchreport draws single and multi)
+PARALLEL = "parallel"  # workset's case on two CPUs (workset.py draws single and multi)
 SMP_CSV = "smp.csv"
 OPS = ("atomic", "plain")  # the summary's order: the locked add first, where a line cannot hide
 OFFSETS = (0, 24, 56)  # Predator's byte offsets of the object array in a line

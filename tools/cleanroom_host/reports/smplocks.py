@@ -1,21 +1,16 @@
-"""The report of smplocks, shootdown, aslock and linuxvm (locks and address spaces across CPUs): its summary lines, tables, CSVs and figures.
-
-The report of the multi-CPU lock and address-space benchmarks `smplocks`, `shootdown`, `aslock` and
-`linuxvm`: summary lines that answer the papers' questions, tables, smplocks.csv and figures
-(smplockplots.py). A module of the report registry (report.py).
+"""The family of the multi-CPU lock and address-space benchmarks `smplocks`, `shootdown`, `aslock` and
+`linuxvm`: summary lines that answer the papers' questions, tables, smplocks.csv and figures. A family of
+families.FAMILIES.
 
 Every figure is a record's median (TSC ticks per operation as the kernel divided it) with its interval;
 ratios of cases measured in one set (SETS) are paired round by round, others Hodges-Lehmann /
-Mann-Whitney, records without samples interval arithmetic (interval.py). Each answer leads with the
+Mann-Whitney, records without samples interval arithmetic (stats/interval.py). Each answer leads with the
 question, then this run's value, then the paper's number in square brackets (paper.py). Under an emulator
 the CPUs are host threads (QEMU TCG) or take turns (-icount): the answers then say so, since what they time
 is the emulator, not the papers' effects. docs/REPORT.md describes the tables and smplocks.csv.
 
-Its figures:
-
-Figures for smplocks, shootdown, aslock and linuxvm, as PNG files: each quantity against the number of CPUs
-(k), one line per lock, mode, space or kind of worker, with the band of the runs. Same style as lockplots.py;
-an emulator run carries its caveat at the bottom of every figure.
+The figures: each quantity against the number of CPUs (k), one line per lock, mode, space or kind of
+worker, with the band of the runs; an emulator run carries its caveat at the bottom of every figure.
 """
 
 from __future__ import annotations

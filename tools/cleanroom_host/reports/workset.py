@@ -1,14 +1,8 @@
-"""The report of ctxsw and workset (Klimiankou 2018, Figures 3-8): its summary lines, tables, CSVs and figures.
+"""The family of ctxsw and workset (Klimiankou 2018): summary lines, tables, derived.csv and Figures
+3-8 with a ctxsw chart as PNG files. A family of families.FAMILIES.
 
-The report of the ctxsw and workset benchmarks (Klimiankou 2018): summary lines, tables,
-derived.csv and Figures 3-8 (plots.py). A module of the report registry (report.py).
-
-Its figures:
-
-Figures 3-8 of Klimiankou 2018 and a ctxsw chart, as PNG files.
-
-matplotlib (Agg backend) is imported only when a figure is drawn, so the
-rest of the tool starts fast. One function per figure; FIGURES lists them.
+matplotlib (Agg backend) is imported only when a figure is drawn, so the rest of the tool starts fast.
+One function per figure; FIGURES lists them.
 """
 
 from __future__ import annotations

@@ -1,0 +1,43 @@
+"""The benchmark families the report walks, one line each, as bench/registry.def has one line per benchmark:
+the summary, report.txt, the files and `compare` take them in this order, and know none by name.
+
+A family is one module of this package providing the hooks named in HOOKS (docs/REPORT.md, "Adding a
+benchmark's report"):
+
+- BENCHES: the `bench` names it reports;
+- summary(run) -> lines: its answers to the papers' questions, a few lines;
+- sections(run) -> lines: its full tables, for report.txt;
+- derived(run) -> [Derived]: its derived values with their bands, which `compare` sets side by side;
+- files(run, out, plots) -> [Path]: its CSV files and (with plots) figures, written into out.
+
+A family's module imports the shared kit (context, cells, plotkit, paper, derive) and the layers below,
+never another family's module nor the frame (tests/test_imports.py)."""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass
+from functools import cache
+from types import ModuleType
+
+
+@dataclass(frozen=True)
+class Family:
+    module: str  # its module in this package
+    what: str    # its benchmarks and papers, for people
+
+
+FAMILIES: tuple[Family, ...] = (
+    Family("workset", "ctxsw, workset: Klimiankou 2018, Figures 3-8"),
+    Family("locks", "locks, create, peers: LiteThreads, Valchanov-Andreev"),
+    Family("aspace", "aspace: PATHREADS, Sheriff, Dthreads"),
+    Family("smp", "coherence, falseshare, isolation (and workset's parallel): Liu, Predator, Dthreads, PATHREADS"),
+    Family("smplocks", "smplocks, shootdown, aslock, linuxvm: locks and address spaces across CPUs"),
+)
+HOOKS = ("BENCHES", "summary", "sections", "derived", "files")
+
+
+@cache
+def modules() -> tuple[ModuleType, ...]:
+    """Each family's module, in FAMILIES' order."""
+    return tuple(importlib.import_module(f"{__package__}.{f.module}") for f in FAMILIES)
