@@ -1,4 +1,4 @@
-"""Comparing machines in time, not in ticks of two clocks (tools/cleanroom_host/clocks.py).
+"""Comparing machines in time, not in ticks of two clocks (tools/cleanroom_host/reports/clocks.py).
 
 The 16-CPU Intel guest's smplocks (TSC 2.1 GHz, docs/data/16cpu-intel-2026-11-27) against the 2-vCPU AMD
 EPYC guest's (TSC 2.596 GHz, tests/fixtures/hosted-smplocks-2cpu.log): every TSC-timed figure is taken

@@ -1,4 +1,4 @@
-"""The emulator table (tools/cleanroom_host/emulators.py, EMULATORS): one row says all the tool knows
+"""The emulator table (tools/cleanroom_host/machines/emulators.py, EMULATORS): one row says all the tool knows
 about an emulator, and every other module asks the row."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Intervals with a stated coverage (tools/cleanroom_host/ranks.py, interval.py; docs/REPORT.md):
+"""Intervals with a stated coverage (tools/cleanroom_host/stats/ranks.py, interval.py; docs/REPORT.md):
 the exact coverage of each method, a simulation from skewed and heavy-tailed distributions that every
 interval covers the truth at its stated rate, the kernel's rank table, the recorded hosted fixture whose
 consistent effect one outlier hid, exact intervals under qemu-icount, and runs=auto (kernel and hosted)."""

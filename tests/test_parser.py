@@ -1,4 +1,4 @@
-"""The record parser (tools/cleanroom_host/protocol.py) against damaged logs.
+"""The record parser (tools/cleanroom_host/records/protocol.py) against damaged logs.
 
 Logs are built with the small encoder below, written from PROTOCOL.md and
 independent of the parser's own encoder.

@@ -1,4 +1,4 @@
-"""The kernel's relocation table (tools/cleanroom_host/relocs.py, boot/boot.asm):
+"""The kernel's relocation table (tools/cleanroom_host/machines/relocs.py, boot/boot.asm):
 GRUB's multiboot2 may load the image elsewhere than its link address, and the
 entry fixes up every absolute address from this table. The test that matters:
 the built image, fixed up by its own table as boot/boot.asm does, is byte for

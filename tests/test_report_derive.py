@@ -1,4 +1,4 @@
-"""The quantities of Klimiankou 2018, Figures 3-8 (tools/cleanroom_host/derive.py),
+"""The quantities of Klimiankou 2018, Figures 3-8 (tools/cleanroom_host/reports/derive.py),
 checked against a computation written here from the records' medians."""
 
 from __future__ import annotations

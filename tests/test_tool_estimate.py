@@ -1,4 +1,4 @@
-"""The duration estimate before long emulator runs (tools/cleanroom_host/estimate.py)."""
+"""The duration estimate before long emulator runs (tools/cleanroom_host/machines/estimate.py)."""
 
 from __future__ import annotations
 
