@@ -14,8 +14,8 @@ from typing import TYPE_CHECKING, Callable, NoReturn, Sequence, TextIO
 # compare's, LAVA's, the QR decoder's) where it uses them, so that a run does not pay for them (the
 # tests start the tool several hundred times).
 from .machines import defaults, emulators, estimate, runner
-from .records import results
 from .machines.progress import Progress
+from .records import results
 from .records.protocol import parse_boots, pick_boot
 from .records.text import WIDTH, not_installed
 

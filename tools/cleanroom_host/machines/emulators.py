@@ -24,8 +24,8 @@ from pathlib import Path
 from typing import Callable
 
 from ..records import model
-from ..records.text import not_installed
 from ..records.kinds import BOCHS, BOCHS_INSTRUCTIONS, HOST_TICKS, HOSTED, INSTRUCTIONS, QEMU_ICOUNT, QEMU_TCG, TICKS, VM, Units
+from ..records.text import not_installed
 
 OVMF = Path("/usr/share/ovmf/OVMF.fd")
 # The kernel's hardware virtualisation (the kvm_intel or kvm_amd module): QEMU's -accel kvm opens it.

@@ -34,10 +34,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from . import emulators, estimate
 from ..records import kinds
-from .runner import DEFAULT_SILENCE_S
 from ..records.text import not_installed
+from . import emulators, estimate
+from .runner import DEFAULT_SILENCE_S
 
 QEMU_DEVICE = "qemu"  # LAVA's device type that starts QEMU on the dispatcher
 PC_DEVICE = "x86"  # LAVA's device type of x86 PCs that boot from the network with iPXE or GRUB

@@ -20,11 +20,11 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from . import lavajob
 from ..records.protocol import ParseResult, Record, parse_boots
 from ..records.results import SERIAL_LOG
-from .runner import write_boots
 from ..records.text import not_installed
+from . import lavajob
+from .runner import write_boots
 
 TARGET = "target"  # the level of the device's own output
 RESULTS = "results"  # the level of a test case

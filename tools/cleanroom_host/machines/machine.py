@@ -13,10 +13,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Any, Iterable
 
-from . import emulators
 from ..records import model
 from ..records.kinds import BOCHS, HARDWARE, HOSTED, QEMU_ICOUNT, QEMU_TCG, TICKS, UNKNOWN, VM, Units
 from ..records.protocol import Record
+from . import emulators
 
 TCG_SIGNATURE = "TCGTCGTCGTCG"
 KVM_SIGNATURE = "KVMKVMKVM"

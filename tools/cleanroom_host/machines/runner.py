@@ -21,12 +21,12 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import IO, Any, Awaitable, BinaryIO, Callable, TextIO
 
-from . import emulators, machine
 from ..records import model
-from .progress import Progress
 from ..records.protocol import ParseResult, Record, StreamScanner, parse_boots
 from ..records.results import RESULTS_CSV, SERIAL_LOG, boot_dirs, boots_summary, write_results
 from ..records.text import auto_case_lines, auto_text, bench_time_text, not_installed, wrap
+from . import emulators, machine
+from .progress import Progress
 
 # After a good `done` record, give the emulator this long to exit by itself.
 DONE_GRACE_S = 1.0

@@ -23,14 +23,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..records.protocol import Record
+from ..records.text import number, table
+from ..stats.interval import Interval, cell, short
 from . import paper
 from .cells import Cell, Point, as_int, collect, make_cell, modes, ratio_cell, ratio_of, write_cells
 from .context import Derived, Run, csv_and_plots
 from .derive import series_of
 from .plotkit import FigureContext, FigureFn, OURS, THEIRS, draw, new_figure, pair_bars, save, size_axis
-from ..records.protocol import Record
-from ..records.text import number, table
-from ..stats.interval import Interval, cell, short
 
 
 BENCHES = ("aspace",)

@@ -8,11 +8,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Hashable, Iterable
 
-from .context import Derived
-from .derive import mode_of
-from ..stats.interval import Interval, cell, verdict
 from ..records.protocol import Record
 from ..records.text import exact, write_csv
+from ..stats.interval import Interval, cell, verdict
+from .context import Derived
+from .derive import mode_of
 
 CELL_HEADER = ["table", "paging", "row", "column", "unit", "value", "min", "max", "verdict"]
 

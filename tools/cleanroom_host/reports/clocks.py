@@ -16,10 +16,10 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from ..records import model
-from .context import Derived, Run
-from ..machines.machine import Machine
-from .paper import describe_cpu, size_text
 from ..records.results import ResultSet
+from ..machines.machine import Machine
+from .context import Derived, Run
+from .paper import describe_cpu, size_text
 
 NS = "ns"
 MODEL_NOTE = "with the cache/TLB model"  # a qemu-model run's platform

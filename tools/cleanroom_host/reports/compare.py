@@ -18,17 +18,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
-from . import clocks
 from ..records import text
-from .cells import ratio_digits
-from .context import Derived, Run, Sweep
-from .families import modules as families
-from ..stats.interval import EXACT, NO_SPREAD, NOISE, UNRESOLVED, Interval, cell, coverage_range, short, verdict
 from ..records.kinds import Units
-from ..machines.machine import Machine
 from ..records.protocol import Record
 from ..records.results import ResultSet
 from ..records.text import WIDTH, exact, fit, format_params, table
+from ..stats.interval import EXACT, NO_SPREAD, NOISE, UNRESOLVED, Interval, cell, coverage_range, short, verdict
+from ..machines.machine import Machine
+from . import clocks
+from .cells import ratio_digits
+from .context import Derived, Run, Sweep
+from .families import modules as families
 
 COMPARE_CSV = "compare.csv"
 DERIVED_CSV = "compare-derived.csv"

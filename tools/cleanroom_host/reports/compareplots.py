@@ -11,11 +11,11 @@ import textwrap
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
 
+from ..records.text import format_params
+from ..stats.interval import Interval
 from . import comparesets as cs
 from .compare import OUTCOME_PARAMS, DerivedMatch, Match, common_prefix, params_common, params_rest
-from ..stats.interval import Interval
 from .plotkit import DPI, errors_of, pyplot, save_figure, size_axis
-from ..records.text import format_params
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes

@@ -18,16 +18,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
-from . import clocks
 from ..records import text
-from .compare import CYCLES, LEGEND, TICK_FIELDS, UNITS_DIFFER, DerivedMatch, Match, case_unit, change_word, common_prefix, digits, group_by, key_lines, params_common, params_rest, stat_text, ticks_of
-from .context import Run
-from ..stats.interval import Interval, cell, coverage_range, verdict
 from ..records.kinds import Units
-from ..machines.machine import Machine
-from .paper import describe_cpu, size_text
 from ..records.results import ResultSet
 from ..records.text import WIDTH, exact, fit, format_params, table
+from ..stats.interval import Interval, cell, coverage_range, verdict
+from ..machines.machine import Machine
+from . import clocks
+from .compare import CYCLES, LEGEND, TICK_FIELDS, UNITS_DIFFER, DerivedMatch, Match, case_unit, change_word, common_prefix, digits, group_by, key_lines, params_common, params_rest, stat_text, ticks_of
+from .context import Run
+from .paper import describe_cpu, size_text
 
 CSV_HEADER = ["bench", "case", "params", "set", "machine", "unit", "n", "med", "lo", "hi", "min", "max", "ref",
               "ratio_ref", "ratio_lo", "ratio_hi", "verdict"]

@@ -8,8 +8,8 @@ from typing import Any, Callable
 
 from ..records import model
 from ..records.kinds import Units
-from ..machines.machine import Machine, model_view
 from ..records.protocol import Record
+from ..machines.machine import Machine, model_view
 
 
 @dataclass

@@ -21,9 +21,9 @@ import math
 from dataclasses import dataclass, field, replace
 from typing import Any, Iterable
 
-from ..stats.interval import Interval
 from ..records.kinds import Units
 from ..records.protocol import Record
+from ..stats.interval import Interval
 
 __all__ = ["Interval", "Series", "Row", "Quantity", "QUANTITIES", "derive", "pick", "extreme", "mode_of"]
 

@@ -10,16 +10,16 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Callable
 
-from .families import modules as families
 from ..records import model
-from .context import Run
-from ..stats.interval import SUMMARY_LEGEND, Interval, short, summary_band
 from ..records.kinds import INSTRUCTIONS
-from ..machines.machine import counters_text
-from .paper import quoted_once, size_text
 from ..records.protocol import Record, format_ranges
 from ..records.results import ResultSet
 from ..records.text import WIDTH, auto_text, bench_time_text, compact, fit, format_params, human_bytes, human_hz, table
+from ..stats.interval import SUMMARY_LEGEND, Interval, short, summary_band
+from ..machines.machine import counters_text
+from .context import Run
+from .families import modules as families
+from .paper import quoted_once, size_text
 
 __all__ = ["compact", "format_params", "human_bytes", "human_hz", "table", "render", "write_outputs",
            "summary", "full_report", "run_of"]

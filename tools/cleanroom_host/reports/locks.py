@@ -23,13 +23,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..records.protocol import Record
+from ..records.text import table
+from ..stats.interval import Interval, cell, short
 from . import paper
 from .cells import Cell, Point, collect, find, make_cell, modes, ratio_cell, ratio_digits, ratio_of, write_cells
 from .context import Derived, Run, csv_and_plots
 from .plotkit import FigureContext, FigureFn, OURS, THEIRS, draw, errors_of, new_figure, pair_bars, save
-from ..records.protocol import Record
-from ..records.text import table
-from ..stats.interval import Interval, cell, short
 
 
 BENCHES = ("locks", "create", "peers")

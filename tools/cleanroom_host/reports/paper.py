@@ -11,11 +11,11 @@ import re
 from dataclasses import dataclass
 from typing import Any, Iterable
 
-from .derive import MISS_EVENTS, EVENT_SHORT, OFF, Row, conc_counter, pick
-from ..stats.interval import EXACT, FINDINGS, NO_SPREAD, NOISE, NOISE_ALONE, RANKED, RESOLVED, UNRESOLVED, cell, chance_limit, false_rate, percent, runs_to_resolve, short, verdict
 from ..records.kinds import BOCHS, HOSTED, Units
-from ..machines.machine import Cache, Machine, data_caches
 from ..records.protocol import Record
+from ..stats.interval import EXACT, FINDINGS, NO_SPREAD, NOISE, NOISE_ALONE, RANKED, RESOLVED, UNRESOLVED, cell, chance_limit, false_rate, percent, runs_to_resolve, short, verdict
+from ..machines.machine import Cache, Machine, data_caches
+from .derive import MISS_EVENTS, EVENT_SHORT, OFF, Row, conc_counter, pick
 
 __all__ = ["Cache", "data_caches", "cache_position", "comparison", "emulated", "size_text", "bytes_text"]
 

@@ -10,9 +10,9 @@ import math
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
 
+from ..stats.interval import NOISE, Interval, verdict
 from . import paper
 from .context import Run
-from ..stats.interval import NOISE, Interval, verdict
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes

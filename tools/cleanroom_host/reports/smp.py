@@ -23,15 +23,15 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Callable, TYPE_CHECKING
 
+from ..records import text
+from ..records.kinds import QEMU_ICOUNT
+from ..records.protocol import Record
+from ..stats.interval import Interval, cell, short
 from . import paper
 from .cells import Cell, Point, SetOf, as_int as _int, collect, make_cell, ratio_of, write_cells
 from .context import Derived, Run, csv_and_plots
 from .paper import size_text
 from .plotkit import DPI, FigureContext as Context, errors_of, pyplot as _pyplot, save_figure
-from ..records import text
-from ..records.kinds import QEMU_ICOUNT
-from ..records.protocol import Record
-from ..stats.interval import Interval, cell, short
 
 
 BENCHES = ("coherence", "falseshare", "isolation")

@@ -18,13 +18,13 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Callable, TYPE_CHECKING
 
+from ..records.kinds import QEMU_ICOUNT
+from ..records.text import number, table
+from ..stats.interval import Interval, NOISE, band_text, cell, short, verdict
 from . import paper
 from .cells import Cell, Point, SetOf, collect, make_cell, modes, ratio_cell, write_cells
 from .context import Derived, Run, csv_and_plots
 from .plotkit import DPI, FigureContext as Context, SIZE, draw, pyplot as _pyplot, save_figure
-from ..records.kinds import QEMU_ICOUNT
-from ..records.text import number, table
-from ..stats.interval import Interval, NOISE, band_text, cell, short, verdict
 
 
 BENCHES = ("smplocks", "shootdown", "aslock", "linuxvm")

@@ -12,16 +12,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Iterable, TYPE_CHECKING
 
+from ..records import model, text
+from ..records.kinds import Units
+from ..records.text import exact, table
+from ..stats.interval import FINDINGS, Interval, NO_SPREAD, cell, legend, short, verdict
 from . import paper
 from .context import Derived, Run, Sweep, csv_and_plots
 from .derive import (EVENT_SHORT, HOST_LARGE, MISS_EVENTS, OFF, QUANTITIES, RR, Row, SHAPES, Series, SwitchCost,
                      collect_ctxsw, conc_counter, derive, effect_name, pick, switch_costs, vm_counter, vm_label,
                      vm_pairs)
 from .plotkit import DPI, new_axes, pyplot, save_figure, size_axis
-from ..records import model, text
-from ..records.kinds import Units
-from ..records.text import exact, table
-from ..stats.interval import FINDINGS, Interval, NO_SPREAD, cell, legend, short, verdict
 
 
 BENCHES = ("ctxsw", "workset")

@@ -28,8 +28,8 @@ import math
 from dataclasses import dataclass, replace
 from typing import Any, Callable, Hashable, Iterable, Sequence
 
-from . import ranks
 from ..records.text import number
+from . import ranks
 
 NAN = math.nan
 INF = math.inf
