@@ -16,11 +16,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from test_report_summary import unwrap
 
 from cleanroom_host import cli
 from cleanroom_host.machines import emulators, machine
 from cleanroom_host.records import results, text
-from cleanroom_host.records.protocol import parse_log
+from cleanroom_host.records.protocol import encode_record, parse_log
+from cleanroom_host.reports import frame as report
 
 REPO = Path(__file__).resolve().parent.parent
 KVM_LOG = REPO / "tests" / "fixtures" / "kvm-pvm-tsc-paging.log"
@@ -47,6 +49,38 @@ def test_the_trap_is_told_from_a_cpu_s_own_rdtsc() -> None:
     trust = machine.Machine.of(recs, {"emulator": "kvm"}).trust
     assert "traps rdtsc" not in trust
     assert "general_protection (vector 13) at eip 0x20a1ab: under a hypervisor most likely one refusing" in trust
+
+
+def kvm_with_answers(rdtsc: int | None = None) -> results.ResultSet:
+    """The kvm fixture's run as if paging had not faulted: its hello, cpu, tsc and tsc results, then
+    tests/fixtures/hosted-workset.log's ctxsw and workset results and a done, framed anew. rdtsc: the
+    back-to-back pair's ticks instead of the trapped ones."""
+    kvm = [r for r in parse_log(KVM_LOG.read_bytes()).records if r["t"] not in ("fault", "done")]
+    if rdtsc is not None:
+        kvm = [dict(r, min=rdtsc, med=rdtsc, max=rdtsc) if r.get("case") == "rdtsc" else r for r in kvm]
+    more = [r for r in parse_log((REPO / "tests" / "fixtures" / "hosted-workset.log").read_bytes()).records
+            if r["t"] == "result" and r["bench"] != "tsc"]
+    recs = kvm + more + [{"t": "done", "status": "ok", "records": len(kvm) + len(more), "passed": 0, "failed": 0}]
+    log = b"".join(encode_record(dict(r, seq=i)) for i, r in enumerate(recs))
+    return results.ResultSet(Path("kvm-answers.log"), results.to_json_doc(parse_log(log), "kvm", {"emulator": "kvm"}))
+
+
+def answers_heading(rs: results.ResultSet) -> str:
+    return next(line for line in unwrap(report.summary(rs)) if line.startswith(("answers", "no answers")))
+
+
+def test_a_trapped_rdtsc_gives_no_answers() -> None:
+    """The machine lines say every figure of a run whose hypervisor traps rdtsc is the cost of its
+    emulation: the answers' heading says so too, as plain QEMU's does; an untrapped rdtsc (a CPU's few
+    dozen ticks) under the same hypervisor, and a hosted run, still give answers."""
+    trapped = kvm_with_answers()
+    assert machine.rdtsc_trapped(trapped.records) == 10192
+    assert answers_heading(trapped).startswith("no answers: the hypervisor traps rdtsc, so every figure here is "
+                                               "the cost of its emulation, not the CPU's; ")
+    assert any(line.lstrip().startswith("switch cost") for line in report.summary(trapped))
+    assert answers_heading(kvm_with_answers(rdtsc=30)).startswith("answers; ")
+    hosted = results.load(REPO / "tests" / "fixtures" / "hosted-workset.log")
+    assert answers_heading(hosted).startswith("answers; ")
 
 
 @pytest.mark.parametrize("log", ["qemu-quick.log", "qemu-icount-quick.log", "hosted-quick.log"])

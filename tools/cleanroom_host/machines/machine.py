@@ -47,6 +47,9 @@ TRUST = {
 }
 # What every figure of an emulator whose TSC follows the host's clock is (Machine.emulator_time)
 EMULATOR_TIME = "the emulator's own costs in host time, not a CPU's"
+# What every figure of a run whose hypervisor traps rdtsc is (Machine.rdtsc_trap: the trust line says it too)
+TRAPPED_COST = "every figure here is the cost of its emulation, not the CPU's"
+TRAPPED_TIME = f"the hypervisor traps rdtsc, so {TRAPPED_COST}"
 # What every figure of a hosted run with more workers than CPUs is (oversubscribe=1: Machine.shared)
 SHARED_TIME = ("{workers} workers took turns on {cpus} CPUs (oversubscribe=1): every time is the scheduler's; "
                "the run checks the multi-CPU logic, not speed")
@@ -86,6 +89,7 @@ class Machine:
     evidence: "Evidence | None" = None  # the evidence record and the results' own (None: an older log)
     timing: str = ""  # the trust line with the TSC's choice but not every source's figure: the summary's
     shared: str | None = None  # hosted, oversubscribe=1: SHARED_TIME for its workers and CPUs
+    rdtsc_trap: int | None = None  # a real CPU's back-to-back rdtsc took this many ticks: trapped (rdtsc_trapped)
 
     @property
     def emulated(self) -> bool:
@@ -101,9 +105,11 @@ class Machine:
 
     @property
     def no_answers(self) -> str | None:
-        """Why no figure of this run answers anything (an emulator's host time, workers sharing CPUs), or
-        None: its figures are a CPU's."""
-        return EMULATOR_TIME if self.emulator_time else self.shared
+        """Why no figure of this run answers anything (an emulator's host time, a hypervisor trapping rdtsc,
+        workers sharing CPUs), or None: its figures are a CPU's."""
+        if self.emulator_time:
+            return EMULATOR_TIME
+        return TRAPPED_TIME if self.rdtsc_trap is not None else self.shared
 
     @property
     def plot_caches(self) -> list[Cache]:
@@ -147,7 +153,8 @@ class Machine:
         notes = hypervisor_notes(recs, run, kind) + (evidence_notes(evidence) if evidence else [])
         tail = "; " + "; ".join(notes) if notes else ""
         return cls(kind, units_of(kind), trust + clock + tail, data_caches(cpu), counters, scope, recorded,
-                   str(hyper) if hyper else None, sources, warning, evidence, trust + brief + tail, shared)
+                   str(hyper) if hyper else None, sources, warning, evidence, trust + brief + tail, shared,
+                   rdtsc_trapped(recs) if real_tsc(kind) else None)
 
 
 def _first(records: list[Record], t: str) -> Record | None:
@@ -201,12 +208,17 @@ def rdtsc_trapped(records: list[Record]) -> int | None:
     return min(fewest) if fewest and min(fewest) > RDTSC_TRAPPED else None
 
 
+def real_tsc(kind: str) -> bool:
+    """A known platform whose TSC is a real CPU's (not an emulator's): a hypervisor may trap its rdtsc."""
+    row = emulators.of_kind(kind)
+    return kind != UNKNOWN and (row is None or row.caches == emulators.REAL)
+
+
 def hypervisor_notes(records: list[Record], run: dict[str, Any] | None, kind: str) -> list[str]:
     """What the trust line says of a run on a real CPU under a hypervisor: an rdtsc it traps, a fault
     where it refused what the kernel needs, a guest it stopped. Nothing for the emulators, whose TSC
     is no CPU's anyway."""
-    row = emulators.of_kind(kind)
-    if kind == UNKNOWN or (row is not None and row.caches != emulators.REAL):
+    if not real_tsc(kind):
         return []
     run = run or {}
     cpu = _first(records, "cpu")
@@ -215,7 +227,7 @@ def hypervisor_notes(records: list[Record], run: dict[str, Any] | None, kind: st
     ticks = rdtsc_trapped(records)
     if ticks is not None:
         notes.append(f"the hypervisor traps rdtsc: a back-to-back pair takes at least {ticks} TSC ticks (a CPU "
-                     f"takes a few dozen), so every figure here is the cost of its emulation, not the CPU's")
+                     f"takes a few dozen), so {TRAPPED_COST}")
     fault = _first(records, "fault")
     if hyper and fault is not None:
         where = run.get("fault_in")

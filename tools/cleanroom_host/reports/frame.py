@@ -397,7 +397,8 @@ def _summary_problems(rs: ResultSet) -> list[str]:
 
 def _answers_head(run: Run) -> list[str]:
     """What the answers are, and the legend of the words they use. Under an emulator whose TSC follows
-    the host's clock they are no answers: the heading says whose costs they are."""
+    the host's clock, or a hypervisor that traps rdtsc, they are no answers: the heading says whose costs
+    they are (Machine.no_answers)."""
     why = run.machine.no_answers
     what = f"no answers: {why}" if why else "answers"
     band = summary_band(d.value for module in families() for d in module.derived(run))
