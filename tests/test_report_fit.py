@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from booting import TOOL_SAFETY_NET_S
+from booting import TOOL_SAFETY_NET_S, tool_proc
 from test_report_summary import unwrap
 
 from cleanroom_host.reports import compare, paper, frame as report
@@ -34,6 +34,7 @@ DATA = REPO / "docs" / "data"
 FIXTURES = REPO / "tests" / "fixtures"
 LOGS = sorted(FIXTURES.glob("*.log")) + sorted(DATA.glob("*.log")) + [DATA / "qemu-model-prestonia" / "serial.log"]
 MAKE_RUN = FIXTURES / "qemu-icount-make-run.log"  # `make run`'s kernel half: the issue's 29-line summary
+QUICK_TCG = FIXTURES / "qemu-quick-suite.log"  # `run --emulator qemu`, the whole quick suite: 63 lines (issue 29)
 ICOUNT = DATA / "qemu-icount-quick.log"
 TCG = DATA / "qemu-quick.log"
 # Two real result sets each (the issue's `compare A B`: instructions against host time among them)
@@ -250,6 +251,31 @@ def test_host_time_emulator_gives_no_answers(log: Path) -> None:
     assert not any(line.startswith("answers") for line in lines)
     values = [i for i, line in enumerate(lines) if re.search(r"thread / fiber|max/min|switch cost", line)]
     assert values and min(values) > head
+
+
+def test_a_plain_qemu_quick_report_fits_the_budget(tmp_path: Path) -> None:
+    """Issue 29: `report` of a plain-QEMU quick run (tsc, ctxsw, workset, locks, create, aspace) printed 63
+    lines. Its figures answer nothing, so the summary sets no paper's numbers beside them and names no runs
+    that would resolve more: what `report` prints fits the budget, the line naming report.txt included,
+    and every benchmark still has its values."""
+    p = tool_proc("report", str(QUICK_TCG), "--out", str(tmp_path), "--no-plots")
+    assert p.returncode == 0, p.stderr
+    assert len(p.stdout.splitlines()) <= report.SUMMARY_BUDGET, p.stdout
+    lines = unwrap(p.stdout.splitlines())
+    head = next(line for line in lines if line.startswith(("answers", "no answers")))
+    assert head.startswith(f"no answers: {EMULATOR_TIME}; ") and "square brackets" not in head
+    for what in ("switch cost", "the switch alone", "concurrency overhead, peak", "fig 7, single", "locks, ",
+                 "valchanov", "create: ", "aspace, thread / fiber", "commit mode"):
+        assert any(line.lstrip().startswith(what) for line in lines), what
+    assert not any(paper.QUOTED.search(line) or "[" in line for line in lines), p.stdout
+    assert not any("would resolve" in line for line in lines)
+
+
+def test_answers_keep_the_papers_numbers_and_the_runs_that_would_resolve_more() -> None:
+    """What a run with no answers leaves out stays where the figures are a CPU's."""
+    text_ = "\n".join(unwrap(summary(FIXTURES / "hosted-workset-outlier.log")))
+    assert "answers; " in text_ and "in square brackets the papers' numbers:" in text_
+    assert "would resolve them, the data suggest" in text_ and "[paper: 352 % at 512K per buffer" in text_
 
 
 @pytest.mark.parametrize("log", [ICOUNT, MAKE_RUN, DATA / "bochs-quick-256k.log", DATA / "hosted-quick.log"],

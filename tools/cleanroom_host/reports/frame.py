@@ -19,7 +19,7 @@ from ..stats.interval import SUMMARY_LEGEND, Interval, short, summary_band
 from ..machines.machine import counters_text
 from .context import Run
 from .families import modules as families
-from .paper import quoted_once, size_text
+from .paper import quoted_once, size_text, unquoted
 
 __all__ = ["compact", "format_params", "human_bytes", "human_hz", "table", "render", "write_outputs",
            "summary", "full_report", "run_of"]
@@ -398,11 +398,12 @@ def _summary_problems(rs: ResultSet) -> list[str]:
 def _answers_head(run: Run) -> list[str]:
     """What the answers are, and the legend of the words they use. Under an emulator whose TSC follows
     the host's clock, or a hypervisor that traps rdtsc, they are no answers: the heading says whose costs
-    they are (Machine.no_answers)."""
+    they are (Machine.no_answers), and sets no paper's numbers beside them."""
     why = run.machine.no_answers
     what = f"no answers: {why}" if why else "answers"
     band = summary_band(d.value for module in families() for d in module.derived(run))
-    return [f"{what}; {band}; in square brackets the papers' numbers:", f"  {SUMMARY_LEGEND}"]
+    papers = "" if why else "; in square brackets the papers' numbers"
+    return [f"{what}; {band}{papers}:", f"  {SUMMARY_LEGEND}"]
 
 
 def _summary_answers(run: Run) -> list[str]:
@@ -416,6 +417,8 @@ def _summary_answers(run: Run) -> list[str]:
                      + ", ".join(f"{b} ({n} case{'s' if n != 1 else ''})" for b, n in counts.items()))
     if not lines:
         return []
+    if run.machine.no_answers:  # no value here answers a paper's question: none is set beside its numbers
+        lines = unquoted(lines)
     return _answers_head(run) + [f"  {line}" for line in quoted_once(lines)]
 
 

@@ -39,6 +39,12 @@ def quoted(source: str, text: str) -> str:
 QUOTED = re.compile(r"  \[[^\[\]]*\]$")  # what quoted() ends a line with
 
 
+def unquoted(lines: list[str]) -> list[str]:
+    """The lines without the papers' numbers, for a run with no answers to set beside them (a line that
+    was nothing more is left out)."""
+    return [line for line in (QUOTED.sub("", line) for line in lines) if line.strip()]
+
+
 def quoted_once(lines: list[str]) -> list[str]:
     """The lines with a paper's numbers given once: a line ending with numbers already quoted above
     ends without them (a line that was nothing more is left out)."""
@@ -203,11 +209,13 @@ class Tally:
         hint = f" (runs={self.to_resolve} would resolve them, the data suggest)" if self.to_resolve else ""
         return f"{self.unresolved} not resolved{hint}"
 
-    def brief(self) -> str:
+    def brief(self, advise: bool = True) -> str:
+        """The summary's count; advise: with the runs that would resolve the unresolved points (not for a
+        run with no answers, whose figures more runs would not make answers)."""
         if self.exact and self.exact == self.findings:
             return f"{self.findings}/{self.total} sizes exact (identical samples)"
         extra = self._chance_text()
-        unresolved = f", {self._unresolved_text()}" if self.unresolved and self.to_resolve else ""
+        unresolved = f", {self._unresolved_text()}" if self.unresolved and self.to_resolve and advise else ""
         return f"{self.findings}/{self.total} sizes resolved{unresolved}" + (f"; {extra}" if extra else "")
 
     def text(self) -> str:
@@ -314,16 +322,18 @@ def peak_lines(rows: list[Row], machine: Machine, units: Units | None, series: s
     """Per paging mode, the peak relative concurrency overhead among the findings, where it sits among
     the caches, and (with counters) the misses per quantum of multi - single that come with it."""
     out: list[str] = []
+    advise = not machine.no_answers
     for p in peaks(rows, machine, series):
         counts = tally(p.points)
         if p.peak is None:
             what = "none beyond chance" if counts.by_chance else "none resolved"
-            out.append(f"{lead}, {paging_text(p.paging)}: {what} ({counts.brief() if not full else counts.text()})")
+            count = counts.brief(advise) if not full else counts.text()
+            out.append(f"{lead}, {paging_text(p.paging)}: {what} ({count})")
             continue
         line = (f"{lead}, {paging_text(p.paging)}: {value_text(p.peak, units, full)} at "
                 f"{bytes_text(p.peak.size)} per buffer, {where(machine, p.peak.size)}")
         if not full:
-            line += f"; {counts.brief()}"
+            line += f"; {counts.brief(advise)}"
         misses = misses_text(rows, p.peak.series, p.paging, p.peak.size, units)
         out.append(line + (f"; multi - single per quantum there: {misses}" if misses else ""))
         first = machine.caches[0] if machine.caches else None
@@ -332,7 +342,7 @@ def peak_lines(rows: list[Row], machine: Machine, units: Units | None, series: s
             if above:
                 counts = tally(above)
                 what = "none beyond chance" if counts.by_chance else "none resolved"
-                out.append(f"  from {first.name} size up: {what} ({counts.brief()})")
+                out.append(f"  from {first.name} size up: {what} ({counts.brief(advise)})")
         if p.from_cache is not None:
             big = p.from_cache
             line = (f"  from {machine.caches[0].name} size up: {value_text(big, units, full)} at "

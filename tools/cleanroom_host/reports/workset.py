@@ -15,7 +15,7 @@ from typing import Callable, Iterable, TYPE_CHECKING
 from ..records import model, text
 from ..records.kinds import Units
 from ..records.text import exact, table
-from ..stats.interval import FINDINGS, Interval, NO_SPREAD, cell, legend, short, verdict
+from ..stats.interval import FINDINGS, NO_SPREAD, NOISE, Interval, cell, legend, short, verdict
 from . import paper
 from .context import Derived, Run, Sweep, csv_and_plots
 from .derive import (EVENT_SHORT, HOST_LARGE, MISS_EVENTS, OFF, QUANTITIES, RR, Row, SHAPES, Series, SwitchCost,
@@ -35,6 +35,8 @@ SUMMARY_SERIES = 2  # workset series the summary answers for; the rest are in re
 # --- ctxsw -----------------------------------------------------------------
 
 SHAPE_TEXT = {"": "-", RR: "run queue"}  # how the table names a shape (the others as they are)
+# The summary's switch alone where the whole run cost less than its loop (all of total - loop below 0)
+BELOW_LOOP = "below its loop's noise"
 
 
 def section_ctxsw(run: Run) -> list[str]:
@@ -49,20 +51,29 @@ def section_ctxsw(run: Run) -> list[str]:
             + table(["variant", "shape", "fibers", "paging", "total", "loop", "alone"], rows, numeric={2, 4, 5, 6}))
 
 
-def _both_shapes(costs: list[SwitchCost], value: Callable[[SwitchCost], Interval]) -> str:
+def alone_text(v: Interval) -> str:
+    """A switch alone (total - its loop) for a sentence: a cost is never below 0, so one whose interval
+    holds 0 is "~0" (short) and one whose whole interval is below 0 is BELOW_LOOP: the switch costs less
+    than the two loops differ by. report.txt's table keeps the signed difference."""
+    return BELOW_LOOP if v.ok and v.mid < 0 and verdict(v) != NOISE else short(v)
+
+
+def _both_shapes(costs: list[SwitchCost], value: Callable[[SwitchCost], Interval],
+                 text_of: Callable[[Interval], str] = short) -> str:
     """'pushad 17 / 17, callee 23 / 23, ...': each routine's symmetric / asymmetric value."""
     by = {(c.variant, c.shape): c for c in costs}
     parts = []
     for variant in dict.fromkeys(c.variant for c in costs if c.shape in SHAPES):
-        shown = [short(value(by[(variant, shape)])) if (variant, shape) in by else "-" for shape in SHAPES]
+        shown = [text_of(value(by[(variant, shape)])) if (variant, shape) in by else "-" for shape in SHAPES]
         parts.append(f"{variant} {' / '.join(shown)}")
     return ", ".join(parts)
 
 
-def _round_robin(rr: list[SwitchCost], value: Callable[[SwitchCost], Interval]) -> str:
+def _round_robin(rr: list[SwitchCost], value: Callable[[SwitchCost], Interval],
+                 text_of: Callable[[Interval], str] = short) -> str:
     rr = sorted(rr, key=lambda c: c.n)
     ends = [rr[0], rr[-1]] if len(rr) > 1 else rr
-    return "round robin " + ", ".join(f"n={c.n}: {short(value(c))}" for c in ends)
+    return "round robin " + ", ".join(f"n={c.n}: {text_of(value(c))}" for c in ends)
 
 
 def _summary_mode(run: Run, mine: list[SwitchCost], mode: str) -> list[str]:
@@ -72,15 +83,15 @@ def _summary_mode(run: Run, mine: list[SwitchCost], mode: str) -> list[str]:
     head = f"switch cost, {run.units.short} per switch, {paper.paging_text(mode)}"
     if any(c.shape in SHAPES for c in pairs):
         text_ = f"{head}, symmetric / asymmetric: {_both_shapes(pairs, lambda c: c.total)}"
-        alone = f"  the switch alone (total - its loop): {_both_shapes(pairs, lambda c: c.alone)}"
+        alone = f"  the switch alone (total - its loop): {_both_shapes(pairs, lambda c: c.alone, alone_text)}"
         if rr:
             text_ += f"; {_round_robin(rr, lambda c: c.total)}"
-            alone += f"; {_round_robin(rr, lambda c: c.alone)}"
+            alone += f"; {_round_robin(rr, lambda c: c.alone, alone_text)}"
         return [text_, alone]
     # a log from before the shapes: one value per routine, its loop already subtracted
-    text_ = ", ".join(f"{c.variant} {short(c.alone)}" for c in pairs)
+    text_ = ", ".join(f"{c.variant} {alone_text(c.alone)}" for c in pairs)
     if rr:
-        text_ += f"; {_round_robin(rr, lambda c: c.alone)}"
+        text_ += f"; {_round_robin(rr, lambda c: c.alone, alone_text)}"
     return [f"{head} (loop cost subtracted): {text_}"]
 
 
@@ -194,19 +205,19 @@ def sections(run: Run) -> list[str]:
 
 # --- summary -----------------------------------------------------------------
 
-def _extremes(rows: list[Row], want: str, units: Units) -> str:
+def _extremes(rows: list[Row], want: str, units: Units, advise: bool = True) -> str:
     """The extreme finding of some rows and how many sizes are resolved; 'at every size' when every
-    point is the same exact value; 'none resolved' or 'none beyond chance' otherwise."""
+    point is the same exact value; 'none resolved' or 'none beyond chance' otherwise. advise: Tally.brief's."""
     points = [r for r in rows if r.size > 0]
     counts = paper.tally(points)
     found = paper.findings(points)
     if not found:
-        return f"none {'beyond chance' if counts.by_chance else 'resolved'} ({counts.brief()})"
+        return f"none {'beyond chance' if counts.by_chance else 'resolved'} ({counts.brief(advise)})"
     if len({r.value.mid for r in found}) == 1 and counts.findings == counts.total:
         return f"{paper.value_text(found[0], units, False)} at every size"
     top = paper.best(found, want)
     assert top is not None
-    return f"{paper.value_text(top, units, False)} at {paper.bytes_text(top.size)} ({counts.brief()})"
+    return f"{paper.value_text(top, units, False)} at {paper.bytes_text(top.size)} ({counts.brief(advise)})"
 
 
 def _lowest(text_: str) -> str:
@@ -226,6 +237,7 @@ def summary_workset(run: Run) -> list[str]:
     series, rows = derive(run.records)
     out: list[str] = model_lines(run)[:1] if series else []
     units, machine = run.units, run.machine
+    advise = not machine.no_answers
     for s in series[:SUMMARY_SERIES]:
         mine = [r for r in rows if r.series == s.name]
         name = f" ({s.name})" if len(series) > 1 and s.name else ""
@@ -245,12 +257,12 @@ def summary_workset(run: Run) -> list[str]:
             if machine.emulated:
                 got += " (the emulator's own cost of paging: it models no TLB)"
             out.append(f"{effect_name(base)}{name}, {paper.paging_text(mode)} vs {paper.paging_text(base)}{got}:")
-            single = _extremes(pick(mine, "vm_rel_single", paging=label), "min", units)
-            multi = _extremes(pick(mine, "vm_rel_multi", paging=label), "min", units)
+            single = _extremes(pick(mine, "vm_rel_single", paging=label), "min", units, advise)
+            multi = _extremes(pick(mine, "vm_rel_multi", paging=label), "min", units, advise)
             out.append(f"  fig 7, single: {_lowest(single)}" + paper.quoted("paper", "-7.5 % at 3M"))
             out.append(f"  fig 7, multi: {_lowest(multi)}" + paper.quoted("paper", "-39 % at 16K"))
             conc = pick(mine, "vm_on_conc", paging=label)
-            low, high = _extremes(conc, "min", units), _extremes(conc, "max", units)
+            low, high = _extremes(conc, "min", units, advise), _extremes(conc, "max", units, advise)
             both = low if low == high or low.startswith("none") else f"lowest {low}; highest {high}"
             out.append(f"  fig 5, on the concurrency overhead: {both}"
                        + paper.quoted("paper", "-90 % at 16K, +44 % at 1.5K"))
