@@ -552,6 +552,65 @@ def _start(launch: emulators.Launch, cwd: str, chunks: "queue.Queue[tuple[str, b
     return proc, threads, master
 
 
+@dataclass
+class Screen:
+    """What QEMU's screen gave after done, through QMP: --qr-pages' pages, --screendump's file, or why not."""
+
+    qr_pages: QrPages | None = None
+    qr_error: str | None = None
+    screendump: str | None = None
+    screendump_error: str | None = None
+
+
+def _exited_before(what: str, proc: "subprocess.Popen[bytes]") -> str:
+    return f"QEMU exited (status {proc.returncode}) before the {what} could be saved (exit= on the command line?)"
+
+
+def _wait_briefly(proc: "subprocess.Popen[bytes]") -> None:
+    try:
+        proc.wait(timeout=5.0)
+    except subprocess.TimeoutExpired:
+        pass
+
+
+def _screen_after_done(spec: emulators.RunSpec, qmp: Path, proc: "subprocess.Popen[bytes]", done: bool) -> Screen:
+    """--qr-pages: the kernel halted after done and pages through its codes; --screendump: the kernel halted
+    at done (or hung), and the screen is still there."""
+    screen = Screen()
+    if spec.qr_pages is not None:
+        if not done:
+            screen.qr_error = "--qr-pages: no QR pages: the run sent no done record"
+        elif proc.poll() is not None:
+            screen.qr_error = "--qr-pages: " + _exited_before("QR pages", proc)
+        else:
+            screen.qr_pages = collect_qr_pages(qmp, spec.qr_pages.absolute())
+            screen.qr_error = screen.qr_pages.error
+            _wait_briefly(proc)
+    if spec.screendump is not None:
+        dest = spec.screendump.absolute()
+        if proc.poll() is not None:
+            screen.screendump_error = "no screendump: " + _exited_before("screen", proc)
+        else:
+            screen.screendump_error = take_screendump(qmp, dest)
+            if screen.screendump_error is None:
+                screen.screendump = str(dest)
+                _wait_briefly(proc)
+    return screen
+
+
+def _keep_emulator_output(launch: emulators.Launch, emu_out: bytes, out_dir: Path) -> str:
+    """The emulator's own output (emulator.log), its log file and the model's output into out_dir; its text."""
+    emu_text = terminal_text(emu_out) if launch.needs_pty else emu_out.decode("utf-8", "replace")
+    if emu_text.strip():
+        (out_dir / EMULATOR_LOG).write_text(emu_text + "\n", encoding="utf-8")
+    if launch.emulator_log is not None and launch.emulator_log.is_file():
+        (out_dir / launch.emulator_log.name).write_bytes(launch.emulator_log.read_bytes()[-4 * 1024 * 1024:])
+    for name in launch.collect:  # the model's output (qemu-model)
+        if name.is_file():
+            shutil.copyfile(name, out_dir / name.name)
+    return emu_text
+
+
 def run_emulator(spec: emulators.RunSpec, out_dir: Path, limits: Limits,
                  progress: Progress, on_start: Callable[[Path], None] | None = None) -> Outcome:
     """Boot the kernel, capture serial output into out_dir, parse it.
@@ -576,10 +635,7 @@ def run_emulator(spec: emulators.RunSpec, out_dir: Path, limits: Limits,
         stop: str | None = None
         stopped_line: str | None = None  # the emulator's own words when it stopped the guest (STOPPED)
         stopped_early = interrupted = False
-        screendump: str | None = None
-        screendump_error: str | None = None
-        qr_pages: QrPages | None = None
-        qr_error: str | None = None
+        screen = Screen()
         serial_fh = launch.serial_file.open("rb") if launch.serial_file else None
         with (out_dir / SERIAL_LOG).open("wb") as log:
             session = Session(log, progress, start=start)
@@ -614,34 +670,8 @@ def run_emulator(spec: emulators.RunSpec, out_dir: Path, limits: Limits,
                             break
                 except KeyboardInterrupt:
                     interrupted = True
-                # --qr-pages: the kernel halted after done and pages through its codes
-                if spec.qr_pages is not None and launch.qmp is not None and not interrupted:
-                    if session.done_at is None:
-                        qr_error = "--qr-pages: no QR pages: the run sent no done record"
-                    elif proc.poll() is not None:
-                        qr_error = (f"--qr-pages: QEMU exited (status {proc.returncode}) before the QR pages "
-                                    f"could be saved (exit= on the command line?)")
-                    else:
-                        qr_pages = collect_qr_pages(launch.qmp, spec.qr_pages.absolute())
-                        qr_error = qr_pages.error
-                        try:
-                            proc.wait(timeout=5.0)
-                        except subprocess.TimeoutExpired:
-                            pass
-                # --screendump: the kernel halted at done (or hung); the screen is still there
-                if spec.screendump is not None and launch.qmp is not None and not interrupted:
-                    dest = spec.screendump.absolute()
-                    if proc.poll() is not None:
-                        screendump_error = (f"no screendump: QEMU exited (status {proc.returncode}) before the "
-                                            f"screen could be saved (exit= on the command line?)")
-                    else:
-                        screendump_error = take_screendump(launch.qmp, dest)
-                        if screendump_error is None:
-                            screendump = str(dest)
-                            try:
-                                proc.wait(timeout=5.0)
-                            except subprocess.TimeoutExpired:
-                                pass
+                if launch.qmp is not None and not interrupted:
+                    screen = _screen_after_done(spec, launch.qmp, proc, session.done_at is not None)
             finally:
                 if proc.poll() is None:
                     _kill_group(proc, launch.stop_signal)
@@ -654,14 +684,7 @@ def run_emulator(spec: emulators.RunSpec, out_dir: Path, limits: Limits,
         if master >= 0:
             os.close(master)
         progress.finish()
-        emu_text = terminal_text(bytes(emu_out)) if launch.needs_pty else bytes(emu_out).decode("utf-8", "replace")
-        if emu_text.strip():
-            (out_dir / EMULATOR_LOG).write_text(emu_text + "\n", encoding="utf-8")
-        if launch.emulator_log is not None and launch.emulator_log.is_file():
-            (out_dir / launch.emulator_log.name).write_bytes(launch.emulator_log.read_bytes()[-4 * 1024 * 1024:])
-        for name in launch.collect:  # the model's output (qemu-model)
-            if name.is_file():
-                shutil.copyfile(name, out_dir / name.name)
+        emu_text = _keep_emulator_output(launch, bytes(emu_out), out_dir)
 
     boots = parse_boots((out_dir / SERIAL_LOG).read_bytes())
     result = boots[-1]
@@ -678,9 +701,9 @@ def run_emulator(spec: emulators.RunSpec, out_dir: Path, limits: Limits,
         **launch.info,
     }
     if spec.screendump is not None:
-        run["screendump"] = screendump
+        run["screendump"] = screen.screendump
     if spec.qr_pages is not None:
-        run["qr_pages"] = qr_pages.info() if qr_pages is not None else None
+        run["qr_pages"] = screen.qr_pages.info() if screen.qr_pages is not None else None
     messages: list[str] = []
     model_ok = True
     if stopped_line is not None:
@@ -695,10 +718,7 @@ def run_emulator(spec: emulators.RunSpec, out_dir: Path, limits: Limits,
         run["model"] = joined.run
         result.problems.extend(joined.problems)
         model_ok = joined.ok
-    if screendump_error is not None:
-        messages.append(screendump_error)
-    if qr_error is not None:
-        messages.append(qr_error)
+    messages += [e for e in (screen.screendump_error, screen.qr_error) if e is not None]
     tail = "\n".join(emu_text.strip().splitlines()[-15:])
     if stop == STOPPED:
         messages.append(f"{emu.name} stopped the guest ({stopped_line}); {session.good} records received; "

@@ -27,7 +27,7 @@ from ..records.protocol import Record
 from ..records.text import number, table
 from ..stats.interval import Interval, cell, short
 from . import paper
-from .cells import Cell, Point, as_int, collect, make_cell, modes, ratio_cell, ratio_of, write_cells
+from .cells import Cell, Point, as_int, cell_adder, collect, modes, ratio_cell, ratio_of, write_cells
 from .context import Derived, Run, csv_and_plots
 from .derive import series_of
 from .plotkit import FigureContext, FigureFn, OURS, THEIRS, draw, new_figure, pair_bars, save, size_axis
@@ -559,12 +559,7 @@ def summary(run: Run) -> list[str]:
 
 def cells(run: Run) -> list[Cell]:
     out: list[Cell] = []
-    u = run.units.short
-
-    def add(*args: Any, **kwargs: Any) -> None:
-        out.append(make_cell(*args, **kwargs))
-
-    records = run.records
+    add, u, records = cell_adder(out), run.units.short, run.records
     points = collect(records, ASPACE)
     for r in pair_rows(points):
         unit, what = f"{u}/{r.pair.per}", row_name(r)

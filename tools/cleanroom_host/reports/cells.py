@@ -114,6 +114,11 @@ def make_cell(tbl: str, mode: str, row: str, column: str, unit: str, v: Interval
     return Cell(tbl, mode, row, column, unit, v if v is not None else Interval.none(), null, derived)
 
 
+def cell_adder(out: list[Cell]) -> Callable[..., None]:
+    """add(table, mode, row, column, unit, value, ...): make_cell's Cell, appended to out."""
+    return lambda *args, **kwargs: out.append(make_cell(*args, **kwargs))
+
+
 def write_cells(cells: list[Cell], path: Path) -> Path | None:
     """A table module's CSV (locks.csv, aspace.csv: CELL_HEADER, one cell a row); None when it has no cells."""
     if not cells:

@@ -21,13 +21,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from ..records.protocol import Record
 from ..records.text import table
 from ..stats.interval import Interval, cell, short
 from . import paper
-from .cells import Cell, Point, collect, find, make_cell, modes, ratio_cell, ratio_digits, ratio_of, write_cells
+from .cells import Cell, Point, cell_adder, collect, find, modes, ratio_cell, ratio_digits, ratio_of, write_cells
 from .context import Derived, Run, csv_and_plots
 from .plotkit import FigureContext, FigureFn, OURS, THEIRS, draw, errors_of, new_figure, pair_bars, save
 
@@ -469,12 +468,7 @@ def summary(run: Run) -> list[str]:
 
 def cells(run: Run) -> list[Cell]:
     out: list[Cell] = []
-    u = run.units.short
-
-    def add(*args: Any, **kwargs: Any) -> None:
-        out.append(make_cell(*args, **kwargs))
-
-    records = run.records
+    add, u, records = cell_adder(out), run.units.short, run.records
     lp = collect(records, LOCKS)
     for r in lock_rows(lp):
         for m, v in r.values.items():

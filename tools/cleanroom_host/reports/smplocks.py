@@ -323,8 +323,8 @@ def section_smplocks(run: Run) -> list[str]:
                             "contending", con, kk, "lock")
     blocking = [p for p in pts if p.case in ("contended", "sweep", "valchanov") and "parks_permille" in p.params]
     if blocking:
-        out.append(f"smplocks, the locks that park: per 1000 lock+unlocks, and each CPU's share of a sample "
-                   f"(fewest..most of a fair share)")
+        out.append("smplocks, the locks that park: per 1000 lock+unlocks, and each CPU's share of a sample "
+                   "(fewest..most of a fair share)")
         out += table(["case", "lock", "loops", "CPUs", f"{u} per lock+unlock", "parks", "handoffs", "per CPU"],
                      [[p.case, str(p.params.get("lock")), "/".join(str(v) for v in loops_of(p) if v is not None),
                        str(cpus(p)), cell(p.value), str(p.params.get("parks_permille", "")),
