@@ -10,6 +10,7 @@ real-core effects are asserted on a recorded hosted run (FIXTURE: the machine is
 from __future__ import annotations
 
 import json
+import re
 import os
 import subprocess
 from pathlib import Path
@@ -373,3 +374,19 @@ def test_recorded_report_gives_this_runs_own_figures(recorded: Run) -> None:
     for rule, a, b in SWEEP:
         r = rec(recorded, "sweep", lock=rule, lock_loops=a, unlock_loops=b, cpus=2)
         assert any(line.split()[:3] == [rule, str(a), str(b)] and str(r["med"]) in line for line in table.splitlines())
+
+
+def test_a_16_cpu_summary_sets_barging_beside_glibc_at_its_most_cpus() -> None:
+    """At the papers' scale the summary does not stop at 2 CPUs: the lent 16-core machine's suite=smp
+    (docs/data/16cpu-intel-2026-11-27-lent, the spinblock before its backoff) reads barge / glibc adaptive at
+    16 CPUs too, a figure between the two records' medians' ratio bounds; a 2-CPU run's line has none."""
+    log = Path(__file__).resolve().parent.parent / "docs" / "data" / "16cpu-intel-2026-11-27-lent" / "suite-smp.log"
+    run = Run.of(parse_log(log.read_bytes()).records)
+    line = " ".join(" ".join(sr.summary(run)).split())
+    found = re.search(r"barge / glibc adaptive [0-9.]+x \([0-9.]+\.\.[0-9.]+\), at 16 CPUs ([0-9.]+)x", line)
+    assert found, line
+    barge, adaptive = (rec(run, "contended", lock=lock, cpus=16) for lock in ("spinblock_barge", "pthread_adaptive"))
+    assert barge["min"] / adaptive["max"] <= float(found.group(1)) <= barge["max"] / adaptive["min"]
+    two = " ".join(sr.summary(Run.of(parse_log((Path(__file__).resolve().parent / "fixtures" / FIXTURE)
+                                                .read_bytes()).records)))
+    assert "barge / glibc adaptive" in two and " CPUs 0" not in two and ", at 2 CPUs" not in two

@@ -237,13 +237,14 @@ def _add_decode_photos(pq: argparse.ArgumentParser, root: Path) -> None:
 def _add_report(pp: argparse.ArgumentParser, root: Path) -> None:
     from .reports import workset as benchreport, frame as report
     from .records import model
-    pp.epilog = (f"Prints at most about {report.SUMMARY_BUDGET} lines of at most {WIDTH} columns: the machine and how "
-                 "far its timing\n"
-                 "can be trusted, then each benchmark's answers to the papers' questions with the papers'\n"
-                 "numbers beside them in square brackets. Every derived value carries an interval with its\n"
-                 "coverage (95 % where the runs allow; cases measured in turn paired round by round); a\n"
-                 "legend line names the method and coverage and says what ~0 (inside the run-to-run noise),\n"
-                 "? (not resolved) and \"noise alone\" (what chance resolves) mean.\n"
+    pp.epilog = (f"Prints at most about {report.SUMMARY_BUDGET} lines (a run on more than 2 CPUs "
+                 f"{report.SMP_SUMMARY_BUDGET}) of at most {WIDTH} columns: the\n"
+                 "machine and how far its timing can be trusted, then each benchmark's answers to the papers'\n"
+                 "questions with the papers' numbers beside them in square brackets. Every derived value\n"
+                 "carries an interval with its coverage (95 % where the runs allow; cases measured in turn\n"
+                 "paired round by round); a legend line names the method and coverage and says what ~0\n"
+                 "(inside the run-to-run noise), ? (not resolved) and \"noise alone\" (what chance resolves)\n"
+                 "mean.\n"
                  "The full tables go to OUT/report.txt (--full prints them too); with workset results\n"
                  "the quantities of Klimiankou 2018, Figures 3-8, go to OUT/derived.csv, the figures to\n"
                  "OUT/plots/*.png (docs/REPORT.md):\n"

@@ -238,7 +238,8 @@ def sweep_text(run: Run, pts: list[Point], u: str) -> str | None:
 
 def spinblock_text(run: Run, pts: list[Point], u: str) -> str | None:
     """The spin-then-block locks at 2 CPUs (the contended set there): barging over glibc's adaptive
-    mutex, then each with parks and handoffs per 1000, NPTL's algorithm and glibc's beside."""
+    mutex (and at the most CPUs, where the run had more), then each with parks and handoffs per 1000,
+    NPTL's algorithm and glibc's beside."""
     here = {lock: point(pts, "contended", lock=lock, cpus=2) for lock in LOCKS}
     if not any(here[lock] for lock in SPINBLOCKS):
         return None
@@ -250,6 +251,10 @@ def spinblock_text(run: Run, pts: list[Point], u: str) -> str | None:
     head = f"  spin-then-block at 2 CPUs, {spin}"
     if barge and adaptive:
         head += f": barge / glibc adaptive {x(ratio(barge.value, adaptive.value))}"
+        most = max(ks([p for p in pts if p.case == "contended"]))
+        far = {lock: point(pts, "contended", lock=lock, cpus=most) for lock in (BARGE, GLIBC_ADAPTIVE)}
+        if most > 2 and far[BARGE] and far[GLIBC_ADAPTIVE]:  # the papers' scale, where the run has it
+            head += f", at {most} CPUs {x(ratio(far[BARGE].value, far[GLIBC_ADAPTIVE].value))}"
     parts = [f"{SAY[lock]} {number(here[lock].value.mid)}{per_1000(here[lock])}"
              for lock in (*SPINBLOCKS, "mutex", GLIBC_DEFAULT, GLIBC_ADAPTIVE) if here[lock]]
     return head + f"; {u}, medians (parks/handoffs per 1000): " + ", ".join(parts)
