@@ -95,8 +95,15 @@ def test_make_run_on_small_command_lines(tmp_path: Path) -> None:
     share = [r for r in of_type(sets["smp"], "result") if r["bench"] == "falseshare"]
     assert {r["case"] for r in share if r["params"]["cpus"] == 2} >= {"packed", "padded"}
     assert layout_problems(share) == []
+    # its last line: index.html, linking each run's report.html (each written beside its report.txt)
+    *before, last = stdout.rstrip("\n").split("\n")
+    index = out_dir.resolve() / "index.html"
+    assert last == f"pages: {index}", last
+    hrefs = re.findall(r'href="([^"]+)"', index.read_text())
+    assert hrefs == [f"{step.out}/report.html" for step in MAKE_RUN_STEPS]
+    assert all((index.parent / h).is_file() for h in hrefs)
     # three summaries in the order of the runs, each with its answers; report.txt beside each set
-    printed = summaries(stdout)
+    printed = summaries("\n".join(before) + "\n")
     assert len(printed) == 3, stdout
     for step, summary in zip(MAKE_RUN_STEPS, printed):
         head = "".join(summary.split("full tables:", 1)[0].split())  # its first line, wrapped where long

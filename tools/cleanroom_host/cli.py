@@ -8,7 +8,7 @@ import sys
 import textwrap
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable, NoReturn, Sequence, TextIO
+from typing import TYPE_CHECKING, Any, Callable, NoReturn, Sequence, TextIO
 
 # Only what every command needs is imported here; each command imports its own modules (the report's,
 # compare's, LAVA's, the QR decoder's) where it uses them, so that a run does not pay for them (the
@@ -116,6 +116,10 @@ class MakeRunStep:
 MAKE_RUN_STEPS = (MakeRunStep("kernel", "qemu-icount", "kernel_cmdline"),
                   MakeRunStep("hosted", "hosted", "hosted_cmdline"),
                   MakeRunStep("smp", "hosted", "smp_cmdline"))
+# index.html's words for each run's page
+MAKE_RUN_PAGES = {"kernel": "the kernel's quick suite under qemu-icount (its TSC counts instructions)",
+                  "hosted": "the hosted build on one CPU of this machine (real caches)",
+                  "smp": "false sharing and a line's trip between CPUs, on every CPU of this machine"}
 
 
 def _add_parse(ps: argparse.ArgumentParser, root: Path) -> None:
@@ -287,6 +291,9 @@ def _add_compare(pm: argparse.ArgumentParser, root: Path) -> None:
     pm.add_argument("more", type=Path, nargs="*", metavar="C", help="more result sets, each a column of its own")
     pm.add_argument("--ref", metavar="ID", help="the set the others are divided by (cases) and subtracted from "
                                                 "(derived values): its id, A, B, C, ... (default A)")
+    pm.add_argument("--html", type=Path, metavar="OUT.html",
+                    help="also write one page with a column per set: its answers, each family's figures after them "
+                         "(report.html's layout, html.py)")
     pm.add_argument("--out", type=Path, help="directory for compare.csv (default: the last set's results "
                                              "directory, B's for two)")
     pm.add_argument("--plots", action="store_true",
@@ -447,6 +454,7 @@ def cmd_compare(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if sets is None:
         return results.EXIT_SETUP
     out_dir = args.out if args.out is not None else _results_dir(paths[-1])
+    loaded = sets  # each set as its own report reads it (the page's columns)
     # TSCs of different rates: every TSC-timed figure in nanoseconds, each set's ticks over its own rate
     timing = clocks.timing(ids, sets)
     derived = compare.match_derived(sets, timing)
@@ -471,7 +479,36 @@ def cmd_compare(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         return results.EXIT_SETUP
     figures = f" and {len(plots)} figure{'s' if len(plots) != 1 else ''} (compare-*.png)" if plots else ""
     out.write(f"wrote {' and '.join(str(p) for p in written)}{figures}\n")
+    if args.html is not None:
+        try:
+            page = _compare_page(loaded, ids, args.html)
+        except OSError as exc:
+            return _cannot_write("compare", f"--html {args.html}", exc, err)
+        except ImportError as exc:
+            err.write(f"cleanroom compare: --html: {not_installed(exc.name or 'jinja2')}\n")
+            return results.EXIT_SETUP
+        out.write(f"wrote {page}\n")
     return 0
+
+
+def _compare_page(sets: list[Any], ids: list[str], path: Path) -> Path:
+    """compare --html: a column per set, each its own summary's lines with its families' figures (drawn into
+    a temporary directory and inlined), linking its results files."""
+    import tempfile
+
+    from .reports import frame, html
+    from .reports.families import modules as families
+
+    columns = []
+    with tempfile.TemporaryDirectory(prefix="cleanroom-compare-") as tmp:
+        for ident, rs in zip(ids, sets):
+            run = frame.run_of(rs)
+            figures = {m.__name__.rsplit(".", 1)[-1]: [p for p in m.files(run, Path(tmp) / ident, True)
+                                                         if p.suffix == ".png"] for m in families()}
+            columns.append(frame.page_column(rs, ident, figures, path.resolve().parent, tables=False))
+        path.parent.mkdir(parents=True, exist_ok=True)
+        return html.write(path, f"cleanroom compare: {', '.join(f'{i} {rs.path}' for i, rs in zip(ids, sets))}",
+                          columns)
 
 
 def cmd_parse(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
@@ -754,6 +791,11 @@ def cmd_make_run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         status = main(["report", str(out_dir / step.out)], out, err)
         if status != results.EXIT_OK:
             return status
+    from .reports import html
+    index = html.write_index(out_dir / "index.html", f"cleanroom make run: {out_dir}",
+                             [{"name": step.out, "href": f"{step.out}/{html.PAGE}", "what": MAKE_RUN_PAGES[step.out]}
+                              for step in MAKE_RUN_STEPS])
+    out.write(f"\npages: {index.resolve()}\n")
     return results.EXIT_OK
 
 

@@ -781,3 +781,13 @@ FIGURES: tuple[tuple[str, FigureFn], ...] = (
 
 def write_all(run: Run, out: Path) -> list[Path]:
     return draw(FIGURES, BENCHES, run, out)
+
+# report.html: what to look at in each figure (by the start of its file's name; html.figure)
+CAPTIONS = {
+    "aspace-tlb-refill": "the cost of refilling the TLB after an address-space switch against the pages "
+                         "touched: 4 KiB pages or one 4 MiB page, with and without global pages",
+    "aspace-commit": "Dthreads' commit: twin and diff per page, against the pages a thread dirtied",
+    "aspace-fibers-vs-threads": "ring-0 fibers in one space against ring-3 threads in spaces of their own: "
+                                "the gap is what isolation costs per switch",
+    "aspace-workset": "the working set refilled by threads in their own spaces against fibers sharing one",
+}

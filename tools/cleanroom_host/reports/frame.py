@@ -18,6 +18,7 @@ from ..records.text import WIDTH, auto_text, bench_time_text, compact, fit, form
 from ..stats.interval import SUMMARY_LEGEND, Interval, short, summary_band
 from ..machines.machine import counters_text
 from .context import Run
+from . import html
 from .families import modules as families
 from .paper import quoted_once, size_text, unquoted
 
@@ -409,20 +410,32 @@ def _answers_head(run: Run) -> list[str]:
     return [f"{what}; {band}{papers}:", f"  {SUMMARY_LEGEND}"]
 
 
-def _summary_answers(run: Run) -> list[str]:
-    lines: list[str] = []
-    for module in families():
-        lines += module.summary(run)
+OTHERS = "others"  # the answers' last group: results no family reports
+
+
+def answer_groups(run: Run) -> list[tuple[str, list[str]]]:
+    """The answers, a group per family that has any (its module's name; OTHERS for results no family
+    reports), each line as the summary prints it before wrapping."""
+    groups = [(module.__name__.rsplit(".", 1)[-1], module.summary(run)) for module in families()]
     others = sorted({str(r.get("bench")) for r in run.results()} - reported_benches() - {CLOCK_BENCH})
     if others:
         counts = {b: sum(1 for r in run.results(b)) for b in others}
-        lines.append("other results (tables in report.txt): "
-                     + ", ".join(f"{b} ({n} case{'s' if n != 1 else ''})" for b, n in counts.items()))
-    if not lines:
-        return []
-    if run.machine.no_answers:  # no value here answers a paper's question: none is set beside its numbers
-        lines = unquoted(lines)
-    return _answers_head(run) + [f"  {line}" for line in quoted_once(lines)]
+        groups.append((OTHERS, ["other results (tables in report.txt): "
+                                + ", ".join(f"{b} ({n} case{'s' if n != 1 else ''})" for b, n in counts.items())]))
+    seen: set[str] = set()
+    out = []
+    for name, lines in groups:
+        if run.machine.no_answers:  # no value here answers a paper's question: none is set beside its numbers
+            lines = unquoted(lines)
+        lines = [f"  {line}" for line in quoted_once(lines, seen)]
+        if lines:
+            out.append((name, lines))
+    return out
+
+
+def _summary_answers(run: Run) -> list[str]:
+    groups = answer_groups(run)
+    return _answers_head(run) + [line for _name, lines in groups for line in lines] if groups else []
 
 
 def summary_budget(rs: ResultSet) -> int:
@@ -432,15 +445,45 @@ def summary_budget(rs: ResultSet) -> int:
     return SMP_SUMMARY_BUDGET if used > 2 else SUMMARY_BUDGET
 
 
+def summary_parts(rs: ResultSet, report_txt: Path | None = None) -> tuple[list[str], list[str],
+                                                                          list[tuple[str, list[str]]]]:
+    """The summary's lines, wrapped, in three parts: the run and the machine, the answers' heading and
+    legend, and the answers a group per family (answer_groups)."""
+    run = run_of(rs)
+    head = [f"cleanroom report: {rs.path}"]
+    if report_txt is not None:
+        head.append(f"full tables: {report_txt} (`report --full` prints them)")
+    head += _summary_run(rs, run) + _summary_machine(rs, run) + _summary_problems(rs)
+    groups = answer_groups(run)
+    return (fit(head, WIDTH), fit(_answers_head(run), WIDTH) if groups else [],
+            [(name, fit(lines, WIDTH)) for name, lines in groups])
+
+
 def summary(rs: ResultSet, report_txt: Path | None = None) -> list[str]:
     """At most about summary_budget(rs) lines of at most WIDTH columns: the machine and how far its timing
     can be trusted, then the answers."""
-    run = run_of(rs)
-    out = [f"cleanroom report: {rs.path}"]
-    if report_txt is not None:
-        out.append(f"full tables: {report_txt} (`report --full` prints them)")
-    out += _summary_run(rs, run) + _summary_machine(rs, run) + _summary_problems(rs) + _summary_answers(run)
-    return fit(out, WIDTH)
+    head, answers_head, groups = summary_parts(rs, report_txt)
+    return head + answers_head + [line for _name, lines in groups for line in lines]
+
+
+def page_column(rs: ResultSet, ident: str, written: dict[str, list[Path]], page_dir: Path,
+                report_txt: Path | None = None, tables: bool = True) -> html.Column:
+    """One set's column of an HTML page: the summary's own lines, each family's figures after its answers
+    (written: the files each family wrote, by module name), the files beside the page, the full tables."""
+    head, answers_head, groups = summary_parts(rs, report_txt)
+    captions = {m.__name__.rsplit(".", 1)[-1]: getattr(m, "CAPTIONS", {}) for m in families()}
+    out_groups = [html.Group(name, lines, [html.figure(p, captions.get(name, {})) for p in written.get(name, [])
+                                           if p.suffix == ".png"])
+                  for name, lines in groups]
+    named = {g.name for g in out_groups}
+    for name, files in written.items():  # figures of a family whose summary says nothing: after the answers
+        figs = [html.figure(p, captions.get(name, {})) for p in files if p.suffix == ".png"]
+        if figs and name not in named:
+            out_groups.append(html.Group(name, [], figs))
+    out_dir = rs.path.parent if rs.path.suffix else rs.path
+    all_written = [p for files in written.values() for p in files] + ([report_txt] if report_txt else [])
+    return html.Column(ident, str(rs.path), head, answers_head, out_groups,
+                       html.links(out_dir, all_written, page_dir), full_report(rs) if tables else "")
 
 
 def render(rs: ResultSet, full: bool = True, report_txt: Path | None = None) -> str:
@@ -452,12 +495,14 @@ def render(rs: ResultSet, full: bool = True, report_txt: Path | None = None) -> 
 # --- files --------------------------------------------------------------------
 
 def write_outputs(rs: ResultSet, out_dir: Path, plots: bool = True) -> list[Path]:
-    """report.txt, then every module's CSV files and figures; returns the files written."""
+    """report.txt, then every module's CSV files and figures, then report.html (html.py: the summary's
+    answers, each family's figures after them, the tables); returns the files written."""
     run = run_of(rs)
     out_dir.mkdir(parents=True, exist_ok=True)
     path = out_dir / REPORT_TXT
     path.write_text(render(rs, full=True, report_txt=path), encoding="ascii", errors="backslashreplace")
-    written = [path]
-    for module in families():
-        written += module.files(run, out_dir, plots)
-    return written
+    by_family = {module.__name__.rsplit(".", 1)[-1]: module.files(run, out_dir, plots) for module in families()}
+    written = [path] + [p for files in by_family.values() for p in files]
+    page = html.write(out_dir / html.PAGE, f"cleanroom report: {rs.path}",
+                      [page_column(rs, "run", by_family, out_dir, path)])
+    return written + [page]

@@ -665,3 +665,16 @@ FIGURES: tuple[tuple[str, FigureFn], ...] = (
 
 def write_all(run: Run, out: Path) -> list[Path]:
     return draw(FIGURES, BENCHES, run, out)
+
+# report.html: what to look at in each figure (by the start of its file's name; html.figure)
+CAPTIONS = {
+    "litethreads": "LiteThreads' handshake per item against the unlock spin, a marker per lock spin: flat lines "
+                   "mean the spins change nothing, as the paper's two-core tables found",
+    "valchanov": "Valchanov-Andreev's 5 x lock/unlock: the kernel's mutex against fibers with the user-space "
+                 "mutex; the taller the kernel's bar, the more the user-space library wins",
+    "create": "per fiber created, run to its exit and joined, against how many are alive at once (log2): "
+              "a rise marks where their stacks stop fitting a cache",
+    "peers": "each operation's NPTL peer over cleanroom's own (x: NPTL / cleanroom): above 1, cleanroom is "
+             "faster",
+    "switches": "each peer's context switch beside cleanroom's routines, at 32 and 64 bits",
+}

@@ -45,10 +45,11 @@ def unquoted(lines: list[str]) -> list[str]:
     return [line for line in (QUOTED.sub("", line) for line in lines) if line.strip()]
 
 
-def quoted_once(lines: list[str]) -> list[str]:
+def quoted_once(lines: list[str], seen: set[str] | None = None) -> list[str]:
     """The lines with a paper's numbers given once: a line ending with numbers already quoted above
-    ends without them (a line that was nothing more is left out)."""
-    seen: set[str] = set()
+    (or in `seen`, which it adds to: the summary's earlier groups) ends without them (a line that was
+    nothing more is left out)."""
+    seen = set() if seen is None else seen
     out = []
     for line in lines:
         m = QUOTED.search(line)

@@ -752,3 +752,15 @@ def write_all(run: Run, out: Path) -> list[Path]:
     """Every figure the run has data for; the files written."""
     ctx = Context(run)
     return [path for _name, fn in FIGURES if (path := fn(ctx, out)) is not None]
+
+# report.html: what to look at in each figure (by the start of its file's name; html.figure)
+CAPTIONS = {
+    "coherence_matrix": "a line's round trip between every two CPUs (viridis: yellow is slowest, dark blue "
+                        "fastest); blocks of one colour are CPUs that share a cache or a socket",
+    "falseshare": "time per update against the CPUs updating: one line (packed) climbs with every CPU, padded "
+                  "words stay flat; the gap is false sharing",
+    "isolation_commit": "shared space over isolated spaces against how often the spaces commit: above 1 "
+                        "isolation wins; committing often gives the gain back",
+    "isolation_cpus": "the same against the number of CPUs, at the rarest commit",
+    "workset_parallel": "the working set refilled on two CPUs at once beside one CPU and two fibers on one",
+}

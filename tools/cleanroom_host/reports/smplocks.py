@@ -751,3 +751,17 @@ FIGURES: tuple[tuple[str, FigureFn], ...] = (
 
 def write_all(run: Run, out: Path) -> list[Path]:
     return draw(FIGURES, BENCHES, run, out)
+
+# report.html: what to look at in each figure (by the start of its file's name; html.figure)
+CAPTIONS = {
+    "smplocks-contended": "a lock+unlock's cost as CPUs contend, a line per lock: the flatter, the better the "
+                          "lock scales",
+    "smplocks-sweep": "the spin-then-block locks against how long they spin before parking, both release "
+                      "rules: handoff pays a wake-up where waiters park, barging does not",
+    "shootdown": "a TLB shootdown's cost against the CPUs that must answer it",
+    "aslock": "a page fault's cost with the address-space lock shared or private, against the CPUs",
+    "linuxvm-shootdown": "Linux's own shootdown: munmap and mprotect with sibling threads (who must be told) "
+                         "against sibling processes (who need not)",
+    "linuxvm": "threads of one process against processes: where threads climb, they wait on one address "
+               "space's lock (PATHREADS' argument)",
+}

@@ -731,3 +731,18 @@ def write_all(run: Run, out: Path) -> list[Path]:
         if path is not None:
             written.append(path)
     return written
+
+# report.html: what to look at in each figure (by the start of its file's name; html.figure)
+CAPTIONS = {
+    "fig3": "Figure 3: the cost of running the fibers concurrently (multi - single) against the working set; "
+            "look where it jumps: the size at which the fibers' sets together stop fitting a cache level",
+    "fig3-misses": "the same against the counted cache misses, where the machine has counters",
+    "fig4": "Figure 4: that overhead relative to the single fiber's time (%); the paper's peak is at its L2 size",
+    "fig5": "Figure 5: how much paging (or the page size) changes the concurrency overhead; near 0 means paging "
+            "adds nothing to switching",
+    "fig6": "Figure 6: paging's own overhead in time against the working set; look for the sizes where the TLB "
+            "runs out",
+    "fig7": "Figure 7: paging's overhead relative to running without it (%)",
+    "fig8": "Figure 8: how concurrency changes paging's overhead",
+    "ctxsw": "each switch routine's cost per switch, its empty loop beside it: the difference is the switch alone",
+}
