@@ -362,7 +362,7 @@ def test_no_aspace_results_no_aspace_output(tmp_path: Path) -> None:
     assert aspacereport.sections(Run.of(recs)) == [] and aspacereport.summary(Run.of(recs)) == []
     assert aspacereport.write_csv(Run.of(recs), tmp_path / "aspace.csv") is None
     written = report.write_outputs(rs, tmp_path, plots=False)
-    assert [p.name for p in written] == ["report.txt", "derived.csv"]
+    assert [p.name for p in written] == ["report.txt", "derived.csv", "report.html"]
 
 
 def test_tlb_figure_lines_are_region_x_pge() -> None:

@@ -131,8 +131,8 @@ def test_qemu_report_tables(qemu_report: dict[str, Any]) -> None:
     assert "352 % at 512K (= L2)" in text and "peak relative concurrency overhead, paging off:" in text
     assert "emulators model no caches, so no cache effect is expected" in text
     # stdout is report.txt; report.txt, derived.csv, Figures 3-8, ctxsw.png; and the locks section: locks.csv and
-    # three lock plots (the list of files goes to stderr)
-    assert p.stderr.splitlines()[-1].startswith("wrote 13 files into")
+    # three lock plots; report.html (the list of files goes to stderr)
+    assert p.stderr.splitlines()[-1].startswith("wrote 14 files into")
     assert text.splitlines()[-1].startswith("done: status ok")
     assert (qemu_report["out"] / "report.txt").read_text() == text
 
@@ -197,8 +197,9 @@ def test_synthetic_report_peak_and_bands(tmp_path: Path, cleanroom_tool: Path) -
 
 def test_report_without_workset_writes_only_report_txt(tmp_path: Path, fixtures_dir: Path,
                                                        cleanroom_tool: Path) -> None:
+    """... and its page (report.html)."""
     p = tool(cleanroom_tool, "report", str(fixtures_dir / "qemu-quick.log"), "--out", str(tmp_path), "--full")
-    assert p.returncode == 0 and os.listdir(tmp_path) == ["report.txt"]
+    assert p.returncode == 0 and sorted(os.listdir(tmp_path)) == ["report.html", "report.txt"]
     assert p.stdout.splitlines()[-1].startswith("done: status ok")
 
 
@@ -209,7 +210,7 @@ def test_no_plots_never_loads_matplotlib(tmp_path: Path, fixtures_dir: Path, rep
     p = subprocess.run([sys.executable, "-c", code, str(repo_root / "tools"), str(fixtures_dir / QEMU_FIXTURE),
                         str(tmp_path)], capture_output=True, text=True, timeout=TOOL_SAFETY_NET_S)
     assert p.stdout.split() == ["0", "False"], p.stderr
-    assert sorted(os.listdir(tmp_path)) == ["derived.csv", "locks.csv", "report.txt"]
+    assert sorted(os.listdir(tmp_path)) == ["derived.csv", "locks.csv", "report.html", "report.txt"]
 
 
 HOSTED_FIXTURE = "hosted-workset.log"

@@ -111,15 +111,15 @@ class MakeRunStep:
     out: str       # its directory under --out
     emulator: str  # the row of emulators.EMULATORS it runs under
     option: str    # the argument (argparse's dest) that gives its command line
+    what: str      # index.html's words for its page
 
 
-MAKE_RUN_STEPS = (MakeRunStep("kernel", "qemu-icount", "kernel_cmdline"),
-                  MakeRunStep("hosted", "hosted", "hosted_cmdline"),
-                  MakeRunStep("smp", "hosted", "smp_cmdline"))
-# index.html's words for each run's page
-MAKE_RUN_PAGES = {"kernel": "the kernel's quick suite under qemu-icount (its TSC counts instructions)",
-                  "hosted": "the hosted build on one CPU of this machine (real caches)",
-                  "smp": "false sharing and a line's trip between CPUs, on every CPU of this machine"}
+MAKE_RUN_STEPS = (
+    MakeRunStep("kernel", "qemu-icount", "kernel_cmdline",
+                "the kernel's quick suite under qemu-icount (its TSC counts instructions)"),
+    MakeRunStep("hosted", "hosted", "hosted_cmdline", "the hosted build on one CPU of this machine (real caches)"),
+    MakeRunStep("smp", "hosted", "smp_cmdline",
+                "false sharing and a line's trip between CPUs, on every CPU of this machine"))
 
 
 def _add_parse(ps: argparse.ArgumentParser, root: Path) -> None:
@@ -793,7 +793,7 @@ def cmd_make_run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             return status
     from .reports import html
     index = html.write_index(out_dir / "index.html", f"cleanroom make run: {out_dir}",
-                             [{"name": step.out, "href": f"{step.out}/{html.PAGE}", "what": MAKE_RUN_PAGES[step.out]}
+                             [{"name": step.out, "href": f"{step.out}/{html.PAGE}", "what": step.what}
                               for step in MAKE_RUN_STEPS])
     out.write(f"\npages: {index.resolve()}\n")
     return results.EXIT_OK
