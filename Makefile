@@ -246,16 +246,17 @@ HOSTED_SMP_CMDLINE ?= bench=coherence,falseshare cpus=all runs=5
 # keeps two make runs started in the same second apart
 RUN_DIR ?= results/$(RUN_STAMP)-make-run
 RUN_STAMP := $(shell date -u +%Y%m%d-%H%M%S)-$(shell echo $$PPID)
-# Set-up and the C compilation: the Debian packages first, then the .venv's installation (pip: one
-# core) beside the compilation of everything that does not need it (the other cores).
+# Set-up and the C compilation: the Debian packages first (the part of tools/setup.sh named by the
+# argument: packages, or test-packages, which adds the tests' Chromium), then the .venv's installation
+# (pip: one core) beside the compilation of everything that does not need it (the other cores).
 define setup_and_compile
-	@tools/setup.sh packages
+	@tools/setup.sh $(1)
 	@tools/setup.sh venv & venv=$$!; \
 	$(MAKE) --no-print-directory -j$$(nproc) compile; built=$$?; wait $$venv && exit $$built
 endef
 
 run:
-	$(setup_and_compile)
+	$(call setup_and_compile,packages)
 	@$(MAKE) --no-print-directory -j$$(nproc) all hosted
 	tools/cleanroom make-run --out $(RUN_DIR) --kernel-cmdline "$(CMDLINE)" --hosted-cmdline "$(HOSTED_CMDLINE)" \
 	  --smp-cmdline "$(HOSTED_SMP_CMDLINE)"
@@ -264,7 +265,7 @@ run:
 compile: $(OBJS) $(UNIT_BINS) $(HOSTED) $(PEERS64) $(CACHEMODEL)
 
 test:
-	$(setup_and_compile)
+	$(call setup_and_compile,test-packages)
 	@# Beside the link: the host tool's bytecode and pytest's rewritten test modules, written even
 	@# where PYTHONDONTWRITEBYTECODE is set, so that no worker (and no tool the tests start)
 	@# compiles them again (a worker's collection: 3.5 s compiling, 0.8 s reading them)
@@ -279,7 +280,7 @@ test:
 # The multi-CPU runs at full size (tests marked `scale`): suite=smp on 16 vCPUs, the self-tests on 32,
 # the hosted suite=smp oversubscribed at its default repetitions; a few minutes on 2 host cores.
 test-scale:
-	$(setup_and_compile)
+	$(call setup_and_compile,packages)
 	@$(MAKE) --no-print-directory -j$$(nproc) all hosted
 	.venv/bin/python -m pytest -n $$(nproc) --durations=5 -m scale tests/test_smp_scale.py
 

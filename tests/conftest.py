@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from booting import CACHEMODEL, HOSTED, KERNEL, PEERS64, QUICK_ICOUNT, built, shared_boot, shared_root
+from browser import Browser
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 TOOLS_DIR = REPO_ROOT / "tools"
@@ -70,6 +72,15 @@ def cachemodel_plugin() -> Path:
 def kernel_iso() -> Path:
     """build/cleanroom.iso (`make iso`)."""
     return built(REPO_ROOT / "build" / "cleanroom.iso", "iso")
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[Browser]:
+    """Headless Chromium (tests/browser.py) for the tests of HTML pages: started at a worker's first test
+    that asks for it, shared by that worker's tests, closed at the session's end. Missing Chromium fails
+    the test, naming `tools/setup.sh test-packages` (make test runs it)."""
+    with Browser() as b:
+        yield b
 
 
 @pytest.fixture(scope="session")

@@ -4,12 +4,14 @@
 # otherwise one line per step it takes, and the full log of a step that fails.
 # `setup.sh packages` does the first half only, `setup.sh venv` the second
 # (make test runs the .venv's installation beside the C compilation).
+# `setup.sh test-packages` is `packages` plus what only the tests need (a
+# browser for the HTML pages' tests): make test runs it, make run does not.
 set -eu
 
 PART=${1:-all}
 case "$PART" in
-    all|packages|venv) ;;
-    *) echo "setup: unknown part '$PART'; choose packages, venv, or nothing for both" >&2; exit 2 ;;
+    all|packages|test-packages|venv) ;;
+    *) echo "setup: unknown part '$PART'; choose packages, test-packages, venv, or nothing for packages and venv" >&2; exit 2 ;;
 esac
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -32,6 +34,15 @@ gcc libc6-dev libboost-context-dev
 grub-common grub-pc-bin grub-efi-ia32-bin grub-efi-amd64-bin xorriso mtools
 qemu-system-x86 ovmf bochs bochsbios vgabios bochs-term util-linux
 python3 python3-venv lava-common"
+# Tests only: headless Chromium loads the HTML pages the host tool writes
+# (tests/browser.py drives it over its DevTools pipe: no driver, no Python
+# package); ~290 MB installed, 81 MB to download. DejaVu is the font it lays
+# text out in, named here rather than left to one of the alternatives that
+# fontconfig's package accepts.
+TEST_PACKAGES="chromium fonts-dejavu-core"
+if [ "$PART" = test-packages ]; then
+    PACKAGES="$PACKAGES $TEST_PACKAGES"
+fi
 # Debian's Python packages the .venv sees, and nothing else of Debian's dist-packages:
 # LAVA's own schema code and the validator it is written in (not on PyPI as one package).
 DEBIAN_PY="/usr/lib/python3/dist-packages"
@@ -96,10 +107,10 @@ if [ "$PART" != venv ]; then
         STILL=$(echo $(missing_packages))
         [ -z "$STILL" ] || die "still missing after apt-get install: $STILL"
     fi
-    if [ "$PART" = packages ]; then
-        say "ok (Debian packages in place)"
-        exit 0
-    fi
+    case "$PART" in
+        packages) say "ok (Debian packages in place)"; exit 0 ;;
+        test-packages) say "ok (Debian packages and the tests' Chromium in place)"; exit 0 ;;
+    esac
 fi
 
 # .venv: make it (once), then install requirements when their hash changed.

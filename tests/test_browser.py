@@ -1,0 +1,99 @@
+"""The headless browser the HTML pages' tests use (tests/browser.py): a clean page reads clean, and
+each fault planted in it is found, and only that fault."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from browser import Browser, BrowserError, PageImage
+
+# A 1x1 PNG, and the same with its data cut short (the browser cannot decode it).
+PNG_1X1 = ("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9aw"
+           "AAAABJRU5ErkJggg==")
+PNG_CUT = PNG_1X1[:24]
+
+# What a report page holds: answer lines, an inline SVG figure, an image, a table and a <pre> wider
+# than a phone, each in an overflow-x: auto wrapper (they scroll; the page does not).
+GOOD = """<!doctype html>
+<html><head><meta charset="utf-8"><title>a clean page</title>
+<style>.scroll {{ overflow-x: auto }} table {{ width: 900px }}</style>{head}</head>
+<body>
+<h1>results</h1>
+<p class="answer">switch: 42 cycles</p>
+<p class="answer">spin <b>then</b> block: 0.92x</p>
+<svg width="240" height="60" viewBox="0 0 240 60"><rect x="5" y="5" width="200" height="40"/></svg>
+<img src="data:image/png;base64,{png}" alt="figure">
+<div class="scroll"><table><tr><td>a table wider than the window</td></tr></table></div>
+<div class="scroll"><pre>{long_line}</pre></div>
+{body}
+</body></html>
+"""
+
+
+def page(tmp_path: Path, head: str = "", body: str = "", png: str = PNG_1X1) -> Path:
+    path = tmp_path / "page.html"
+    path.write_text(GOOD.format(head=head, body=body, png=png, long_line="x" * 300))
+    return path
+
+
+def test_a_clean_page_reads_clean_on_a_phone_and_a_desktop(browser: Browser, tmp_path: Path) -> None:
+    for width in (400, 1200):
+        p = browser.open(page(tmp_path), width=width, selectors=(".answer", ".none"))
+        assert p.problems() == []
+        assert (p.console, p.exceptions, p.failed_requests, p.external_requests) == ([], [], [], [])
+        assert [(i.natural_width, i.natural_height) for i in p.images] == [(1, 1)]
+        assert p.svg_widths == [240]
+        assert p.client_width == width and not p.overflows and p.wide == []
+        assert p.texts == {".answer": ["switch: 42 cycles", "spin then block: 0.92x"], ".none": []}
+        assert p.title == "a clean page"
+
+
+# Each fault planted in the clean page: (head, body, png), a word every problem it causes names, and
+# what Page says about it (fields and their values).
+IMG_1X1 = PageImage(f"data:image/png;base64,{PNG_1X1}"[:60] + "...(118 chars)", 1, 1)   # a long src is cut
+FAULTS = {
+    "missing_image": ("", '<img src="missing.png">', PNG_1X1, "missing.png",
+                      {"failed_requests": ["missing.png: net::ERR_FILE_NOT_FOUND"],
+                       "images": [IMG_1X1, PageImage("missing.png", 0, 0)]}),
+    "js_error": ("", "<script>undefined_fn()</script>", PNG_1X1, "undefined_fn",
+                 {"exceptions": ["ReferenceError: undefined_fn is not defined (page.html:12)"]}),
+    "console_error": ("", '<script>console.error("no data for", "coherence")</script>', PNG_1X1, "coherence",
+                      {"console": ["error: no data for coherence (page.html:12)"]}),
+    "http_stylesheet": ('<link rel="stylesheet" href="http://example.com/style.css">', "", PNG_1X1, "example.com",
+                        {"external_requests": ["http://example.com/style.css"],
+                         "failed_requests": ["http://example.com/style.css: net::ERR_PROXY_CONNECTION_FAILED"]}),
+    "https_image": ("", '<img src="https://example.com/logo.png">', PNG_1X1, "example.com",
+                    {"external_requests": ["https://example.com/logo.png"]}),
+    "wide_body": ("", '<div id="too-wide" style="width: 900px">wide</div>', PNG_1X1, "too-wide",
+                  {"overflows": True, "wide": ["div#too-wide (900 px wide, right edge at 908 px)"]}),
+    "corrupt_data_image": ("", "", PNG_CUT, PNG_CUT,
+                           {"images": [PageImage(f"data:image/png;base64,{PNG_CUT}", 0, 0)], "failed_requests": []}),
+}
+
+
+@pytest.mark.parametrize("fault", FAULTS)
+def test_a_planted_fault_is_found_and_only_it(browser: Browser, tmp_path: Path, fault: str) -> None:
+    head, body, png, word, says = FAULTS[fault]
+    p = browser.open(page(tmp_path, head, body, png), width=400)
+    problems = p.problems()
+    assert problems and all(word in line for line in problems), problems
+    assert {name: getattr(p, name) for name in says} == says
+
+
+def test_a_page_that_never_loads_fails_in_time_and_the_next_page_loads(browser: Browser, tmp_path: Path) -> None:
+    # Its script is a FIFO nobody writes: the page waits for it forever, using no CPU.
+    os.mkfifo(tmp_path / "never.js")
+    hung = tmp_path / "hung.html"
+    hung.write_text('<!doctype html><body><script src="never.js"></script></body>')
+    with pytest.raises(BrowserError, match=r"no answer in time(.|\n)*chromium's stderr"):
+        browser.open(hung, timeout_s=1.0)
+    assert browser.pid is None   # killed; the next page starts another
+    assert browser.open(page(tmp_path)).problems() == []
+
+
+def test_a_missing_chromium_names_the_set_up(tmp_path: Path) -> None:
+    with pytest.raises(BrowserError, match=r"not found.*tools/setup\.sh test-packages"):
+        Browser(binary=tmp_path / "chromium")
