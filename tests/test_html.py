@@ -1,6 +1,6 @@
-"""report.html, compare --html and make run's index.html (tools/cleanroom_host/reports/html.py): every
-page a fixture or docs/data log gives is one file that needs nothing else, and says what the text summary
-says. Read here by the standard library's HTML parser; tests/test_html_browser.py loads them in Chromium."""
+"""report.html, compare --html and make run's index.html (tools/cleanroom_host/reports/html.py), read by
+the standard library's HTML parser: what a page holds (its answers' lines, images, links, anything from
+elsewhere). tests/test_html_browser.py writes every page and loads it in Chromium as well."""
 
 from __future__ import annotations
 
@@ -9,11 +9,10 @@ import io
 from html.parser import HTMLParser
 from pathlib import Path
 
-import pytest
 from PIL import Image
 
 from cleanroom_host.reports import frame as report
-from cleanroom_host.records.results import load
+from cleanroom_host.records.results import ResultSet, load
 
 REPO = Path(__file__).resolve().parent.parent
 FIXTURES = REPO / "tests" / "fixtures"
@@ -64,8 +63,8 @@ def read(path: Path) -> Page:
     return page
 
 
-def answer_lines(rs_path: Path) -> list[str]:
-    _head, _answers_head, groups = report.summary_parts(load(rs_path))
+def answer_lines(rs: Path | ResultSet) -> list[str]:
+    _head, _answers_head, groups = report.summary_parts(load(rs) if isinstance(rs, Path) else rs)
     return [line for _name, lines in groups for line in lines]
 
 
@@ -78,44 +77,14 @@ def png_ok(src: str) -> bool:
     return img.size[0] > 0
 
 
-@pytest.mark.parametrize("log", LOGS, ids=lambda p: f"{p.parent.name}/{p.name}")
-def test_every_log_gives_a_page_that_says_what_the_summary_says(log: Path, tmp_path: Path) -> None:
-    rs = load(log)
-    written = report.write_outputs(rs, tmp_path, plots=False)
-    page_path = tmp_path / "report.html"
-    assert page_path in written
-    page = read(page_path)
-    assert page.answers == answer_lines(log)
-    assert page.external == [] and page.images == []  # no figures without plots; nothing from elsewhere
-    assert all((tmp_path / href).is_file() for href in page.links if "://" not in href), page.links
+def test_a_figure_takes_its_familys_caption(tmp_path: Path) -> None:
+    """By the longest CAPTIONS key its file's name begins with: fig3-misses is not fig3; none: a plain one."""
+    from cleanroom_host.reports import html
 
-
-@pytest.fixture(scope="module")
-def drawn(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[Path]]:
-    """A set with every family's figures: make run's kernel half (workset, ctxsw, locks, create, aspace)."""
-    out = tmp_path_factory.mktemp("drawn")
-    return out, report.write_outputs(load(FIXTURES / "qemu-icount-make-run.log"), out, plots=True)
-
-
-def test_figures_are_inline_after_their_familys_answers_with_captions(drawn: tuple[Path, list[Path]]) -> None:
-    out, written = drawn
-    text = (out / "report.html").read_text(encoding="utf-8")
-    page = read(out / "report.html")
-    pngs = sorted(p.name for p in written if p.suffix == ".png")
-    assert pngs and len(page.images) == len(pngs) and all(png_ok(src) for src in page.images)
-    assert all(f"<figcaption>{name}: " in text for name in pngs)
-    assert "the figure of the answers above" not in text  # every figure has its family's caption
-    # each family's figures come after its own answers and before the next family's
-    groups = [text.index(f'id="run-{name}"') for name in ("workset", "locks", "aspace")]
-    assert groups == sorted(groups)
-    assert groups[0] < text.index("<figcaption>fig3-") < groups[1] < text.index("<figcaption>litethreads.png") \
-        < groups[2] < text.index("<figcaption>aspace-commit.png")
-
-
-def test_a_broken_figure_is_seen(drawn: tuple[Path, list[Path]], tmp_path: Path) -> None:
-    """The test of the test: a page whose first figure's data is cut is caught by png_ok."""
-    out, _written = drawn
-    page = read(out / "report.html")
-    broken = page.images[0][:len(page.images[0]) // 2]
-    with pytest.raises(Exception):
-        assert png_ok(broken)
+    png = tmp_path / "fig3-misses-x.png"
+    Image.new("RGB", (2, 2)).save(png)
+    captions = {"fig3": "three", "fig3-misses": "misses"}
+    assert html.figure(png, captions).caption == "misses"
+    assert html.figure(png.rename(tmp_path / "fig3-y.png"), captions).caption == "three"
+    other = html.figure(tmp_path / "fig3-y.png", {})
+    assert other.caption == "the figure of the answers above" and png_ok(f"data:image/png;base64,{other.data}")

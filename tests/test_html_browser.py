@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from browser import Browser
-from test_html import LOGS, answer_lines
+from test_html import LOGS, answer_lines, png_ok, read
 
 from cleanroom_host.reports import frame as report
 from cleanroom_host.records.results import load
@@ -31,53 +31,64 @@ def stripped(lines: list[str]) -> list[str]:
 
 @pytest.mark.parametrize("log", LOGS, ids=lambda p: f"{p.parent.name}/{p.name}")
 def test_every_logs_page_reads_clean_on_a_phone(log: Path, tmp_path: Path, browser: Browser) -> None:
-    report.write_outputs(load(log), tmp_path, plots=False)
+    """Its answers exactly the summary's lines (the parser: indentation included; the browser: each line's
+    text), nothing from elsewhere, every link a file beside it; clean in Chromium at 400 px."""
+    rs = load(log)
+    written = report.write_outputs(rs, tmp_path, plots=False)
+    assert tmp_path / "report.html" in written
+    parsed = read(tmp_path / "report.html")
+    answers = answer_lines(rs)
+    assert parsed.answers == answers
+    assert parsed.external == [] and parsed.images == []
+    assert all((tmp_path / href).is_file() for href in parsed.links), parsed.links
     page = browser.open(tmp_path / "report.html", width=PHONE, selectors=(".answer",))
     assert page.problems() == [], page.problems()
-    assert page.texts[".answer"] == stripped(answer_lines(log))
+    assert page.texts[".answer"] == stripped(answers)
 
 
-@pytest.fixture(scope="module")
-def drawn(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """make run's kernel half with its figures (workset, ctxsw, locks, create, aspace) and a hosted smp set."""
-    out = tmp_path_factory.mktemp("drawn")
-    for log in ("qemu-icount-make-run.log", "hosted-smp.log"):
-        report.write_outputs(load(FIXTURES / log), out / log, plots=True)
-    return out
+def test_a_page_with_figures_draws_every_one(tmp_path: Path, browser: Browser) -> None:
+    log = FIXTURES / "hosted-smp.log"
+    report.write_outputs(load(log), tmp_path, plots=True)
+    pngs = sorted((tmp_path / "plots").glob("*.png"))
+    assert pngs and all(png_ok(src) for src in read(tmp_path / "report.html").images)
+    for width in (PHONE, 1200):
+        page = browser.open(tmp_path / "report.html", width=width, selectors=(".answer", "figcaption"))
+        assert page.problems() == [], page.problems()
+        assert len(page.images) == len(pngs) and all(i.natural_width > 0 for i in page.images)
+        assert len(page.texts["figcaption"]) == len(pngs)
+        assert page.texts[".answer"] == stripped(answer_lines(log))
 
 
-@pytest.mark.parametrize("width", [PHONE, 1200])
-@pytest.mark.parametrize("log", ["qemu-icount-make-run.log", "hosted-smp.log"])
-def test_a_page_with_figures_draws_every_one(drawn: Path, log: str, width: int, browser: Browser) -> None:
-    page = browser.open(drawn / log / "report.html", width=width, selectors=(".answer", "figcaption"))
-    assert page.problems() == [], page.problems()
-    pngs = sorted((drawn / log / "plots").glob("*.png"))
-    assert pngs and len(page.images) == len(pngs) and all(i.natural_width > 0 for i in page.images)
-    assert len(page.texts["figcaption"]) == len(pngs)
-    assert page.texts[".answer"] == stripped(answer_lines(FIXTURES / log))
-
-
-def test_a_planted_broken_figure_fails(drawn: Path, tmp_path: Path, browser: Browser) -> None:
-    """The test of the test: the same page with its first figure's data cut short."""
-    text = (drawn / "hosted-smp.log" / "report.html").read_text(encoding="utf-8")
-    m = re.search(r'src="data:image/png;base64,([^"]+)"', text)
-    assert m
-    broken = tmp_path / "report.html"
-    broken.write_text(text[:m.start(1)] + m.group(1)[:len(m.group(1)) // 3] + text[m.end(1):], encoding="utf-8")
-    page = browser.open(broken, width=PHONE)
-    assert page.problems() and any(i.natural_width == 0 for i in page.images)
-
-
-def test_compare_of_three_sets_has_three_columns(tmp_path: Path, cleanroom_tool: Path, browser: Browser) -> None:
+def test_compare_of_three_sets_has_three_columns_and_every_familys_figures(tmp_path: Path, cleanroom_tool: Path,
+                                                                           browser: Browser) -> None:
+    """Three sets whose families are all five (make run's kernel half: workset, locks, aspace; hosted smp;
+    hosted smplocks): a column each, every figure drawn after its own family's answers with its caption;
+    and the same page with one figure's data cut short fails (the test of the test)."""
     logs = [FIXTURES / "hosted-smp.log", FIXTURES / "hosted-smplocks-2cpu.log", FIXTURES / "qemu-icount-make-run.log"]
     page_path = tmp_path / "compare.html"
     p = subprocess.run([str(cleanroom_tool), "compare", *map(str, logs), "--out", str(tmp_path / "c"),
                         "--html", str(page_path)], capture_output=True, text=True, timeout=300)
     assert p.returncode == 0, p.stderr
     assert p.stdout.splitlines()[-1] == f"wrote {page_path}"
+    text = page_path.read_text(encoding="utf-8")
+    parsed = read(page_path)
+    assert parsed.external == [] and parsed.images and all(png_ok(src) for src in parsed.images)
+    assert "the figure of the answers above" not in text  # every figure has its family's caption
+    groups = [text.index(f'id="C-{name}"') for name in ("workset", "locks", "aspace")]
+    assert groups == sorted(groups)
+    assert groups[0] < text.index("<figcaption>fig3-") < groups[1] < text.index("<figcaption>litethreads.png") \
+        < groups[2] < text.index("<figcaption>aspace-commit.png")
+    for name in ("coherence_matrix", "smplocks-contended", "linuxvm"):
+        assert f"<figcaption>{name}.png: " in text
     page = browser.open(page_path, width=1400, selectors=(".column", ".column h2:first-child"))
     assert page.problems() == [], page.problems()
     assert [t.split(":")[0] for t in page.texts[".column h2:first-child"]] == ["A", "B", "C"]
-    assert len(page.texts[".column"]) == 3 and all(i.natural_width > 0 for i in page.images) and page.images
-    phone = browser.open(page_path, width=PHONE)
-    assert phone.problems() == [], phone.problems()
+    assert len(page.texts[".column"]) == 3 and len(page.images) == len(parsed.images)
+    assert all(i.natural_width > 0 for i in page.images)
+    assert browser.open(page_path, width=PHONE).problems() == []
+    m = re.search(r'src="data:image/png;base64,([^"]+)"', text)
+    assert m
+    broken = tmp_path / "broken.html"
+    broken.write_text(text[:m.start(1)] + m.group(1)[:len(m.group(1)) // 3] + text[m.end(1):], encoding="utf-8")
+    cut = browser.open(broken, width=PHONE)
+    assert cut.problems() and sum(i.natural_width == 0 for i in cut.images) == 1

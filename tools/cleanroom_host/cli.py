@@ -505,7 +505,7 @@ def _compare_page(sets: list[Any], ids: list[str], path: Path) -> Path:
             run = frame.run_of(rs)
             figures = {m.__name__.rsplit(".", 1)[-1]: [p for p in m.files(run, Path(tmp) / ident, True)
                                                          if p.suffix == ".png"] for m in families()}
-            columns.append(frame.page_column(rs, ident, figures, path.resolve().parent, tables=False))
+            columns.append(frame.page_column(rs, ident, figures, path.resolve().parent))
         path.parent.mkdir(parents=True, exist_ok=True)
         return html.write(path, f"cleanroom compare: {', '.join(f'{i} {rs.path}' for i, rs in zip(ids, sets))}",
                           columns)

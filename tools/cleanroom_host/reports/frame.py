@@ -466,11 +466,15 @@ def summary(rs: ResultSet, report_txt: Path | None = None) -> list[str]:
     return head + answers_head + [line for _name, lines in groups for line in lines]
 
 
+Parts = tuple[list[str], list[str], list[tuple[str, list[str]]]]
+
+
 def page_column(rs: ResultSet, ident: str, written: dict[str, list[Path]], page_dir: Path,
-                report_txt: Path | None = None, tables: bool = True) -> html.Column:
-    """One set's column of an HTML page: the summary's own lines, each family's figures after its answers
-    (written: the files each family wrote, by module name), the files beside the page, the full tables."""
-    head, answers_head, groups = summary_parts(rs, report_txt)
+                report_txt: Path | None = None, tables: str = "", parts: Parts | None = None) -> html.Column:
+    """One set's column of an HTML page: the summary's own lines (parts: summary_parts', where the caller
+    has them), each family's figures after its answers (written: the files each family wrote, by module
+    name), the files beside the page, and the full tables (tables: full_report's text, or none)."""
+    head, answers_head, groups = parts if parts is not None else summary_parts(rs, report_txt)
     captions = {m.__name__.rsplit(".", 1)[-1]: getattr(m, "CAPTIONS", {}) for m in families()}
     out_groups = [html.Group(name, lines, [html.figure(p, captions.get(name, {})) for p in written.get(name, [])
                                            if p.suffix == ".png"])
@@ -483,7 +487,7 @@ def page_column(rs: ResultSet, ident: str, written: dict[str, list[Path]], page_
     out_dir = rs.path.parent if rs.path.suffix else rs.path
     all_written = [p for files in written.values() for p in files] + ([report_txt] if report_txt else [])
     return html.Column(ident, str(rs.path), head, answers_head, out_groups,
-                       html.links(out_dir, all_written, page_dir), full_report(rs) if tables else "")
+                       html.links(out_dir, all_written, page_dir), tables)
 
 
 def render(rs: ResultSet, full: bool = True, report_txt: Path | None = None) -> str:
@@ -500,9 +504,12 @@ def write_outputs(rs: ResultSet, out_dir: Path, plots: bool = True) -> list[Path
     run = run_of(rs)
     out_dir.mkdir(parents=True, exist_ok=True)
     path = out_dir / REPORT_TXT
-    path.write_text(render(rs, full=True, report_txt=path), encoding="ascii", errors="backslashreplace")
+    parts, tables = summary_parts(rs, path), full_report(rs)  # once: report.txt and the page both show them
+    head, answers_head, groups = parts
+    text = "\n".join(head + answers_head + [line for _name, lines in groups for line in lines]) + "\n\n" + tables
+    path.write_text(text, encoding="ascii", errors="backslashreplace")  # = render(rs, full=True, report_txt=path)
     by_family = {module.__name__.rsplit(".", 1)[-1]: module.files(run, out_dir, plots) for module in families()}
     written = [path] + [p for files in by_family.values() for p in files]
     page = html.write(out_dir / html.PAGE, f"cleanroom report: {rs.path}",
-                      [page_column(rs, "run", by_family, out_dir, path)])
+                      [page_column(rs, "run", by_family, out_dir, path, tables, parts)])
     return written + [page]
