@@ -210,7 +210,7 @@ def test_a_worker_sharing_its_cpu_is_disturbed(tmp_path: Path) -> None:
     busy = subprocess.Popen(["taskset", "-c", str(cpus[1]), "sh", "-c", "while :; do :; done"])
     try:
         proc = subprocess.run(["taskset", "-c", ",".join(map(str, cpus)), str(HOSTED), "bench=falseshare",
-                               "cpus=2", "runs=1", "warmup=0", "reps=100000"],
+                               "cpus=2", "runs=1", "warmup=0", "reps=30000"],
                               capture_output=True, timeout=TOOL_SAFETY_NET_S, stdin=subprocess.DEVNULL)
     finally:
         busy.kill()
