@@ -521,6 +521,25 @@ def fault_function(kernel: Path, records: list[Record]) -> str | None:
         return None
 
 
+# The emulator's stdout pipe's size (F_SETPIPE_SZ; Linux's default limit, fs.pipe-max-size, is 1 MiB). QEMU's
+# serial port drops a byte it could not write after a few retries: with a 64 KiB pipe and this tool's reader
+# kept off its CPU for a quarter of a second (make test's load), a 32-CPU falseshare run under TCG lost
+# everything after its first 200 KB, done included (3 of 8 runs with four busy loops, 2026-11-28). A pipe
+# that holds a whole quick run (~550 KB) outlasts any such pause.
+PIPE_BYTES = 1 << 20
+
+
+def widen_pipe(fd: int) -> None:
+    """As large a pipe as the system allows, up to PIPE_BYTES (its default where it refuses)."""
+    size = PIPE_BYTES
+    while size > 65536:
+        try:
+            fcntl.fcntl(fd, fcntl.F_SETPIPE_SZ, size)
+            return
+        except OSError:
+            size //= 2
+
+
 def _start(launch: emulators.Launch, cwd: str, chunks: "queue.Queue[tuple[str, bytes]]",
            emu_out: bytearray) -> tuple["subprocess.Popen[bytes]", list[threading.Thread], int]:
     """Start the emulator with its readers; returns (process, threads, pty master or -1)."""
@@ -543,6 +562,7 @@ def _start(launch: emulators.Launch, cwd: str, chunks: "queue.Queue[tuple[str, b
             proc = subprocess.Popen(launch.argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                                     stderr=subprocess.PIPE, start_new_session=True, env=env, cwd=cwd)
             assert proc.stdout is not None and proc.stderr is not None
+            widen_pipe(proc.stdout.fileno())
             threads = [threading.Thread(target=_reader, args=(proc.stdout, chunks, "out"), daemon=True),
                        threading.Thread(target=_reader, args=(proc.stderr, chunks, "err"), daemon=True)]
     except OSError as exc:
