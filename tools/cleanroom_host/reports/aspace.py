@@ -782,6 +782,7 @@ FIGURES: tuple[tuple[str, FigureFn], ...] = (
 def write_all(run: Run, out: Path) -> list[Path]:
     return draw(FIGURES, BENCHES, run, out)
 
+
 # report.html: what to look at in each figure (by the start of its file's name; html.figure)
 CAPTIONS = {
     "aspace-tlb-refill": "the cost of refilling the TLB after an address-space switch against the pages "

@@ -666,6 +666,7 @@ FIGURES: tuple[tuple[str, FigureFn], ...] = (
 def write_all(run: Run, out: Path) -> list[Path]:
     return draw(FIGURES, BENCHES, run, out)
 
+
 # report.html: what to look at in each figure (by the start of its file's name; html.figure)
 CAPTIONS = {
     "litethreads": "LiteThreads' handshake per item against the unlock spin, a marker per lock spin: flat lines "

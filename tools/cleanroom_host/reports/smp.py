@@ -753,6 +753,7 @@ def write_all(run: Run, out: Path) -> list[Path]:
     ctx = Context(run)
     return [path for _name, fn in FIGURES if (path := fn(ctx, out)) is not None]
 
+
 # report.html: what to look at in each figure (by the start of its file's name; html.figure)
 CAPTIONS = {
     "coherence_matrix": "a line's round trip between every two CPUs (viridis: yellow is slowest, dark blue "

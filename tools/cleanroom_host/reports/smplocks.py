@@ -752,6 +752,7 @@ FIGURES: tuple[tuple[str, FigureFn], ...] = (
 def write_all(run: Run, out: Path) -> list[Path]:
     return draw(FIGURES, BENCHES, run, out)
 
+
 # report.html: what to look at in each figure (by the start of its file's name; html.figure)
 CAPTIONS = {
     "smplocks-contended": "a lock+unlock's cost as CPUs contend, a line per lock: the flatter, the better the "

@@ -732,6 +732,7 @@ def write_all(run: Run, out: Path) -> list[Path]:
             written.append(path)
     return written
 
+
 # report.html: what to look at in each figure (by the start of its file's name; html.figure)
 CAPTIONS = {
     "fig3": "Figure 3: the cost of running the fibers concurrently (multi - single) against the working set; "
