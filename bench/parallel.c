@@ -31,13 +31,15 @@ struct worker {
 };
 
 /* Whether the OS took this thread off its CPU since `since` for over
- * 1/PARALLEL_DISTURBED_PART of the time gone by. */
+ * 1/PARALLEL_DISTURBED_PART of the time gone by. Nearly always nobody
+ * preempted it: one system call, and the clocks only where one did (a
+ * worker's finish is inside the caller's timed wait). */
 static bool disturbed_since(const struct smp_thread_times *since)
 {
+    if (smp_preempted() == since->preempted)
+        return false;
     struct smp_thread_times now;
     smp_thread_times(&now);
-    if (now.preempted == since->preempted)
-        return false;
     uint64_t wall = now.wall_ns - since->wall_ns, run = now.run_ns - since->run_ns;
     return wall > run && (wall - run) * PARALLEL_DISTURBED_PART > wall;
 }

@@ -233,10 +233,15 @@ void smp_wait_within(uint32_t cpu, uint32_t seconds)
     }
 }
 
-void smp_thread_times(struct smp_thread_times *t)
+uint64_t smp_preempted(void)
 {
     struct rusage u;
-    t->preempted = getrusage(RUSAGE_THREAD, &u) == 0 ? (uint64_t)u.ru_nivcsw : 0;
+    return getrusage(RUSAGE_THREAD, &u) == 0 ? (uint64_t)u.ru_nivcsw : 0;
+}
+
+void smp_thread_times(struct smp_thread_times *t)
+{
+    t->preempted = smp_preempted();
     t->wall_ns = clock_ns(CLOCK_MONOTONIC);
     t->run_ns = clock_ns(CLOCK_THREAD_CPUTIME_ID);
 }

@@ -325,6 +325,7 @@ void smp_wait_within(uint32_t cpu, uint32_t seconds)
 }
 
 void smp_thread_times(struct smp_thread_times *t) { *t = (struct smp_thread_times){ 0, 0, 0 }; }
+uint64_t smp_preempted(void) { return 0; }
 
 void smp_ipi_handler(void (*fn)(void)) { ipi_fn = fn; }
 

@@ -84,6 +84,9 @@ struct smp_thread_times {
     uint64_t preempted, wall_ns, run_ns;
 };
 void smp_thread_times(struct smp_thread_times *t);
+/* smp_thread_times' `preempted` alone (one system call): what a worker's finish, inside a timed wait,
+ * reads first. */
+uint64_t smp_preempted(void);
 
 /* IPIs (kernel only; the hosted build has none): fn runs on the receiving
  * CPU, with IF=1 only where that CPU turned interrupts on itself. */

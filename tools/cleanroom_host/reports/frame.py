@@ -445,8 +445,10 @@ def summary_budget(rs: ResultSet) -> int:
     return SMP_SUMMARY_BUDGET if used > 2 else SUMMARY_BUDGET
 
 
-def summary_parts(rs: ResultSet, report_txt: Path | None = None) -> tuple[list[str], list[str],
-                                                                          list[tuple[str, list[str]]]]:
+Parts = tuple[list[str], list[str], list[tuple[str, list[str]]]]  # summary_parts'
+
+
+def summary_parts(rs: ResultSet, report_txt: Path | None = None) -> Parts:
     """The summary's lines, wrapped, in three parts: the run and the machine, the answers' heading and
     legend, and the answers a group per family (answer_groups)."""
     run = run_of(rs)
@@ -459,14 +461,16 @@ def summary_parts(rs: ResultSet, report_txt: Path | None = None) -> tuple[list[s
             [(name, fit(lines, WIDTH)) for name, lines in groups])
 
 
-def summary(rs: ResultSet, report_txt: Path | None = None) -> list[str]:
-    """At most about summary_budget(rs) lines of at most WIDTH columns: the machine and how far its timing
-    can be trusted, then the answers."""
-    head, answers_head, groups = summary_parts(rs, report_txt)
+def joined(parts: Parts) -> list[str]:
+    """summary_parts' three parts as the summary's lines."""
+    head, answers_head, groups = parts
     return head + answers_head + [line for _name, lines in groups for line in lines]
 
 
-Parts = tuple[list[str], list[str], list[tuple[str, list[str]]]]
+def summary(rs: ResultSet, report_txt: Path | None = None) -> list[str]:
+    """At most about summary_budget(rs) lines of at most WIDTH columns: the machine and how far its timing
+    can be trusted, then the answers."""
+    return joined(summary_parts(rs, report_txt))
 
 
 def page_column(rs: ResultSet, ident: str, written: dict[str, list[Path]], page_dir: Path,
@@ -492,8 +496,13 @@ def page_column(rs: ResultSet, ident: str, written: dict[str, list[Path]], page_
 
 def render(rs: ResultSet, full: bool = True, report_txt: Path | None = None) -> str:
     """The summary, and with full the whole report after it (what report.txt holds)."""
-    text = "\n".join(summary(rs, report_txt)) + "\n"
-    return text + ("\n" + full_report(rs) if full else "")
+    return _text(summary_parts(rs, report_txt), full_report(rs) if full else None)
+
+
+def _text(parts: Parts, tables: str | None) -> str:
+    """The summary's lines, then the tables where given."""
+    text = "\n".join(joined(parts)) + "\n"
+    return text + ("\n" + tables if tables is not None else "")
 
 
 # --- files --------------------------------------------------------------------
@@ -505,9 +514,7 @@ def write_outputs(rs: ResultSet, out_dir: Path, plots: bool = True) -> list[Path
     out_dir.mkdir(parents=True, exist_ok=True)
     path = out_dir / REPORT_TXT
     parts, tables = summary_parts(rs, path), full_report(rs)  # once: report.txt and the page both show them
-    head, answers_head, groups = parts
-    text = "\n".join(head + answers_head + [line for _name, lines in groups for line in lines]) + "\n\n" + tables
-    path.write_text(text, encoding="ascii", errors="backslashreplace")  # = render(rs, full=True, report_txt=path)
+    path.write_text(_text(parts, tables), encoding="ascii", errors="backslashreplace")
     by_family = {module.__name__.rsplit(".", 1)[-1]: module.files(run, out_dir, plots) for module in families()}
     written = [path] + [p for files in by_family.values() for p in files]
     page = html.write(out_dir / html.PAGE, f"cleanroom report: {rs.path}",
