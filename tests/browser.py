@@ -85,15 +85,27 @@ async (selectors) => {
   // The outermost elements whose right edge passes the window's, not counting what lies inside an
   // element that scrolls or clips by itself (overflow-x other than visible: a wide table in its
   // overflow-x: auto wrapper): those make the page as a whole scroll sideways.
-  const describe = (e, r) => e.tagName.toLowerCase() + (e.id ? `#${e.id}` : '') +
-    (e.classList.length ? `.${[...e.classList].join('.')}` : '') +
-    ` (${Math.round(r.width)} px wide, right edge at ${Math.round(r.right)} px)`;
+  const named = (e) => e.tagName.toLowerCase() + (e.id ? `#${e.id}` : '') +
+    (e.classList.length ? `.${[...e.classList].join('.')}` : '');
+  const extent = (r) => ` (${Math.round(r.width)} px wide, right edge at ${Math.round(r.right)} px)`;
   const wide = [];
+  // Text overflows its element's box without widening the box (a long path with nowhere to break):
+  // each text node's own extent is measured too, and named by its element and its first words.
+  const range = document.createRange();
   const walk = (el, parentWide) => {
-    for (const c of el.children) {
+    for (const c of el.childNodes) {
+      if (c.nodeType === Node.TEXT_NODE) {
+        if (parentWide || !c.textContent.trim()) continue;
+        range.selectNodeContents(c);
+        const r = range.getBoundingClientRect();
+        if (r.width > 0 && r.right > vw + 0.5)
+          wide.push(`text "${short(c.textContent.trim())}" in ${named(el)}${extent(r)}`);
+        continue;
+      }
+      if (c.nodeType !== Node.ELEMENT_NODE) continue;
       const r = c.getBoundingClientRect();
       const isWide = r.width > 0 && r.right > vw + 0.5;
-      if (isWide && !parentWide) wide.push(describe(c, r));
+      if (isWide && !parentWide) wide.push(named(c) + extent(r));
       if (getComputedStyle(c).overflowX === 'visible') walk(c, isWide || parentWide);
     }
   };

@@ -69,6 +69,9 @@ FAULTS = {
                     {"external_requests": ["https://example.com/logo.png"]}),
     "wide_body": ("", '<div id="too-wide" style="width: 900px">wide</div>', PNG_1X1, "too-wide",
                   {"overflows": True, "wide": ["div#too-wide (900 px wide, right edge at 908 px)"]}),
+    # A long path with nowhere to break: its text passes the edge while its element's box does not.
+    "unbroken_text": ("", "<h2>A: /home/researcher/" + "runs_of_the_sixteen_cpu_machine/" * 3 + "x.log</h2>",
+                      PNG_1X1, "researcher", {"overflows": True}),
     "corrupt_data_image": ("", "", PNG_CUT, PNG_CUT,
                            {"images": [PageImage(f"data:image/png;base64,{PNG_CUT}", 0, 0)], "failed_requests": []}),
 }

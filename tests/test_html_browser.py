@@ -7,6 +7,7 @@ broken figure is caught."""
 from __future__ import annotations
 
 import re
+import shutil
 import subprocess
 from pathlib import Path
 
@@ -63,8 +64,14 @@ def test_compare_of_three_sets_has_three_columns_and_every_familys_figures(tmp_p
                                                                            browser: Browser) -> None:
     """Three sets whose families are all five (make run's kernel half: workset, locks, aspace; hosted smp;
     hosted smplocks): a column each, every figure drawn after its own family's answers with its caption;
-    and the same page with one figure's data cut short fails (the test of the test)."""
-    logs = [FIXTURES / "hosted-smp.log", FIXTURES / "hosted-smplocks-2cpu.log", FIXTURES / "qemu-icount-make-run.log"]
+    and the same page with one figure's data cut short fails (the test of the test). The logs lie under a
+    long path (each column is headed by its log's path: CI's checkout, 6 characters deeper than this
+    machine's, once pushed those past a phone's width)."""
+    deep = tmp_path / "a-researchers-runs" / "2026-11-28-sixteen-cpu-machine-lent-for-the-afternoon"
+    deep.mkdir(parents=True)
+    logs = [deep / name for name in ("hosted-smp.log", "hosted-smplocks-2cpu.log", "qemu-icount-make-run.log")]
+    for log in logs:
+        shutil.copy(FIXTURES / log.name, log)
     page_path = tmp_path / "compare.html"
     p = subprocess.run([str(cleanroom_tool), "compare", *map(str, logs), "--out", str(tmp_path / "c"),
                         "--html", str(page_path)], capture_output=True, text=True, timeout=300)
