@@ -7,8 +7,9 @@ wake-ups' overhead; a sample with a time limit (bench/parallel.h's PARALLEL_SAMP
 linuxvm) is at most that. The cases mirror the C code's sets (bench/coherence.c, falseshare.c, isolation.c,
 smplocks.c, linuxvm.c); tests/test_smp_scale.py checks the counts against a run's records. The costs are
 round figures of two machines' records (docs/REPORT.md, "The duration estimate of run"): the 16-core Intel
-Xeon guest of 2026-11-27 (TSC 2.1 GHz: a CAS round trip 213 ns, a locked add on one line shared by k CPUs
-~24 ns x k, a contended lock+unlock ~50 ns x k) and the 2-vCPU AMD EPYC guests. Retries of disturbed samples
+Xeon guests lent on 2026-11-27 and -28 (TSC 2.1 GHz: a CAS round trip 213 ns, a locked add on one line
+shared by k CPUs ~24 ns x k, a contended lock+unlock ~50 ns x k, an mmap with sibling threads ~17 us; suite=smp
+60 s by this model, 70 s measured on -28) and the 2-vCPU AMD EPYC guests. Retries of disturbed samples
 (up to 20 each, bench/parallel.h) are not counted: a loaded machine takes longer. Under an emulator the
 CPUs are host threads and nothing here applies (no estimate)."""
 
@@ -32,9 +33,10 @@ LOCK_S = 50e-9  # smplocks: a lock+unlock with k contending: this x k (k=1: LOCK
 LOCK_ALONE_S = 20e-9
 HANDOFF_S = 400e-9  # smplocks' handoff between two CPUs
 LITE_ITEM_S = 25e-6  # the LiteThreads handshake, one item (parks and wake-ups: 2-vCPU EPYC guest)
-VM_OP_S = 3e-6  # linuxvm: an mmap+munmap or two mprotects
+VM_OP_S = 5e-6  # linuxvm: an mmap+munmap or two mprotects in an address space of one's own (2-7.5 us)
+VM_SHARED_OP_S = 17e-6  # the same with sibling threads, per operation of all (one mmap_lock: 15-25 us, k >= 2)
 FAULT_S = 0.3e-6  # linuxvm: a demand-zero fault
-FORK_S = 150e-6  # linuxvm: a forked worker
+FORK_S = 1.5e-3  # linuxvm: a forked worker, its exit and its waitpid (both guests: this process's size)
 FAULT_PAGES = 1024  # bench/linuxvm.c FAULT_PAGES
 LINUXVM_PLANS = 5  # fault, mmap, mprotect, tlb_shootdown x 2
 # bench/smplocks.c's sets: every lock at each k (contended) and at k=2 (handoff), the spin settings at k=2
@@ -130,8 +132,14 @@ def linuxvm(p: SmpPlan) -> Iterator[float]:
         for k in worker_counts(p.cpus):
             shoot = plan >= 3
             for processes in ((False,) if shoot and k == 1 else (False, True)):
-                work = FAULT_PAGES * FAULT_S if plan == 0 else min(reps * VM_OP_S, SAMPLE_CAP_S)
-                yield _sample(work + (k * FORK_S if processes else 0), False)
+                alone = processes or k == 1
+                if plan == 0:
+                    work = FAULT_PAGES * FAULT_S
+                elif shoot:  # worker 0's loop alone; sibling threads' TLBs make each operation dearer
+                    work = reps * (VM_OP_S if alone else VM_SHARED_OP_S)
+                else:  # every worker's loop: in parallel as processes, one after another on one mmap_lock
+                    work = reps * VM_OP_S if alone else k * reps * VM_SHARED_OP_S
+                yield _sample(min(work, SAMPLE_CAP_S), False) + (k * FORK_S if processes else 0)
 
 
 MODELS = {"coherence": coherence, "falseshare": falseshare, "isolation": isolation, "smplocks": smplocks,
