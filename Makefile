@@ -75,7 +75,7 @@ HOSTED := $(BUILD)/hosted/cleanroom-hosted
 # implements the rest of the interfaces for Linux.
 HOSTED_SHARED := $(LIB_SRCS) \
 	arch/cpu.c arch/tsc.c arch/exc_names.c arch/memtype.c arch/modelmark.c \
-	kernel/fault_record.c kernel/error_record.c kernel/smp_report.c kernel/counters_record.c kernel/evidence_record.c kernel/finish.c \
+	kernel/fault_record.c kernel/error_record.c kernel/smp_report.c kernel/smp_cores.c kernel/counters_record.c kernel/evidence_record.c kernel/finish.c \
 	runtime/switch.c runtime/stack.c runtime/fiber.c runtime/pair.c runtime/overflow.c \
 	runtime/spinlock.c runtime/sync.c runtime/stackpool.c runtime/pingpong.c runtime/smplock.c \
 	$(filter-out $(KERNEL_ONLY_SRCS),$(wildcard bench/*.c)) \

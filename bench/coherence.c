@@ -25,7 +25,7 @@
 #include "bench/parallel.h"
 #include "bench/registry.h"
 #include "kernel/smp.h"
-#include "kernel/smp_report.h"
+#include "kernel/smp_cores.h"
 #include "lib/defaults.h"
 
 #ifdef CLEANROOM_HOSTED

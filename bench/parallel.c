@@ -5,7 +5,7 @@
 #include "kernel/error_record.h"
 #include "kernel/finish.h"
 #include "kernel/smp.h"
-#include "kernel/smp_report.h"
+#include "kernel/smp_cores.h"
 #include "lib/fmt.h"
 
 /* The TSC rate assumed when it is not known (too long, never too short),

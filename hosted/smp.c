@@ -229,7 +229,7 @@ void smp_wait_within(uint32_t cpu, uint32_t seconds)
         if (idle(s))
             return;
         if (clock_ns(CLOCK_MONOTONIC) > end)
-            smp_report_silent(cpu, s->os_cpu, seconds);
+            smp_report_silent(cpu, "OS CPU", s->os_cpu, seconds);
     }
 }
 

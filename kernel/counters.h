@@ -13,16 +13,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "kernel/counter_events.h"
 #include "lib/config.h"
-
-enum counter_event {
-    CTR_CORE_CYCLES,   /* the core clock, not the TSC */
-    CTR_INSTRUCTIONS,
-    CTR_L1D_MISSES,    /* L1d read misses */
-    CTR_LLC_MISSES,    /* last-level cache misses */
-    CTR_DTLB_MISSES,   /* dTLB read misses */
-    CTR_COUNT
-};
 
 /* Opens what the platform and cfg (counters=auto|off) allow, and writes the
  * `counters` record (kernel/counters_record.h) naming every event with

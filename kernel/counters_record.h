@@ -3,7 +3,9 @@
 #ifndef KERNEL_COUNTERS_RECORD_H
 #define KERNEL_COUNTERS_RECORD_H
 
-#include "kernel/counters.h"
+#include <stdbool.h>
+
+#include "kernel/counter_events.h"
 
 /* "core_cycles", "instructions", ... (lib/wire.h). */
 const char *counters_name(enum counter_event e);

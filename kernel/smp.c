@@ -320,7 +320,7 @@ void smp_wait_within(uint32_t cpu, uint32_t seconds)
     }
     if (s->posted != s->finished) {
         s->state = SMP_CPU_SILENT;
-        smp_report_silent(cpu, s->apic_id, seconds);
+        smp_report_silent(cpu, "APIC id", s->apic_id, seconds);
     }
 }
 

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import fcntl
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -286,3 +287,4 @@ def test_a_lost_wake_up_ends_the_run_by_name(tree: Path, tmp_path: Path) -> None
     assert done(res)["status"] == "fail" and rc == 1
     silent = errors(res, "cpu_silent")
     assert len(silent) == 1 and "running linuxvm" in silent[0]["msg"], silent
+    assert re.search(r"^CPU [1-3] \(OS CPU \d+\) did not finish", silent[0]["msg"]), silent  # hosted: OS numbers
