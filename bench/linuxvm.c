@@ -57,7 +57,8 @@ static const char *const who_names[] = { "threads", "processes", "none" };
 /* What the workers and the caller share, in a MAP_SHARED page (forked
  * workers see the same one). */
 struct control {
-    volatile uint32_t ready, go, stop, release;
+    volatile uint32_t go, stop, release;
+    volatile uint32_t arrived[SMP_MAX_CPUS];  /* a forked worker: 1 once it waits at the start line */
     volatile uint32_t finished[SMP_MAX_CPUS]; /* a forked worker: 1 once its work is done */
     volatile uint32_t gone[SMP_MAX_CPUS];     /* its launcher: 1 once the child exited (or never forked) */
     uint32_t done[SMP_MAX_CPUS];
@@ -152,7 +153,7 @@ static void launcher(void *arg)
     struct launch *l = arg;
     pid_t pid = fork();
     if (pid == 0) {
-        __atomic_add_fetch(&ctl->ready, 1, __ATOMIC_ACQ_REL);
+        __atomic_store_n(&ctl->arrived[l->w], 1, __ATOMIC_RELEASE);
         while (!ctl->go)
             cpu_pause();
         work(l->w, l->c);
@@ -160,9 +161,7 @@ static void launcher(void *arg)
         _exit(0);
     }
     l->failed = pid < 0;
-    if (pid < 0)
-        __atomic_add_fetch(&ctl->ready, 1, __ATOMIC_ACQ_REL); /* nobody will come: do not wait for it */
-    else
+    if (pid > 0) /* else nobody will come: gone at once, the start line does not wait for it */
         while (waitpid(pid, 0, 0) < 0 && errno == EINTR)
             ;
     __atomic_store_n(&ctl->gone[l->w], 1, __ATOMIC_RELEASE);
@@ -183,21 +182,36 @@ static uint32_t await_children(uint32_t k)
     return lost;
 }
 
+/* How many of workers 1 .. k-1 neither wait at the start line nor are gone
+ * (a fork that failed, a child that died: params.failed counts those);
+ * missing[w] says which. */
+static uint32_t not_at_start_line(uint32_t k, bool *missing)
+{
+    uint32_t n = 0;
+    for (uint32_t w = 1; w < k; w++)
+        n += missing[w] = !ctl->arrived[w] && !ctl->gone[w];
+    return n;
+}
+
 static int64_t procs_run(struct lvm_case *c)
 {
     static struct launch launches[SMP_MAX_CPUS];
-    uint32_t unposted = 0;
+    static uint32_t cpus[SMP_MAX_CPUS];
+    bool posted[SMP_MAX_CPUS] = { false }, missing[SMP_MAX_CPUS] = { false };
     for (uint32_t w = 1; w < c->k; w++) {
+        cpus[w] = w;
         launches[w] = (struct launch){ c, w, 0 };
-        if (!smp_post(w, launcher, &launches[w])) {
+        posted[w] = smp_post(w, launcher, &launches[w]);
+        if (!posted[w]) {
             launches[w].failed = 1;
             ctl->gone[w] = 1;
-            unposted++;
         }
     }
     uint64_t hz = tsc_info()->hz ? tsc_info()->hz : 1000000000ull, t = rdtsc();
-    while (ctl->ready + unposted != c->k - 1 && rdtsc() - t < PARALLEL_START_LINE_S * hz)
+    while (not_at_start_line(c->k, missing) && rdtsc() - t < PARALLEL_START_LINE_S * hz)
         cpu_pause();
+    if (not_at_start_line(c->k, missing)) /* bounded, and named: a child stopped or never scheduled */
+        parallel_start_line_short(cpus, c->k, missing, posted, &ctl->go);
     uint64_t t0 = tsc_begin();
     ctl->go = 1;
     work(0, c);

@@ -115,26 +115,33 @@ static void id_ranges(char *out, uint32_t size, const uint32_t *ids, uint32_t n)
     }
 }
 
-/* Some workers never reached the start line: say which, let the others go
- * (they are spinning at it), wait for every one (a faulted CPU is named by
- * smp_wait) and end the run: nothing is measured with fewer workers than
- * its record would say. */
-__attribute__((noreturn)) static void start_line_short(const uint32_t *cpus, uint32_t k, const bool *posted)
+__attribute__((noreturn)) void parallel_start_line_short(const uint32_t *cpus, uint32_t k, const bool *missing,
+                                                         const bool *posted, volatile uint32_t *go)
 {
-    char msg[300], missing[SWEEP_IDS_TEXT];
+    char msg[300], names[SWEEP_IDS_TEXT];
     uint32_t ids[SMP_MAX_CPUS] = { 0 }, n = 0;
     for (uint32_t w = 0; w < k; w++)
-        if (cpus[w] != 0 && (!posted[w] || !line.arrived[w]))
+        if (missing[w])
             ids[n++] = cpus[w];
-    id_ranges(missing, sizeof missing, ids, n);
+    id_ranges(names, sizeof names, ids, n);
     fmt(msg, sizeof msg, "%u of %u workers did not reach the start line within %u s (CPU%s %s): the run ends rather "
-        "than measure with fewer workers than asked", n, k, PARALLEL_START_LINE_S, n == 1 ? "" : "s", missing);
+        "than measure with fewer workers than asked", n, k, PARALLEL_START_LINE_S, n == 1 ? "" : "s", names);
     error_record("start_line", msg);
-    line.go = 1;
+    *go = 1;
     for (uint32_t w = 0; w < k; w++)
         if (posted[w])
             smp_wait_within(cpus[w], PARALLEL_START_LINE_S);
     finish_run(RUN_FAIL);
+}
+
+/* Workers not posted, or posted and not at the start line (the caller, on
+ * CPU 0, is never missing). */
+__attribute__((noreturn)) static void start_line_short(const uint32_t *cpus, uint32_t k, const bool *posted)
+{
+    bool missing[SMP_MAX_CPUS] = { false };
+    for (uint32_t w = 0; w < k; w++)
+        missing[w] = cpus[w] != 0 && (!posted[w] || !line.arrived[w]);
+    parallel_start_line_short(cpus, k, missing, posted, &line.go);
 }
 
 int64_t parallel_run_on(const uint32_t *cpus, uint32_t k, parallel_fn fn, void *arg)

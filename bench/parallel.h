@@ -26,6 +26,14 @@ int64_t parallel_run(uint32_t k, parallel_fn fn, void *arg);
  * starts and waits, and the CPUs not listed stay idle (hosted: asleep). */
 int64_t parallel_run_on(const uint32_t *cpus, uint32_t k, parallel_fn fn, void *arg);
 #define PARALLEL_START_LINE_S 10u
+/* Some of k workers (worker w on CPU cpus[w]) never reached a start line
+ * within PARALLEL_START_LINE_S (missing[w]): a `start_line` error names
+ * their CPUs, *go lets the others run, every posted one (posted[w]) is
+ * waited for (a faulted or silent CPU is named by smp_wait_within) and the
+ * run ends: nothing is measured with fewer workers than its record says.
+ * parallel_run_on's own start line, and linuxvm's forked workers'. */
+__attribute__((noreturn)) void parallel_start_line_short(const uint32_t *cpus, uint32_t k, const bool *missing,
+                                                         const bool *posted, volatile uint32_t *go);
 /* How many workers of the last parallel_run the OS took off their CPU
  * between the start line and their finish for over 1/PARALLEL_DISTURBED_PART
  * of that time (smp_thread_times: hosted only; always 0 in the kernel).
