@@ -30,9 +30,11 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -151,8 +153,12 @@ struct launch {
 static void launcher(void *arg)
 {
     struct launch *l = arg;
-    pid_t pid = fork();
+    pid_t parent = getpid(), pid = fork();
     if (pid == 0) {
+        /* never outlive the run: a child of a run that ended (by name, or
+         * killed) would spin on its CPU for ever */
+        if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != parent)
+            _exit(1);
         __atomic_store_n(&ctl->arrived[l->w], 1, __ATOMIC_RELEASE);
         while (!ctl->go)
             cpu_pause();
@@ -210,8 +216,10 @@ static int64_t procs_run(struct lvm_case *c)
     uint64_t hz = tsc_info()->hz ? tsc_info()->hz : 1000000000ull, t = rdtsc();
     while (not_at_start_line(c->k, missing) && rdtsc() - t < PARALLEL_START_LINE_S * hz)
         cpu_pause();
-    if (not_at_start_line(c->k, missing)) /* bounded, and named: a child stopped or never scheduled */
+    if (not_at_start_line(c->k, missing)) { /* bounded, and named: a child stopped or never scheduled */
+        ctl->stop = 1; /* what the children do once let go ends at once (tlb_shootdown's spin) */
         parallel_start_line_short(cpus, c->k, missing, posted, &ctl->go);
+    }
     uint64_t t0 = tsc_begin();
     ctl->go = 1;
     work(0, c);
