@@ -37,6 +37,7 @@
 #include <sys/prctl.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "arch/tsc.h"
@@ -48,6 +49,7 @@
 #include "lib/defaults.h"
 
 #define FAULT_PAGES 1024     /* fault: pages each worker writes per sample */
+#define START_SPIN_MS 20     /* the forked workers' start line: spun for this long, then slept for */
 #define PAGE 4096u
 #define PER_VMA_SINCE_MAJOR 6
 #define PER_VMA_SINCE_MINOR 4
@@ -213,9 +215,16 @@ static int64_t procs_run(struct lvm_case *c)
             ctl->gone[w] = 1;
         }
     }
+    /* forks take a millisecond or two: spun for, then slept for a millisecond at a time, so that a child
+     * late by seconds (a loaded machine, or one that never comes) costs no CPU */
     uint64_t hz = tsc_info()->hz ? tsc_info()->hz : 1000000000ull, t = rdtsc();
-    while (not_at_start_line(c->k, missing) && rdtsc() - t < PARALLEL_START_LINE_S * hz)
-        cpu_pause();
+    const struct timespec ms = { 0, 1000000 };
+    while (not_at_start_line(c->k, missing) && rdtsc() - t < PARALLEL_START_LINE_S * hz) {
+        if (rdtsc() - t < hz / 1000 * START_SPIN_MS)
+            cpu_pause();
+        else
+            nanosleep(&ms, 0);
+    }
     if (not_at_start_line(c->k, missing)) { /* bounded, and named: a child stopped or never scheduled */
         ctl->stop = 1; /* what the children do once let go ends at once (tlb_shootdown's spin) */
         parallel_start_line_short(cpus, c->k, missing, posted, &ctl->go);
