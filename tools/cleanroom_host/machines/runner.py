@@ -631,6 +631,25 @@ def _keep_emulator_output(launch: emulators.Launch, emu_out: bytes, out_dir: Pat
     return emu_text
 
 
+@dataclass
+class Captured:
+    """What one emulator run left behind, for its Outcome: how it ended and what it said."""
+
+    session: Session
+    argv: list[str]
+    display: str
+    kernel_cmdline: str | None
+    info: dict[str, object]
+    wall: float
+    exit_code: int | None
+    stop: str | None           # the limit that stopped it (Limits), STOPPED, or None
+    stopped_line: str | None   # the emulator's own words when it stopped the guest (STOPPED)
+    stopped_early: bool        # killed after `done` and its grace period
+    interrupted: bool          # Ctrl-C
+    screen: Screen
+    emu_text: str              # what the emulator printed (kept beside the log)
+
+
 def run_emulator(spec: emulators.RunSpec, out_dir: Path, limits: Limits,
                  progress: Progress, on_start: Callable[[Path], None] | None = None) -> Outcome:
     """Boot the kernel, capture serial output into out_dir, parse it.
@@ -647,87 +666,101 @@ def run_emulator(spec: emulators.RunSpec, out_dir: Path, limits: Limits,
             shutil.copyfile(name, out_dir / name.name)
         if on_start is not None:
             on_start(out_dir)
-        chunks: "queue.Queue[tuple[str, bytes]]" = queue.Queue()
-        emu_out = bytearray()
-        start = time.monotonic()  # the first record's silence counts from here
-        proc, threads, master = _start(launch, tmp, chunks, emu_out)
+        captured = _capture(spec, emu, launch, tmp, out_dir, limits, progress)
+    return _outcome(spec, emu, captured, out_dir, limits)
 
-        stop: str | None = None
-        stopped_line: str | None = None  # the emulator's own words when it stopped the guest (STOPPED)
-        stopped_early = interrupted = False
-        screen = Screen()
-        serial_fh = launch.serial_file.open("rb") if launch.serial_file else None
-        with (out_dir / SERIAL_LOG).open("wb") as log:
-            session = Session(log, progress, start=start)
 
-            def pump(wait: float) -> None:
-                try:
-                    tag, data = chunks.get(timeout=wait)
-                    while True:
-                        if tag == "out":
-                            session.feed(data)
-                        else:
-                            emu_out.extend(data)
-                            del emu_out[:-TAIL_KEEP * 16]
-                        tag, data = chunks.get_nowait()
-                except queue.Empty:
-                    pass
-                if serial_fh is not None:
-                    session.feed(serial_fh.read())
+def _capture(spec: emulators.RunSpec, emu: emulators.Emulator, launch: emulators.Launch, tmp: str,
+             out_dir: Path, limits: Limits, progress: Progress) -> Captured:
+    """Start the emulator, feed what it sends into the log until it ends, is stopped or is interrupted,
+    take its screen where asked, and kill what is left of it."""
+    chunks: "queue.Queue[tuple[str, bytes]]" = queue.Queue()
+    emu_out = bytearray()
+    start = time.monotonic()  # the first record's silence counts from here
+    proc, threads, master = _start(launch, tmp, chunks, emu_out)
 
+    stop: str | None = None
+    stopped_line: str | None = None
+    stopped_early = interrupted = False
+    screen = Screen()
+    serial_fh = launch.serial_file.open("rb") if launch.serial_file else None
+    with (out_dir / SERIAL_LOG).open("wb") as log:
+        session = Session(log, progress, start=start)
+
+        def pump(wait: float) -> None:
             try:
-                try:
-                    while proc.poll() is None:
-                        pump(POLL_S)
-                        if session.done_at is not None:  # finished: not a hang
-                            if session.done_for() >= DONE_GRACE_S:
-                                stopped_early = proc.poll() is None
-                                break
-                        elif (stop := limits.check(session)) is not None:
-                            break
-                        elif emu.stops and (stopped_line := guest_stopped(emu, bytes(emu_out))) is not None:
-                            stop = STOPPED  # it keeps running, the guest never will: not a hang
-                            break
-                except KeyboardInterrupt:
-                    interrupted = True
-                if launch.qmp is not None and not interrupted:
-                    screen = _screen_after_done(spec, launch.qmp, proc, session.done_at is not None)
-            finally:
-                if proc.poll() is None:
-                    _kill_group(proc, launch.stop_signal)
-            for t in threads:
-                t.join(timeout=2.0)
-            pump(0)
+                tag, data = chunks.get(timeout=wait)
+                while True:
+                    if tag == "out":
+                        session.feed(data)
+                    else:
+                        emu_out.extend(data)
+                        del emu_out[:-TAIL_KEEP * 16]
+                    tag, data = chunks.get_nowait()
+            except queue.Empty:
+                pass
             if serial_fh is not None:
-                serial_fh.close()
-        wall = time.monotonic() - start
-        if master >= 0:
-            os.close(master)
-        progress.finish()
-        emu_text = _keep_emulator_output(launch, bytes(emu_out), out_dir)
+                session.feed(serial_fh.read())
 
+        try:
+            try:
+                while proc.poll() is None:
+                    pump(POLL_S)
+                    if session.done_at is not None:  # finished: not a hang
+                        if session.done_for() >= DONE_GRACE_S:
+                            stopped_early = proc.poll() is None
+                            break
+                    elif (stop := limits.check(session)) is not None:
+                        break
+                    elif emu.stops and (stopped_line := guest_stopped(emu, bytes(emu_out))) is not None:
+                        stop = STOPPED  # it keeps running, the guest never will: not a hang
+                        break
+            except KeyboardInterrupt:
+                interrupted = True
+            if launch.qmp is not None and not interrupted:
+                screen = _screen_after_done(spec, launch.qmp, proc, session.done_at is not None)
+        finally:
+            if proc.poll() is None:
+                _kill_group(proc, launch.stop_signal)
+        for t in threads:
+            t.join(timeout=2.0)
+        pump(0)
+        if serial_fh is not None:
+            serial_fh.close()
+    wall = time.monotonic() - start
+    if master >= 0:
+        os.close(master)
+    progress.finish()
+    emu_text = _keep_emulator_output(launch, bytes(emu_out), out_dir)
+    return Captured(session, launch.argv, launch.display(), launch.kernel_cmdline, launch.info, wall,
+                    proc.returncode, stop, stopped_line, stopped_early, interrupted, screen, emu_text)
+
+
+def _outcome(spec: emulators.RunSpec, emu: emulators.Emulator, c: Captured, out_dir: Path,
+             limits: Limits) -> Outcome:
+    """The captured log parsed, the run's record (results.json's `run`) and what to tell the user."""
     boots = parse_boots((out_dir / SERIAL_LOG).read_bytes())
     result = boots[-1]
     run = {
         "emulator": spec.emulator,
-        "command": launch.argv,
-        "command_line": launch.display(),
-        "kernel_cmdline": launch.kernel_cmdline,
-        "wall_seconds": round(wall, 3),
-        "exit_code": proc.returncode,
-        **limits.fields(stop, session),
-        "interrupted": interrupted,
-        "stopped_after_done": stopped_early,
-        **launch.info,
+        "command": c.argv,
+        "command_line": c.display,
+        "kernel_cmdline": c.kernel_cmdline,
+        "wall_seconds": round(c.wall, 3),
+        "exit_code": c.exit_code,
+        **limits.fields(c.stop, c.session),
+        "interrupted": c.interrupted,
+        "stopped_after_done": c.stopped_early,
+        **c.info,
     }
     if spec.screendump is not None:
-        run["screendump"] = screen.screendump
+        run["screendump"] = c.screen.screendump
     if spec.qr_pages is not None:
-        run["qr_pages"] = screen.qr_pages.info() if screen.qr_pages is not None else None
+        run["qr_pages"] = c.screen.qr_pages.info() if c.screen.qr_pages is not None else None
     messages: list[str] = []
     model_ok = True
-    if stopped_line is not None:
-        run["emulator_error"] = stopped_line
+    if c.stopped_line is not None:
+        run["emulator_error"] = c.stopped_line
     if not emu.hosted and (where := fault_function(spec.kernel, result.records)) is not None:
         run["fault_in"] = where  # the kernel ELF's function at the fault's eip
     if emu.model_plugin:
@@ -738,26 +771,26 @@ def run_emulator(spec: emulators.RunSpec, out_dir: Path, limits: Limits,
         run["model"] = joined.run
         result.problems.extend(joined.problems)
         model_ok = joined.ok
-    messages += [e for e in (screen.screendump_error, screen.qr_error) if e is not None]
-    tail = "\n".join(emu_text.strip().splitlines()[-15:])
-    if stop == STOPPED:
-        messages.append(f"{emu.name} stopped the guest ({stopped_line}); {session.good} records received; "
+    messages += [e for e in (c.screen.screendump_error, c.screen.qr_error) if e is not None]
+    tail = "\n".join(c.emu_text.strip().splitlines()[-15:])
+    if c.stop == STOPPED:
+        messages.append(f"{emu.name} stopped the guest ({c.stopped_line}); {c.session.good} records received; "
                         f"it said:\n{tail}")
-    elif stop is not None:
-        messages.append(limits.message(stop, session))
-    elif interrupted:
-        messages.append(f"interrupted; {session.good} records received")
+    elif c.stop is not None:
+        messages.append(limits.message(c.stop, c.session))
+    elif c.interrupted:
+        messages.append(f"interrupted; {c.session.good} records received")
     elif result.done is None:
-        msg = f"emulator exited with status {proc.returncode} before a done record"
+        msg = f"emulator exited with status {c.exit_code} before a done record"
         if tail:
             msg += f"; it said:\n{tail}"
         messages.append(msg)
-    if stop == STOPPED or (result.done is None and not interrupted):
-        messages.extend(f"hint: {what}" for what in emu.advice_for(emu_text))
+    if c.stop == STOPPED or (result.done is None and not c.interrupted):
+        messages.extend(f"hint: {what}" for what in emu.advice_for(c.emu_text))
     # what the report's trust line will say of the hypervisor, at the report's width
     messages.extend("\n".join(wrap(note)) for note in machine.hypervisor_notes(result.records, run, emu.kind))
     write_boots(out_dir, boots, run)
-    return Outcome(out_dir, boots, run, stop is not None or interrupted, messages, model_ok)
+    return Outcome(out_dir, boots, run, c.stop is not None or c.interrupted, messages, model_ok)
 
 
 def capture_port(port: str, baud: int, out_dir: Path, limits: Limits, progress: Progress,
