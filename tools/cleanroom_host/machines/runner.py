@@ -636,10 +636,7 @@ class Captured:
     """What one emulator run left behind, for its Outcome: how it ended and what it said."""
 
     session: Session
-    argv: list[str]
-    display: str
-    kernel_cmdline: str | None
-    info: dict[str, object]
+    launch: emulators.Launch   # how it was started (its temporary files are gone)
     wall: float
     exit_code: int | None
     stop: str | None           # the limit that stopped it (Limits), STOPPED, or None
@@ -732,8 +729,8 @@ def _capture(spec: emulators.RunSpec, emu: emulators.Emulator, launch: emulators
         os.close(master)
     progress.finish()
     emu_text = _keep_emulator_output(launch, bytes(emu_out), out_dir)
-    return Captured(session, launch.argv, launch.display(), launch.kernel_cmdline, launch.info, wall,
-                    proc.returncode, stop, stopped_line, stopped_early, interrupted, screen, emu_text)
+    return Captured(session, launch, wall, proc.returncode, stop, stopped_line, stopped_early, interrupted, screen,
+                    emu_text)
 
 
 def _outcome(spec: emulators.RunSpec, emu: emulators.Emulator, c: Captured, out_dir: Path,
@@ -743,15 +740,15 @@ def _outcome(spec: emulators.RunSpec, emu: emulators.Emulator, c: Captured, out_
     result = boots[-1]
     run = {
         "emulator": spec.emulator,
-        "command": c.argv,
-        "command_line": c.display,
-        "kernel_cmdline": c.kernel_cmdline,
+        "command": c.launch.argv,
+        "command_line": c.launch.display(),
+        "kernel_cmdline": c.launch.kernel_cmdline,
         "wall_seconds": round(c.wall, 3),
         "exit_code": c.exit_code,
         **limits.fields(c.stop, c.session),
         "interrupted": c.interrupted,
         "stopped_after_done": c.stopped_early,
-        **c.info,
+        **c.launch.info,
     }
     if spec.screendump is not None:
         run["screendump"] = c.screen.screendump

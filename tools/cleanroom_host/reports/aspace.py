@@ -30,7 +30,7 @@ from . import paper
 from .cells import Cell, Point, as_int, cell_adder, collect, modes, ratio_cell, ratio_of, write_cells
 from .context import Derived, Run, csv_and_plots
 from .derive import series_of
-from .plotkit import FigureContext, FigureFn, OURS, THEIRS, draw, new_figure, pair_bars, save, size_axis
+from .plotkit import FigureContext, FigureFn, OURS, THEIRS, band, draw, new_figure, pair_bars, save, size_axis
 
 
 BENCHES = ("aspace",)
@@ -656,10 +656,7 @@ def tlb_refill(ctx: FigureContext, out: Path) -> Path | None:
         color = REGION_COLORS.get(region, "tab:purple")
         ax.plot(xs, [by[n].mid for n in xs], PGE_STYLE.get(pge, ":"), marker="o", color=color,
                 label=f"region {REGION_TEXT.get(region, region or '?')}, pge={pge}")
-        if any(by[n].bounded and by[n].lo != by[n].hi for n in xs):
-            ax.fill_between(xs, [by[n].lo if by[n].bounded else by[n].mid for n in xs],
-                            [by[n].hi if by[n].bounded else by[n].mid for n in xs], color=color, alpha=0.18,
-                            linewidth=0)
+        band(ax, xs, [by[n] for n in xs], color)
     ax.set_xscale("log", base=2)
     ax.set_xticks(sorted(pages), [str(n) for n in sorted(pages)])
     ax.set_xlabel("pages touched after the CR3 reload, log2 scale")
@@ -689,9 +686,7 @@ def commit(ctx: FigureContext, out: Path) -> Path | None:
         xs = [float(r.dirty or 0) for r in line]
         vals = [r.commit for r in line if r.commit is not None]
         ax.plot(xs, [v.mid for v in vals], "-o", color=OURS, label="commit (word-by-word diff against the twin)")
-        if any(v.bounded and v.lo != v.hi for v in vals):
-            ax.fill_between(xs, [v.lo if v.bounded else v.mid for v in vals],
-                            [v.hi if v.bounded else v.mid for v in vals], color=OURS, alpha=0.18, linewidth=0)
+        band(ax, xs, vals, OURS)
         tops += [v.hi if v.bounded else v.mid for v in vals]
     for value, text, color in ((single, "commit_single_writer (whole-page copy, no diff)", THEIRS),
                                (twin.value if twin else None, "twin (fault + private copy + twin)", "dimgray")):

@@ -28,7 +28,7 @@ from ..stats.interval import Interval, cell, short
 from . import paper
 from .cells import Cell, Point, cell_adder, collect, find, modes, ratio_cell, ratio_digits, ratio_of, write_cells
 from .context import Derived, Run, csv_and_plots
-from .plotkit import FigureContext, FigureFn, OURS, THEIRS, draw, errors_of, new_figure, pair_bars, save
+from .plotkit import FigureContext, FigureFn, OURS, THEIRS, band, draw, errors_of, new_figure, pair_bars, save
 
 
 BENCHES = ("locks", "create", "peers")
@@ -583,9 +583,7 @@ def create(ctx: FigureContext, out: Path) -> Path | None:
         pts = [(r[0], r[idx]) for r in rows if r[idx] is not None]
         xs, vs = [n for n, _v in pts], [v for _n, v in pts]
         ax.plot(xs, [v.mid for v in vs], "-o", color=color, label=name)
-        if any(v.bounded and v.lo != v.hi for v in vs):
-            ax.fill_between(xs, [v.lo if v.bounded else v.mid for v in vs], [v.hi if v.bounded else v.mid for v in vs],
-                            color=color, alpha=0.18, linewidth=0)
+        band(ax, xs, vs, color)
     ns = [r[0] for r in rows]
     ax.set_xscale("log", base=2)
     ax.set_xticks(ns, [str(n) for n in ns])

@@ -158,3 +158,11 @@ def errors_of(vals: list[Any]) -> list[list[float]] | None:
         return None
     return [[max(0.0, v.mid - v.lo) if v.bounded else 0.0 for v in vals],
             [max(0.0, v.hi - v.mid) if v.bounded else 0.0 for v in vals]]
+
+
+def band(ax: "Axes", xs: list[Any], vals: list[Interval], color: Any, alpha: float = 0.18) -> None:
+    """A line's interval as a shaded band (each point's lo..hi, its median where no band is known), drawn
+    only where some point has a band wider than nothing."""
+    if any(v.bounded and v.lo != v.hi for v in vals):
+        ax.fill_between(xs, [v.lo if v.bounded else v.mid for v in vals], [v.hi if v.bounded else v.mid for v in vals],
+                        color=color, alpha=alpha, linewidth=0)

@@ -24,7 +24,7 @@ from ..stats.interval import Interval, NOISE, band_text, cell, short, verdict
 from . import paper
 from .cells import Cell, Point, SetOf, collect, make_cell, modes, ratio_cell, write_cells
 from .context import Derived, Run, csv_and_plots
-from .plotkit import DPI, FigureContext as Context, SIZE, draw, pyplot as _pyplot, save_figure
+from .plotkit import DPI, FigureContext as Context, SIZE, band, draw, pyplot as _pyplot, save_figure
 
 
 BENCHES = ("smplocks", "shootdown", "aslock", "linuxvm")
@@ -627,9 +627,7 @@ def _lines(ax: "Axes", g: dict[str, dict[int, Interval]], label: Callable[[str],
             continue
         vs = [vals[k] for k in kk]
         (line,) = ax.plot(kk, [v.mid for v in vs], "-o", markersize=4, label=label(row))
-        if any(v.bounded and v.lo != v.hi for v in vs):
-            ax.fill_between(kk, [v.lo if v.bounded else v.mid for v in vs], [v.hi if v.bounded else v.mid for v in vs],
-                            color=line.get_color(), alpha=0.1, linewidth=0)
+        band(ax, kk, vs, line.get_color(), alpha=0.1)
         drawn.update(kk)
     return sorted(drawn)
 
