@@ -91,14 +91,23 @@ static void one_routine(struct bench_ctx *ctx, enum switch_kind k, uint32_t reps
 
 struct rr {
     uint32_t n, reps;
+    uint32_t delay; /* delay=: empty calls before every switch (a planted slowdown, tests only) */
     struct fiber fibers[RR_MAX];
 };
+
+static void no_yield(void) {}
+
+/* Called through a volatile pointer so the loops keep their calls. */
+static void (*volatile no_yield_ptr)(void) = no_yield;
 
 static void rr_fiber(void *arg)
 {
     struct rr *r = arg;
-    for (uint32_t i = 0; i < r->reps; i++)
+    for (uint32_t i = 0; i < r->reps; i++) {
+        for (uint32_t d = 0; d < r->delay; d++)
+            no_yield_ptr();
         fiber_yield();
+    }
 }
 
 static struct fiber_spec rr_specs[RR_MAX];
@@ -112,11 +121,6 @@ static int64_t rr_once(struct rr *r, uint64_t *switches)
 }
 
 static int64_t run_rr(void *arg) { return rr_once(arg, 0); }
-
-static void no_yield(void) {}
-
-/* Called through a volatile pointer so the loop keeps its calls. */
-static void (*volatile no_yield_ptr)(void) = no_yield;
 
 /* rr's loop: rr_fiber's, one call per switch, of an empty function. */
 static int64_t run_rr_loop(void *arg)
@@ -141,6 +145,7 @@ static void round_robin(struct bench_ctx *ctx, uint32_t reps)
     for (uint32_t i = 0; i < RR_COUNT; i++) {
         struct rr *r = &rr_state[i];
         r->n = rr_ns[i];
+        r->delay = ctx->cfg->delay;
         r->reps = reps / rr_ns[i] ? reps / rr_ns[i] : 1; /* about the same switches for every n */
         uint64_t switches;
         if (!rr_once(r, &switches)) {

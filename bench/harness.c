@@ -274,15 +274,35 @@ static bool refuse_memory(struct bench_ctx *ctx, const struct bench_item items[]
 
 /* --- runs=auto ---------------------------------------------------------------------------- */
 
-/* The most rounds a set may take: runs=, or under runs=auto its budget in
- * rounds (a budget in seconds: CR_DEF_AUTO_MAX_RUNS, at which it stops
- * anyway). */
+/* This boot's (process's) share of a count the run's replicas= boots share
+ * out (lib/config.h): at least one. */
+static uint32_t replica_share(const struct bench_ctx *ctx, uint32_t total)
+{
+    uint32_t k = ctx->cfg->replicas ? ctx->cfg->replicas : 1;
+    uint32_t share = total / k + (total % k != 0);
+    return share ? share : 1;
+}
+
+/* The most rounds a set may take in this boot: its share of runs=, or
+ * under runs=auto of its budget in rounds (a budget in seconds:
+ * CR_DEF_AUTO_MAX_RUNS, at which it stops anyway). */
 static uint32_t max_rounds(const struct bench_ctx *ctx)
 {
     if (ctx->runs != CFG_RUNS_AUTO)
-        return ctx->runs;
+        return replica_share(ctx, ctx->runs);
     uint32_t b = ctx->cfg->budget;
-    return b & CFG_SECONDS ? CR_DEF_AUTO_MAX_RUNS : b;
+    return b & CFG_SECONDS ? CR_DEF_AUTO_MAX_RUNS : replica_share(ctx, b);
+}
+
+/* runs=auto's first decision: after this boot's share of
+ * CR_DEF_AUTO_MIN_RUNS, but never on one round (one sample has no width)
+ * where the budget allows two. */
+static uint32_t min_rounds(const struct bench_ctx *ctx, uint32_t row)
+{
+    uint32_t min = replica_share(ctx, CR_DEF_AUTO_MIN_RUNS);
+    if (min < 2)
+        min = 2;
+    return min < row ? min : row;
 }
 
 /* Whether an item's median is one of the set's key quantities: it is
@@ -350,7 +370,8 @@ static bool set_converged(const struct bench_ctx *ctx, const struct bench_item i
 static uint64_t budget_ticks(const struct bench_ctx *ctx)
 {
     uint64_t hz = tsc_info()->hz ? tsc_info()->hz : 1000000000u;
-    return (uint64_t)(ctx->cfg->budget & ~CFG_SECONDS) * hz;
+    uint32_t k = ctx->cfg->replicas ? ctx->cfg->replicas : 1;
+    return (uint64_t)(ctx->cfg->budget & ~CFG_SECONDS) * hz / k;
 }
 
 /* Whether a set stops after `done` recorded rounds (that began at TSC
@@ -358,8 +379,8 @@ static uint64_t budget_ticks(const struct bench_ctx *ctx)
 static bool set_done(const struct bench_ctx *ctx, const struct bench_item items[], uint32_t n,
                      const struct set_samples *ss, uint64_t start, struct set_rounds *r)
 {
-    bool decide = r->autorun && (r->n >= CR_DEF_AUTO_MIN_RUNS || r->n == r->row);
-    if (decide && set_converged(ctx, items, n, ss, r->n)) {
+    bool decide = r->autorun && r->n >= min_rounds(ctx, r->row);
+    if (decide && r->n >= 2 && set_converged(ctx, items, n, ss, r->n)) { /* one sample has no width */
         r->converged = true;
         return true;
     }

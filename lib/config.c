@@ -77,6 +77,10 @@ const struct key_spec config_keys[KEY_COUNT] = {
                      "runs=auto: recorded rounds per set at most, or Ns: seconds per set" },
     [KEY_OVERSUBSCRIBE] = { "oversubscribe", KIND_FLAG, 0, 0, 1, offsetof(struct config, oversubscribe),
                             "hosted build: 1 runs cpus= workers over fewer CPUs, several a CPU (checks logic at scale; no timing)" },
+    [KEY_REPLICAS] = { "replicas", KIND_COUNT, 0, 1, CR_DEF_REPLICAS_MAX, offsetof(struct config, replicas),
+                       "this boot (hosted: process) is one of N the host merges into one set: runs= and runs=auto's minimum and budget are shared among them" },
+    [KEY_DELAY] = { "delay", KIND_COUNT, 0, 0, 1000, offsetof(struct config, delay),
+                    "tests only: N empty calls added to every switch of ctxsw's round robin (a planted slowdown)" },
 };
 
 void config_defaults(struct config *cfg)
@@ -96,6 +100,7 @@ void config_defaults(struct config *cfg)
         .cpus = 1,
         .precision = CR_DEF_AUTO_PRECISION_BP,
         .budget = CR_DEF_AUTO_BUDGET,
+        .replicas = 1,
     };
 }
 

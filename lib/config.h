@@ -51,6 +51,8 @@ enum config_key {
     KEY_PRECISION,
     KEY_BUDGET,
     KEY_OVERSUBSCRIBE,
+    KEY_REPLICAS,
+    KEY_DELAY,
     KEY_COUNT
 };
 
@@ -84,6 +86,11 @@ struct config {
     uint32_t budget;    /* runs=auto: rounds per set at most, or seconds | CFG_SECONDS */
     uint32_t cpus; /* CPUs to use, the boot CPU included; 0: all there are */
     uint32_t oversubscribe; /* hosted: cpus= workers over fewer CPUs (logic, not speed) */
+    /* this boot (hosted: process) is one of `replicas` that the host merges
+     * into one set: runs= and runs=auto's minimum and budget are shared out
+     * among them (bench/harness.c) */
+    uint32_t replicas;
+    uint32_t delay; /* tests only: a planted slowdown of ctxsw's round robin (bench/ctxsw.c) */
     uint32_t serial; /* enum serial_choice, or an I/O port (>= SERIAL_PORT_MIN) */
     uint32_t serial_clock; /* Hz of the PCI UARTs' clock; 0: lib/uartclock.c's table, else unverified */
     uint64_t maxsize;

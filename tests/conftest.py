@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -14,6 +15,11 @@ from browser import Browser
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 TOOLS_DIR = REPO_ROOT / "tools"
+
+# Every run a test starts is one boot (one process) unless the test asks for more (--boots N, or this
+# variable in its environment): the tests check shapes, and the replicas' own tests (test_replicas.py,
+# test_make_run.py) run them as a user does. Set here, before any test starts a tool.
+os.environ["CLEANROOM_BOOTS"] = "1"
 
 # The host tool's package (tools/cleanroom_host) is imported by tests.
 if str(TOOLS_DIR) not in sys.path:

@@ -16,7 +16,8 @@ from typing import TYPE_CHECKING, Any, Callable, NoReturn, Sequence, TextIO
 from .machines import defaults, emulators, estimate, runner
 from .machines.progress import Progress
 from .records import results
-from .records.protocol import parse_boots, pick_boot
+from .records.protocol import pick_boot
+from .records.replicas import parse_sets
 from .records.text import WIDTH, not_installed
 
 if TYPE_CHECKING:
@@ -25,6 +26,9 @@ if TYPE_CHECKING:
 
 # Where runs go without --out (default: results/ in the repository).
 RESULTS_ENV = "CLEANROOM_RESULTS"
+# run's default boots (processes) where the clock is real, instead of CR_DEF_REPLICAS (make test sets 1:
+# its runs check shapes; the replicas' own tests ask for them)
+BOOTS_ENV = "CLEANROOM_BOOTS"
 HELP_WIDTH = 100  # the emulators' lines in `run --help`
 HOSTED_MEMORY_MB = 3072  # the estimate's memory for hosted: a 32-bit Linux process has about 3 GiB for its buffers
 
@@ -184,6 +188,14 @@ def _add_run(pr: argparse.ArgumentParser, root: Path) -> None:
     pr.add_argument("--oversubscribe", action="store_true",
                     help="hosted: --cpus N may exceed this machine's CPUs: N workers share them (oversubscribe=1), "
                          "to check multi-CPU logic at scale on a small machine; such a run gives no timing answers")
+    pr.add_argument("--boots", type=positive, metavar="N",
+                    help="the run as N boots (hosted: N processes) of the command line, each told replicas=N "
+                         "(runs= and runs=auto's budget are shared out among them), merged into one set whose "
+                         "intervals are built over the boots: two processes or boots differ by more than the "
+                         "rounds inside one. Default: 1 where the TSC counts instructions (qemu-icount, "
+                         "qemu-model, bochs: every boot is the same), else the command line's replicas=, else "
+                         "$CLEANROOM_BOOTS, else CR_DEF_REPLICAS of lib/defaults.h (5); 1 for --oversubscribe, --screendump, "
+                         "--qr-pages and an ISO's own menu entry")
     pr.add_argument("--memory", type=int, metavar="MB",
                     help=f"guest memory in MiB (default {emulators.DEFAULT_MEMORY_MB})")
     pr.add_argument("--qemu-arg", action="append", default=[], metavar="ARG",
@@ -518,7 +530,7 @@ def cmd_parse(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     except OSError as exc:
         err.write(f"cleanroom parse: cannot read {args.log}: {exc.strerror or exc}\n")
         return results.EXIT_SETUP
-    boots = parse_boots(data)
+    boots = parse_sets(data)
     if args.boot is not None:
         try:
             boots = [pick_boot(boots, args.boot, str(args.log))]
@@ -608,6 +620,27 @@ def _silence_for_cases(p: estimate.Plan, args: argparse.Namespace, memory: int, 
     return silence
 
 
+def _boots(args: argparse.Namespace, emu: emulators.Emulator) -> int:
+    """How many boots (processes) the run is (--boots' help); ValueError when --boots and the command
+    line's replicas= disagree."""
+    in_line = emulators.cmdline_replicas(args.cmdline)
+    if args.boots is not None and in_line is not None and args.boots != in_line:
+        raise ValueError(f"--boots {args.boots} and the command line's {emulators.REPLICAS_KEY}={in_line} "
+                         f"disagree: give one")
+    if args.boots is not None or in_line is not None:
+        return args.boots or in_line  # type: ignore[return-value]
+    one = (emu.tsc.exact or args.oversubscribe or args.screendump is not None or args.qr_pages is not None
+           or (emu.needs_iso and args.cmdline is None))
+    if one:
+        return 1
+    env = os.environ.get(BOOTS_ENV)
+    if env is not None:
+        if not env.isdigit() or int(env) < 1:
+            raise ValueError(f"${BOOTS_ENV}={env!r}: a whole number of boots, 1 or more")
+        return int(env)
+    return defaults.load().number("CR_DEF_REPLICAS")
+
+
 def cmd_run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     emu = emulators.get(args.emulator)  # argparse took it from the table's names
     if emu.hosted and args.memory is not None:
@@ -624,6 +657,11 @@ def cmd_run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         hosted=args.hosted, host_cpu=args.host_cpu, cpus=args.cpus, oversubscribe=args.oversubscribe,
         serial=args.serial,
         screendump=args.screendump, model=args.model, plugin=args.plugin, qr_pages=args.qr_pages)
+    try:
+        boots = _boots(args, emu)
+    except ValueError as exc:
+        err.write(f"cleanroom run: {exc}\n")
+        return results.EXIT_SETUP
     may_start, silence = _check_duration(args, emu, HOSTED_MEMORY_MB if emu.hosted else memory, err)
     if not may_start:
         return results.EXIT_SETUP
@@ -636,7 +674,7 @@ def cmd_run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             runner.point_latest(path)
 
     try:
-        outcome = runner.run_emulator(spec, out_dir, limits, progress, on_start=started)
+        outcome = runner.run_emulator(spec, out_dir, limits, progress, on_start=started, boots=boots)
     except emulators.SetupError as exc:
         return _not_started(f"cleanroom run: {exc}", out_dir, is_default, err)
     runner.print_outcome(outcome, out, err)

@@ -301,6 +301,24 @@ def cmdline_cpus(cmdline: str | None, available: int) -> int | None:
     return min(int(want), available) if want.isdigit() and int(want) > 1 else None
 
 
+REPLICAS_KEY = "replicas"  # lib/config.c's key: this boot is one of N the host merges
+
+
+def cmdline_replicas(cmdline: str | None) -> int | None:
+    """replicas=N as the command line gives it (None: not given, or a value the kernel will refuse)."""
+    tokens = dict(t.split("=", 1) for t in (cmdline or "").split() if "=" in t)
+    want = tokens.get(REPLICAS_KEY, "")
+    return int(want) if want.isdigit() and int(want) >= 1 else None
+
+
+def with_replicas(cmdline: str | None, n: int) -> str:
+    """The command line told it is one of n replicas (unless it says so itself)."""
+    line = cmdline or ""
+    if cmdline_replicas(line) is not None:
+        return line
+    return f"{line} {REPLICAS_KEY}={n}".strip()
+
+
 def prepare_hosted(spec: RunSpec) -> Launch:
     """The Linux build, pinned with taskset to one CPU (--cpus N: to N of them, the last N
     this process may use, the first of them the benchmark's own); tokens become argv."""

@@ -20,7 +20,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from ..records.protocol import ParseResult, Record, parse_boots
+from ..records.protocol import ParseResult, Record
+from ..records.replicas import parse_sets
 from ..records.results import SERIAL_LOG
 from ..records.text import not_installed
 from . import lavajob
@@ -182,7 +183,7 @@ def write(fetched: Fetched, out_dir: Path, device: str | None) -> tuple[list[Par
     """serial.log, then each boot's results.json and results.csv, as `capture` writes them."""
     out_dir.mkdir(parents=True, exist_ok=True)
     (out_dir / SERIAL_LOG).write_bytes(fetched.log.serial)
-    boots = parse_boots(fetched.log.serial)
+    boots = parse_sets(fetched.log.serial)
     records = [r for b in boots for r in b.records]
     run: dict[str, Any] = {
         "emulator": LAVA,

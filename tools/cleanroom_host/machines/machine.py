@@ -14,21 +14,13 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Iterable
 
 from ..records import model
-from ..records.kinds import BOCHS, HARDWARE, HOSTED, QEMU_ICOUNT, QEMU_TCG, TICKS, UNKNOWN, VM, Units
+from ..records.kinds import (BOCHS, HARDWARE, HOSTED, PLATFORM_BOCHS, PLATFORM_HOSTED, PLATFORM_QEMU, QEMU_ICOUNT,
+                             QEMU_TCG, TICKS, UNKNOWN, VM, Units, looks_icount)
 from ..records.protocol import Record
 from . import emulators
 
 TCG_SIGNATURE = "TCGTCGTCGTCG"
 KVM_SIGNATURE = "KVMKVMKVM"
-# hello.platform and cpu.platform as the kernel writes them (docs/PROTOCOL.md)
-PLATFORM_HOSTED = "hosted"
-PLATFORM_BOCHS = "bochs"
-PLATFORM_QEMU = "qemu"  # under KVM too
-# Under -icount shift=0 the guest's TSC runs at 1 GHz, one tick per instruction; a TCG guest's
-# TSC follows the host's, which is never exactly that.
-ICOUNT_HZ = 1_000_000_000
-ICOUNT_HZ_TOLERANCE = 0.001
-ICOUNT_RDTSC = 3  # a back-to-back rdtsc pair under icount: three instructions
 
 
 TRUST = {
@@ -161,16 +153,6 @@ def _first(records: list[Record], t: str) -> Record | None:
     return next((r for r in records if isinstance(r, dict) and r.get("t") == t), None)
 
 
-def _looks_icount(records: list[Record]) -> bool:
-    """A QEMU run whose TSC counts instructions: a 1 GHz TSC, or a back-to-back rdtsc of 3 ticks."""
-    tsc = _first(records, "tsc")
-    hz = tsc.get("hz") if tsc else None
-    if isinstance(hz, int) and not isinstance(hz, bool) and abs(hz - ICOUNT_HZ) <= ICOUNT_HZ * ICOUNT_HZ_TOLERANCE:
-        return True
-    return any(r.get("t") == "result" and r.get("bench") == "tsc" and r.get("case") == "rdtsc"
-               and r.get("med") == ICOUNT_RDTSC for r in records)
-
-
 def classify(records: list[Record], run: dict[str, Any] | None = None) -> str:
     """The platform kind: from the run's emulator when results.json recorded it, else from the records."""
     row = emulators.find(run.get("emulator")) if isinstance(run, dict) else None  # "serial": a real PC, by capture
@@ -189,7 +171,7 @@ def classify(records: list[Record], run: dict[str, Any] | None = None) -> str:
     if hyper == KVM_SIGNATURE:
         return VM
     if platform == PLATFORM_QEMU or hyper == TCG_SIGNATURE:
-        return QEMU_ICOUNT if _looks_icount(records) else QEMU_TCG
+        return QEMU_ICOUNT if looks_icount(records) else QEMU_TCG
     return VM if hyper else HARDWARE
 
 

@@ -16,13 +16,14 @@ import termios
 import threading
 import tty
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import IO, Any, Awaitable, BinaryIO, Callable, TextIO
 
 from ..records import model
 from ..records.protocol import ParseResult, Record, StreamScanner, parse_boots
+from ..records.replicas import parse_sets
 from ..records.results import RESULTS_CSV, SERIAL_LOG, boot_dirs, boots_summary, write_results
 from ..records.text import auto_case_lines, auto_text, bench_time_text, not_installed, wrap
 from . import emulators, machine
@@ -648,27 +649,53 @@ class Captured:
 
 
 def run_emulator(spec: emulators.RunSpec, out_dir: Path, limits: Limits,
-                 progress: Progress, on_start: Callable[[Path], None] | None = None) -> Outcome:
-    """Boot the kernel, capture serial output into out_dir, parse it.
+                 progress: Progress, on_start: Callable[[Path], None] | None = None, boots: int = 1) -> Outcome:
+    """Boot the kernel (`boots` times: the replicas of one run, each told replicas=N, one after the
+    other into one serial.log, merged into one set by records/replicas.py), capture serial output into
+    out_dir, parse it.
 
     Stops when `done` has arrived (after a grace period), when the run is
     hung or past --timeout (limits), or on Ctrl-C; every good record is kept.
-    Raises emulators.SetupError before anything starts if something is missing.
+    A boot that does not end `done ok` with results, or is stopped, ends the
+    replicas there. Raises emulators.SetupError before anything starts if
+    something is missing.
     """
     emu = emulators.get(spec.emulator)
-    with tempfile.TemporaryDirectory(prefix="cleanroom-") as tmp:
-        launch = emulators.prepare(spec, Path(tmp))
-        out_dir.mkdir(parents=True, exist_ok=True)
-        for name in launch.keep:  # bochsrc, grub.cfg: how this run was made
-            shutil.copyfile(name, out_dir / name.name)
-        if on_start is not None:
-            on_start(out_dir)
-        captured = _capture(spec, emu, launch, tmp, out_dir, limits, progress)
-    return _outcome(spec, emu, captured, out_dir, limits)
+    if boots > 1:
+        spec = replace(spec, cmdline=emulators.with_replicas(spec.cmdline, boots))
+    captures: list[Captured] = []
+    for k in range(1, boots + 1):
+        with tempfile.TemporaryDirectory(prefix="cleanroom-") as tmp:
+            launch = emulators.prepare(spec, Path(tmp))
+            if k == 1:
+                out_dir.mkdir(parents=True, exist_ok=True)
+                for name in launch.keep:  # bochsrc, grub.cfg: how this run was made
+                    shutil.copyfile(name, out_dir / name.name)
+                if on_start is not None:
+                    on_start(out_dir)
+            if boots > 1:
+                progress.message(f"{replica_word(emu)} {k} of {boots}")
+            captures.append(_capture(spec, emu, launch, tmp, out_dir, limits, progress, append=k > 1))
+        if k < boots and not _replicate_further(captures[-1], out_dir):
+            break
+    return _outcome(spec, emu, captures, out_dir, limits, boots)
+
+
+def replica_word(emu: emulators.Emulator) -> str:
+    """What one replica of a run on `emu` is: a process of the hosted build, else a boot."""
+    return "process" if emu.hosted else "boot"
+
+
+def _replicate_further(c: "Captured", out_dir: Path) -> bool:
+    """Whether the replica just captured is one to repeat: it ended done ok, whole, with results."""
+    if c.stop is not None or c.interrupted:
+        return False
+    last = parse_boots((out_dir / SERIAL_LOG).read_bytes())[-1]
+    return last.complete and last.status == "ok" and any(r.get("t") == "result" for r in last.records)
 
 
 def _capture(spec: emulators.RunSpec, emu: emulators.Emulator, launch: emulators.Launch, tmp: str,
-             out_dir: Path, limits: Limits, progress: Progress) -> Captured:
+             out_dir: Path, limits: Limits, progress: Progress, append: bool = False) -> Captured:
     """Start the emulator, feed what it sends into the log until it ends, is stopped or is interrupted,
     take its screen where asked, and kill what is left of it."""
     chunks: "queue.Queue[tuple[str, bytes]]" = queue.Queue()
@@ -681,7 +708,7 @@ def _capture(spec: emulators.RunSpec, emu: emulators.Emulator, launch: emulators
     stopped_early = interrupted = False
     screen = Screen()
     serial_fh = launch.serial_file.open("rb") if launch.serial_file else None
-    with (out_dir / SERIAL_LOG).open("wb") as log:
+    with (out_dir / SERIAL_LOG).open("ab" if append else "wb") as log:
         session = Session(log, progress, start=start)
 
         def pump(wait: float) -> None:
@@ -733,29 +760,38 @@ def _capture(spec: emulators.RunSpec, emu: emulators.Emulator, launch: emulators
                     emu_text)
 
 
-def _outcome(spec: emulators.RunSpec, emu: emulators.Emulator, c: Captured, out_dir: Path,
-             limits: Limits) -> Outcome:
+def _outcome(spec: emulators.RunSpec, emu: emulators.Emulator, captures: list[Captured], out_dir: Path,
+             limits: Limits, asked: int = 1) -> Outcome:
     """The captured log parsed, the run's record (results.json's `run`) and what to tell the user."""
-    boots = parse_boots((out_dir / SERIAL_LOG).read_bytes())
+    c = captures[-1]
+    boots = parse_sets((out_dir / SERIAL_LOG).read_bytes())
     result = boots[-1]
     run = {
         "emulator": spec.emulator,
         "command": c.launch.argv,
         "command_line": c.launch.display(),
         "kernel_cmdline": c.launch.kernel_cmdline,
-        "wall_seconds": round(c.wall, 3),
+        "wall_seconds": round(sum(x.wall for x in captures), 3),
         "exit_code": c.exit_code,
         **limits.fields(c.stop, c.session),
         "interrupted": c.interrupted,
         "stopped_after_done": c.stopped_early,
         **c.launch.info,
     }
+    if asked > 1:
+        run["replicas"] = {"asked": asked, "ran": len(captures), "level": replica_word(emu),
+                           "wall_seconds": [round(x.wall, 3) for x in captures]}
+        if len(captures) > 1:
+            run["bench_seconds"] = _summed([x.session.bench_seconds() for x in captures])
     if spec.screendump is not None:
         run["screendump"] = c.screen.screendump
     if spec.qr_pages is not None:
         run["qr_pages"] = c.screen.qr_pages.info() if c.screen.qr_pages is not None else None
     messages: list[str] = []
     model_ok = True
+    if 1 < len(captures) < asked:
+        messages.append(f"replicas: {len(captures)} of the {asked} {replica_word(emu)}es/boots asked ran: "
+                        f"{replica_word(emu)} {len(captures)} did not end done ok with results")
     if c.stopped_line is not None:
         run["emulator_error"] = c.stopped_line
     if not emu.hosted and (where := fault_function(spec.kernel, result.records)) is not None:
@@ -788,6 +824,15 @@ def _outcome(spec: emulators.RunSpec, emu: emulators.Emulator, c: Captured, out_
     messages.extend("\n".join(wrap(note)) for note in machine.hypervisor_notes(result.records, run, emu.kind))
     write_boots(out_dir, boots, run)
     return Outcome(out_dir, boots, run, c.stop is not None or c.interrupted, messages, model_ok)
+
+
+def _summed(per_boot: list[dict[str, float]]) -> dict[str, float]:
+    """Each benchmark's seconds over the replicas."""
+    out: dict[str, float] = {}
+    for d in per_boot:
+        for name, secs in d.items():
+            out[name] = round(out.get(name, 0.0) + secs, 3)
+    return out
 
 
 def capture_port(port: str, baud: int, out_dir: Path, limits: Limits, progress: Progress,
@@ -834,7 +879,7 @@ def capture_port(port: str, baud: int, out_dir: Path, limits: Limits, progress: 
             interrupted = True
     progress.finish()
     wall = time.monotonic() - start
-    boots = parse_boots((out_dir / SERIAL_LOG).read_bytes())
+    boots = parse_sets((out_dir / SERIAL_LOG).read_bytes())
     run = {
         "emulator": "serial",
         "port": port,

@@ -151,6 +151,7 @@ class ParseResult:
     boot: int = 1  # which boot of the log this is (1-based)
     boots: int = 1  # how many the log holds
     lines: tuple[int, int] | None = None  # the log lines its frames came from (None: no frame)
+    replicas: int = 1  # how many boots (processes) of one command line it merges (replicas.py)
 
     @property
     def status(self) -> str | None:
@@ -173,8 +174,10 @@ class ParseResult:
         return None
 
     def boot_text(self) -> str:
-        """'boot 2 of 3 (log lines 41-80)'."""
+        """'boot 2 of 3 (log lines 41-80)'; 'set 1 of 2, 5 boots (...)' for merged replicas."""
         where = f" (log lines {self.lines[0]}-{self.lines[1]})" if self.lines else ""
+        if self.replicas > 1:
+            return f"set {self.boot} of {self.boots}, {self.replicas} boots of one command line{where}"
         return f"boot {self.boot} of {self.boots}{where}"
 
     def summary_line(self) -> str:

@@ -8,7 +8,8 @@ from pathlib import Path
 from typing import Any
 
 from . import model, text
-from .protocol import ParseResult, Record, parse_boots, pick_boot
+from . import replicas
+from .protocol import ParseResult, Record, pick_boot
 
 RESULTS_JSON = "results.json"
 RESULTS_CSV = "results.csv"
@@ -19,11 +20,12 @@ FORMAT_VERSION = 1
 CSV_LEAD = ["bench", "case"]
 CSV_STATS = ["unit", "n", "min", "med", "max", "mean"]
 # Fields of a result record that never become CSV columns.
-_NOT_COLUMNS = {"t", "seq", "bench", "case", "params", "samples", *CSV_STATS}
+_NOT_COLUMNS = {"t", "seq", "bench", "case", "params", "samples", *CSV_STATS, *replicas.FIELDS}
 
 
 def to_json_doc(res: ParseResult, source: str, run: dict[str, Any] | None = None) -> dict[str, Any]:
     """The results.json document for one parsed log."""
+    replicas.stamp_clock(res.records)
     doc: dict[str, Any] = {
         "format": FORMAT_NAME,
         "version": FORMAT_VERSION,
@@ -39,6 +41,8 @@ def to_json_doc(res: ParseResult, source: str, run: dict[str, Any] | None = None
         "problems": res.problems,
         "records": res.records,
     }
+    if res.replicas > 1:  # several boots (processes) of one command line, merged (replicas.py)
+        doc["replicas"] = {"of": res.replicas, "level": replicas.level_of(res.records)}
     if res.boots > 1:  # one boot of a log that holds several
         doc["boot"] = {"index": res.boot, "of": res.boots, "lines": list(res.lines) if res.lines else None}
     if run is not None:
@@ -175,8 +179,9 @@ def load(path: Path, boot: int | None = None) -> ResultSet:
         if boots > 1:
             raise ValueError(f"{path} mixes the records of {boots} boots (written before boots were told apart): "
                              f"run `cleanroom parse` on its serial log again")
+        replicas.stamp_clock(doc["records"])  # a results.json written before the stamp
         return ResultSet(path, doc)
-    return ResultSet(path, to_json_doc(pick_boot(parse_boots(data), boot, str(path)), str(path)))
+    return ResultSet(path, to_json_doc(pick_boot(replicas.parse_sets(data), boot, str(path)), str(path)))
 
 
 # Exit status of `parse`, `run` and `capture` (documented in --help).

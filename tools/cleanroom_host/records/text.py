@@ -233,5 +233,7 @@ def auto_text(results: list[dict[str, Any]], config: Any) -> str:
     done = sum(1 for r in auto if r.get("converged") is True)
     precision = cfg.get("precision")
     to = f" to precision {precision / 100:g} %" if isinstance(precision, int) else ""
+    replicas = cfg.get("replicas")
+    shared = f", shared among {replicas} boots or processes" if isinstance(replicas, int) and replicas > 1 else ""
     return (f"runs=auto: {took} recorded runs per case, {done} of {len(ns)} converged{to} within a budget of "
-            f"{spent} per set")
+            f"{spent} per set{shared}")

@@ -18,12 +18,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
-from ..records import text
+from ..records import kinds, replicas, text
 from ..records.kinds import Units
 from ..records.protocol import Record
 from ..records.results import ResultSet
 from ..records.text import WIDTH, exact, fit, format_params, table
-from ..stats.interval import EXACT, NO_SPREAD, NOISE, UNRESOLVED, Interval, cell, coverage_range, short, verdict
+from ..stats.interval import EXACT, NO_SPREAD, NOISE, ONE_RUN, REPLICA_SHIFT, UNRESOLVED, Interval, cell, coverage_range, short, verdict
 from ..machines.machine import Machine
 from . import clocks
 from .cells import ratio_digits
@@ -75,7 +75,7 @@ class Match:
         x, r = self.sides[i], self.sides[ref]
         if x is None or r is None:
             return Interval.none()
-        return Interval.of(x).ratio(Interval.of(r))
+        return Interval.of(x).ratio(Interval.of(r)).compared()
 
 
 @dataclass
@@ -168,7 +168,8 @@ def change_word(change: Interval, same_unit: bool = True) -> str:
     kind = verdict(change)
     if kind == EXACT:
         return "identical" if change.mid == 0 else "differs"
-    return {NOISE: "same within noise", UNRESOLVED: "differs?", NO_SPREAD: "no spread"}.get(kind, "differs")
+    return {NOISE: "same within noise", UNRESOLVED: "differs?", NO_SPREAD: "no spread",
+            ONE_RUN: ONE_RUN}.get(kind, "differs")
 
 
 @dataclass
@@ -199,7 +200,7 @@ class DerivedMatch:
         x, r = self.values[i], self.values[ref]
         if x is None or r is None or not self.units_agree(i, ref) or self.apart(i, ref):
             return Interval.none()
-        return x - r
+        return (x - r).compared()
 
 
 @dataclass
@@ -410,6 +411,24 @@ def key_lines(sets: list[ResultSet], ids: str | list[str], t: clocks.Timing | No
     return out + t.note()
 
 
+def ratio_source(bands: list[Interval]) -> str:
+    """What compare's ratios are built over: the replicas' values where both sets have them."""
+    if any(v.method == REPLICA_SHIFT for v in bands):
+        return "the two runs' processes' (boots') medians"
+    return "the two runs' samples"
+
+
+def one_run_lines(sets: list[ResultSet], ids: list[str]) -> list[str]:
+    """A line for each set of one process or boot on a real clock: nothing compared with it is a finding."""
+    out = []
+    for rs, name in zip(sets, ids):
+        n, _level = replicas.count(rs.records)
+        if n < 2 and not kinds.counts_instructions(rs.records) and rs.of_type("result"):
+            out.append(f"  {name}: {replicas.replication_text(rs.records)}: no difference from it is a finding "
+                       f"({ONE_RUN})")
+    return out
+
+
 def render(a: ResultSet, b: ResultSet, pairs: list[Pair], derived: list[DerivedPair] | None = None,
            t: clocks.Timing | None = None) -> list[str]:
     both = [p for p in pairs if p.where == "both"]
@@ -418,8 +437,10 @@ def render(a: ResultSet, b: ResultSet, pairs: list[Pair], derived: list[DerivedP
     cov = coverage_range(p.band for p in both if p.same_unit(units))
     out = key_lines([a, b], LETTERS, t)
     out += [f"{len(both)} cases in both, {sum(p.where == 'a' for p in pairs)} only in A, "
-            f"{sum(p.where == 'b' for p in pairs)} only in B; B/A: the ratio of the two runs' samples (Hodges-Lehmann "
+            f"{sum(p.where == 'b' for p in pairs)} only in B; B/A: the ratio of "
+            f"{ratio_source([p.band for p in both])} (Hodges-Lehmann "
             f"on logs) with its interval{f' ({cov})' if cov else ''}, ~1: the runs do not differ beyond it", LEGEND]
+    out += one_run_lines([a, b], list(LETTERS[:2]))
     if any(not p.same_unit(units) for p in both):
         out.append(f"  the runs count in different units: the cases timed by the TSC get no B/A ({UNITS_DIFFER})")
     out += case_tables(both, ["A med", "B med", "B/A"],

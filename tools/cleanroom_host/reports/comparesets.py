@@ -25,7 +25,7 @@ from ..records.text import WIDTH, exact, fit, format_params, table
 from ..stats.interval import Interval, cell, coverage_range, verdict
 from ..machines.machine import Machine
 from . import clocks
-from .compare import CYCLES, LEGEND, TICK_FIELDS, UNITS_DIFFER, DerivedMatch, Match, case_unit, change_word, common_prefix, digits, group_by, key_lines, params_common, params_rest, stat_text, ticks_of
+from .compare import CYCLES, LEGEND, TICK_FIELDS, UNITS_DIFFER, DerivedMatch, Match, case_unit, change_word, common_prefix, digits, group_by, key_lines, one_run_lines, params_common, params_rest, ratio_source, stat_text, ticks_of
 from .context import Run
 from .paper import describe_cpu, size_text
 
@@ -358,8 +358,9 @@ def render(sides: list[Side], matches: list[Match], derived: list[DerivedMatch],
     out += [f"{len(matches)} cases: {sum(c == len(sides) for c in counted)} in every set, "
             f"{sum(1 < c < len(sides) for c in counted)} in some, {sum(c == 1 for c in counted)} in one; "
             f"each set's median (lo..hi): its interval{f' ({med_cov})' if med_cov else ''}; X/{r}: the ratio of "
-            f"the two runs' samples (Hodges-Lehmann on logs) with its interval{f' ({cov})' if cov else ''}, "
+            f"{ratio_source(ratios)} (Hodges-Lehmann on logs) with its interval{f' ({cov})' if cov else ''}, "
             f"~1: they do not differ beyond it; {ABSENT}: the set lacks the case", LEGEND]
+    out += one_run_lines([s.rs for s in sides], [s.id for s in sides])
     if any(not m.units_agree(i, ref, units) for m in matches for i in range(len(sides))
            if m.sides[i] is not None and m.sides[ref] is not None):
         out.append(f"  the sets count in different units: a case timed by the TSC gets no ratio to {r} across "

@@ -14,6 +14,7 @@ from ..records import model
 from ..records.kinds import INSTRUCTIONS
 from ..records.protocol import Record, format_ranges
 from ..records.results import ResultSet
+from ..records import replicas
 from ..records.text import WIDTH, auto_text, bench_time_text, compact, fit, format_params, human_bytes, human_hz, table
 from ..stats.interval import SUMMARY_LEGEND, Interval, short, summary_band
 from ..machines.machine import counters_text
@@ -28,10 +29,10 @@ __all__ = ["compact", "format_params", "human_bytes", "human_hz", "table", "rend
 Section = Callable[[ResultSet], list[str]]
 PLOTS_DIR = "plots"
 REPORT_TXT = "report.txt"
-SUMMARY_BUDGET = 52  # lines the summary stays within, each at most text.WIDTH columns (the tests hold it to that)
+SUMMARY_BUDGET = 53  # lines the summary stays within, each at most text.WIDTH columns (the tests hold it to that)
 # ... where the run had more than 2 CPUs: each multi-CPU question is answered at its most CPUs as well as at 2,
 # with its checks (the lent 16-core machine's suite=smp: 79 lines; docs/REPORT.md)
-SMP_SUMMARY_BUDGET = 82
+SMP_SUMMARY_BUDGET = 83
 CLOCK_BENCH = "tsc"  # reading the clock: the machine lines show it, no module reports it
 SKIP_REASONS = 3  # the summary's skipped line names the things of this many reasons (report.txt all)
 
@@ -275,6 +276,8 @@ def _summary_run(rs: ResultSet, run: Run) -> list[str]:
         line += f"; {runs} recorded runs per case" + ("" if runs and int(runs) > 1 else ": no spread to judge by")
     if line:
         out.append(line.rstrip())
+    if rs.of_type("result"):
+        out.append(f"  replicas: {replicas.replication_text(rs.records)}")
     return out
 
 

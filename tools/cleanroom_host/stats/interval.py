@@ -16,6 +16,16 @@ value, by the first method the inputs allow (docs/REPORT.md states each, its ass
 - `arith`: where a record has no samples, the inputs' intervals combined by interval arithmetic; its
   coverage is then at least 1 - the sum of what the inputs miss (Bonferroni).
 
+Replicas (records/replicas.py): where a set merges several processes or boots of one command line, each
+value is first taken per replica (a record's median of that replica's samples; a paired quantity's median
+of that replica's per-round values), and the interval is built over those replica values: the `median`
+and `paired` methods become order statistics of the replicas' values (`replicas`), `shift` the
+Hodges-Lehmann / Mann-Whitney interval of the two sets' replica values (`replica shift`). The spread of
+the rounds inside each replica is kept as `within` (the median, over replicas, of their rounds' range).
+A value from one replica on a real clock (`reps` 1, `exact_clock` False) has not seen the variation
+between runs: within its own set it keeps its rounds' interval, but a band of zero width is not exact
+there (`one run`), and compared with another run (`across`) it is never a finding.
+
 A value is a finding only when its interval excludes the quantity's null (0 for a difference or a
 percentage, 1 for a ratio) and is narrower than the value's distance from the null, or, lopsided, reaches
 toward the null less than half that distance; otherwise it is inside the run-to-run noise ("~0", "~1")
@@ -28,6 +38,7 @@ import math
 from dataclasses import dataclass, replace
 from typing import Any, Callable, Hashable, Iterable, Sequence
 
+from ..records.replicas import CLOCK_REAL, ONE_RUN_TEXT
 from ..records.text import number
 from . import ranks
 
@@ -40,13 +51,20 @@ RESOLVED = "resolved"  # the interval excludes the null, and its value is well a
 NOISE = "inside noise"  # the interval holds the null: no effect can be claimed
 UNRESOLVED = "not resolved"  # the interval excludes the null but is too wide toward it
 NO_SPREAD = "no spread"  # one run (or no min/max): the spread is unknown
+ONE_RUN = "one run"  # one process or boot on a real clock: the variation between runs is not measured
 FINDINGS = (EXACT, RESOLVED)
+
 
 # How an interval was obtained (module docstring).
 MEDIAN, PAIRED, SHIFT, ARITH = "median", "paired", "shift", "arith"
-RANKED = (MEDIAN, PAIRED, SHIFT)  # exact coverage from ranks: noise alone excludes the null 1 - coverage of the time
+REPLICAS, REPLICA_SHIFT = "replicas", "replica shift"  # the same over the replicas' values (module docstring)
+# exact coverage from ranks: noise alone excludes the null 1 - coverage of the time
+RANKED = (MEDIAN, PAIRED, SHIFT, REPLICAS, REPLICA_SHIFT)
 METHOD_TEXT = {MEDIAN: "order statistics of the runs", PAIRED: "paired by round (sign test)",
-               SHIFT: "Hodges-Lehmann / Mann-Whitney", ARITH: "interval arithmetic of min..max"}
+               SHIFT: "Hodges-Lehmann / Mann-Whitney", ARITH: "interval arithmetic of min..max",
+               REPLICAS: "order statistics of the processes' or boots' values",
+               REPLICA_SHIFT: "Hodges-Lehmann / Mann-Whitney of the processes' or boots' values"}
+
 
 
 def _num(v: Any) -> float:
@@ -71,6 +89,34 @@ def bonferroni(*coverages: float) -> float:
     return max(0.0, 1.0 - sum(1.0 - c for c in coverages))
 
 
+def _groups(rec: dict[str, Any], n: int) -> tuple[int, ...] | None:
+    """The replica each of a merged record's n samples came from (records/replicas.py), when it has them."""
+    raw = rec.get("replica")
+    if not isinstance(raw, list) or len(raw) != n or not all(isinstance(g, int) for g in raw):
+        return None
+    return tuple(raw)
+
+
+@dataclass(frozen=True)
+class Levels:
+    """Values grouped by replica: the median of each replica's values, in the order they ran, and the
+    median over replicas of each one's own range (what the rounds inside one run vary by)."""
+
+    values: tuple[float, ...]
+    within: float
+
+    @classmethod
+    def of(cls, values: Sequence[float], groups: Sequence[int] | None) -> "Levels | None":
+        """None unless the values come from two replicas or more."""
+        if groups is None or len(set(groups)) < 2:
+            return None
+        by: dict[int, list[float]] = {}
+        for v, g in zip(values, groups):
+            by.setdefault(g, []).append(v)
+        meds = tuple(ranks.median(vs) for vs in by.values())
+        return cls(meds, ranks.median([max(vs) - min(vs) for vs in by.values()]))
+
+
 def _samples(rec: dict[str, Any]) -> tuple[float, ...] | None:
     """A record's raw samples in run order, when it has them all and they are numbers."""
     raw = rec.get("samples")
@@ -86,7 +132,10 @@ class Interval:
     """A value with the interval [lo, hi] that covers its true value with probability `coverage` (NaN:
     unknown; lo and hi NaN: no interval; +-inf: unbounded). `rounds` are its values round by round
     (a record's samples in run order, or a paired quantity's per-round values); `pair` names the set
-    they were measured in: two Intervals with the same `pair` combine round by round."""
+    they were measured in: two Intervals with the same `pair` combine round by round. `groups`: the
+    replica each round came from, when the set merges several; `reps`: how many replicas the band was
+    built over (0: not known, an old record); `within`: the rounds' spread inside a replica;
+    `exact_clock`: a zero width is exact (instruction counts); `across`: it compares two runs."""
 
     mid: float
     lo: float
@@ -95,6 +144,11 @@ class Interval:
     method: str = ""
     rounds: tuple[float, ...] | None = None
     pair: Hashable | None = None
+    groups: tuple[int, ...] | None = None
+    reps: int = 0
+    within: float = NAN
+    exact_clock: bool = True
+    across: bool = False
 
     @classmethod
     def of(cls, rec: dict[str, Any], pair: Hashable | None = None) -> "Interval":
@@ -103,16 +157,29 @@ class Interval:
         `pair`: the set the record was measured in, for quantities paired round by round."""
         med = _num(rec.get("med"))
         n = rec.get("n")
-        if isinstance(n, int) and not isinstance(n, bool) and n < 2:
-            return cls(med, NAN, NAN)
+        clock = {"exact_clock": rec.get("clock") != CLOCK_REAL}
         samples = _samples(rec)
+        groups = _groups(rec, len(samples)) if samples is not None else None
+        if samples is not None and groups is not None and len(set(groups)) >= 2:
+            return cls.of_rounds(samples, pair, MEDIAN, groups, **clock)
+        replicas = rec.get("replicas")
+        if isinstance(replicas, list) and len(replicas) >= 2:  # merged, without samples: each replica's median
+            meds = [_num(x.get("med")) if isinstance(x, dict) else NAN for x in replicas]
+            spans = [_num(x.get("max")) - _num(x.get("min")) if isinstance(x, dict) else NAN for x in replicas]
+            if not any(math.isnan(v) for v in meds):
+                r = ranks.median_interval(meds)
+                return cls(r.est, r.lo, r.hi, r.coverage, REPLICAS, reps=len(meds), within=ranks.median(spans), **clock)
+        reps = 1 if rec.get("clock") is not None else 0
+        if isinstance(n, int) and not isinstance(n, bool) and n < 2:
+            return cls(med, NAN, NAN, reps=reps, **clock)
         if samples is not None and len(samples) >= 2:
             r = ranks.median_interval(samples)
             mid = med if not math.isnan(med) else r.est
-            return cls(mid, min(r.lo, mid), max(r.hi, mid), r.coverage, MEDIAN, samples, pair)
+            return cls(mid, min(r.lo, mid), max(r.hi, mid), r.coverage, MEDIAN, samples, pair, reps=reps, **clock)
         lo, hi = _num(rec.get("min")), _num(rec.get("max"))
         coverage = ranks.sign_coverage(n, 1) if isinstance(n, int) and not isinstance(n, bool) else NAN
-        return cls(med, lo if not math.isnan(lo) else med, hi if not math.isnan(hi) else med, coverage, MEDIAN)
+        return cls(med, lo if not math.isnan(lo) else med, hi if not math.isnan(hi) else med, coverage, MEDIAN,
+                   reps=reps, **clock)
 
     @classmethod
     def of_stats(cls, stats: Any, n: Any = None) -> "Interval":
@@ -122,13 +189,20 @@ class Interval:
         return cls.of({"med": stats.get("med"), "min": stats.get("min"), "max": stats.get("max"), "n": n})
 
     @classmethod
-    def of_rounds(cls, values: Sequence[float], pair: Hashable | None = None,
-                  method: str = PAIRED) -> "Interval":
-        """The median of per-round values and its order-statistic interval."""
+    def of_rounds(cls, values: Sequence[float], pair: Hashable | None = None, method: str = PAIRED,
+                  groups: Sequence[int] | None = None, reps: int = 0, exact_clock: bool = True) -> "Interval":
+        """The median of per-round values and its order-statistic interval; over the replicas' medians
+        when `groups` says the rounds came from two or more."""
         if any(math.isnan(v) for v in values):
             return cls(NAN, NAN, NAN)
+        kept = tuple(groups) if groups is not None else None
+        levels = Levels.of(values, groups)
+        if levels is not None:
+            r = ranks.median_interval(levels.values)
+            return cls(r.est, r.lo, r.hi, r.coverage, REPLICAS, tuple(values), pair, kept, len(levels.values),
+                       levels.within, exact_clock)
         r = ranks.median_interval(values)
-        return cls(r.est, r.lo, r.hi, r.coverage, method, tuple(values), pair)
+        return cls(r.est, r.lo, r.hi, r.coverage, method, tuple(values), pair, kept, reps, NAN, exact_clock)
 
     @classmethod
     def exact(cls, v: float) -> "Interval":
@@ -146,7 +220,7 @@ class Interval:
         if not good:
             return cls.none()
         return cls(pick(v.mid for v in good), pick(v.lo for v in good), pick(v.hi for v in good),
-                   bonferroni(*(v.coverage for v in good)), ARITH)
+                   bonferroni(*(v.coverage for v in good)), ARITH, **good[0]._joined(*good[1:]))
 
     @property
     def ok(self) -> bool:
@@ -167,8 +241,21 @@ class Interval:
 
     @property
     def runs(self) -> int:
-        """The rounds (or samples) it comes from; 0 when unknown."""
+        """The rounds (or samples) it comes from, or the replicas where its band was built over them;
+        0 when unknown."""
+        if self.reps >= 2:
+            return self.reps
         return len(self.rounds) if self.rounds else 0
+
+    @property
+    def between(self) -> bool:
+        """Its band has seen the variation between runs: built over replicas, or on a clock that
+        repeats to the tick (where one run is every run)."""
+        return self.reps >= 2 or self.exact_clock
+
+    def levels(self) -> Levels | None:
+        """Its rounds as replica values, where it has rounds from two replicas or more."""
+        return Levels.of(self.rounds, self.groups) if self.rounds is not None else None
 
     def holds(self, x: float) -> bool:
         return self.known and self.lo <= x <= self.hi
@@ -176,29 +263,64 @@ class Interval:
     def paired_with(self, other: "Interval") -> bool:
         """Both measured round by round in one set: their rounds pair up."""
         return (self.pair is not None and self.pair == other.pair and self.rounds is not None
-                and other.rounds is not None and len(self.rounds) == len(other.rounds) >= 2)
+                and other.rounds is not None and len(self.rounds) == len(other.rounds) >= 2
+                and self.groups == other.groups)
 
     def unpaired_with(self, other: "Interval") -> bool:
         """Both have samples, not from one set: the Hodges-Lehmann / Mann-Whitney methods apply."""
         return (self.rounds is not None and other.rounds is not None and len(self.rounds) >= 2
                 and len(other.rounds) >= 2 and not self.paired_with(other))
 
+    def _joined(self, *others: "Interval") -> dict[str, Any]:
+        """What a value computed from this one and others inherits: the fewest replicas, whether a zero
+        width is exact, whether it compares runs."""
+        every = (self, *others)
+        return {"reps": min(v.reps for v in every), "exact_clock": all(v.exact_clock for v in every),
+                "across": any(v.across for v in every)}
+
     def _arith(self, mid: float, lo: float, hi: float, *others: "Interval") -> "Interval":
         """A value combined by interval arithmetic from this one and others (no rounds to pair)."""
-        return Interval(mid, lo, hi, bonferroni(self.coverage, *(o.coverage for o in others)), ARITH)
+        return Interval(mid, lo, hi, bonferroni(self.coverage, *(o.coverage for o in others)), ARITH,
+                        **self._joined(*others))
 
     def _each(self, other: "Interval", f: Callable[[float, float], float]) -> "Interval":
         assert self.rounds is not None and other.rounds is not None
-        return Interval.of_rounds([f(a, b) for a, b in zip(self.rounds, other.rounds)], self.pair)
+        joined = self._joined(other)
+        out = Interval.of_rounds([f(a, b) for a, b in zip(self.rounds, other.rounds)], self.pair,
+                                 groups=self.groups, reps=joined["reps"], exact_clock=joined["exact_clock"])
+        return replace(out, across=joined["across"])
+
+    def _unpaired(self, other: "Interval", ratio: bool) -> "Interval | None":
+        """self - other (or self / other) of two series not measured round by round: Hodges-Lehmann /
+        Mann-Whitney over the replicas' values where both have two replicas or more, else over the
+        rounds; None where a ratio has a value that is not positive."""
+        assert self.rounds is not None and other.rounds is not None
+        mine, theirs = self.levels(), other.levels()
+        replicated = mine is not None and theirs is not None
+        x = mine.values if mine is not None and replicated else self.rounds
+        y = theirs.values if theirs is not None and replicated else other.rounds
+        r = ranks.ratio_interval(x, y) if ratio else ranks.shift_interval(x, y)
+        if r is None:
+            return None
+        joined = self._joined(other)
+        if replicated:
+            assert mine is not None and theirs is not None
+            joined["reps"] = min(len(mine.values), len(theirs.values))
+        return Interval(r.est, r.lo, r.hi, r.coverage, REPLICA_SHIFT if replicated else SHIFT, **joined)
 
     def __sub__(self, other: "Interval") -> "Interval":
         if self.paired_with(other):
             return self._each(other, lambda a, b: a - b)
         if self.unpaired_with(other):
-            assert self.rounds is not None and other.rounds is not None
-            r = ranks.shift_interval(self.rounds, other.rounds)
-            return Interval(r.est, r.lo, r.hi, r.coverage, SHIFT)
+            out = self._unpaired(other, ratio=False)
+            assert out is not None
+            return out
         return self._arith(self.mid - other.mid, self.lo - other.hi, self.hi - other.lo, other)
+
+    def compared(self) -> "Interval":
+        """This value as a comparison of two runs (compare's B/A): from one run on a real clock it is
+        never a finding (verdict: ONE_RUN)."""
+        return replace(self, across=True)
 
     def _map(self, f: Callable[[float], float]) -> "Interval":
         """This value through an increasing f: the same coverage."""
@@ -223,16 +345,15 @@ class Interval:
             return Interval.none()
         mid = self.mid / den.mid
         if not self.known or not den.known:
-            return Interval(mid, NAN, NAN)
+            return Interval(mid, NAN, NAN, **self._joined(den))
         if den.lo <= 0 <= den.hi:
-            return Interval(mid, -INF, INF, bonferroni(self.coverage, den.coverage), ARITH)
+            return Interval(mid, -INF, INF, bonferroni(self.coverage, den.coverage), ARITH, **self._joined(den))
         if self.paired_with(den) and den.rounds is not None and all(b != 0 for b in den.rounds):
             return self._each(den, lambda a, b: a / b)
         if self.unpaired_with(den):
-            assert self.rounds is not None and den.rounds is not None
-            r = ranks.ratio_interval(self.rounds, den.rounds)
-            if r is not None:
-                return Interval(r.est, r.lo, r.hi, r.coverage, SHIFT)
+            out = self._unpaired(den, ratio=True)
+            if out is not None:
+                return out
         lo, hi = _bounds([a / b for a in (self.lo, self.hi) for b in (den.lo, den.hi)])
         return self._arith(mid, lo, hi, den)
 
@@ -252,9 +373,9 @@ class Interval:
             return band
         mid = 100.0 * (self.mid - base.mid) / base.mid
         if self.known and base.known and self.width == 0 and base.width == 0:
-            return Interval.exact(mid)
+            return Interval(mid, mid, mid, **self._joined(base))
         if not band.known:
-            return Interval(mid, NAN, NAN)
+            return Interval(mid, NAN, NAN, **self._joined(base))
         return replace(band, mid=mid, lo=min(band.lo, mid), hi=max(band.hi, mid))
 
 
@@ -265,10 +386,14 @@ def verdict(v: Interval, null: float = 0.0) -> str:
     side (an outlier the machine caused) widens the interval without hiding the effect."""
     if not v.ok:
         return ""
+    if v.across and not v.between:
+        return ONE_RUN
     if not v.known:
         return NO_SPREAD
-    if v.width == 0:
+    if v.width == 0 and v.exact_clock:
         return EXACT
+    if v.width == 0 and v.reps < 2:
+        return ONE_RUN
     if v.lo <= null <= v.hi:
         return NOISE
     distance = abs(v.mid - null)
@@ -331,6 +456,8 @@ def cell(v: Interval | None, digits: int = 0, null: float = 0.0, unit: str = "")
         return value
     if kind == NO_SPREAD:
         return f"{value} (1 run)"
+    if kind == ONE_RUN:
+        return f"{value} ({kind})" if not v.bounded or v.width == 0 else f"{value}, {kind} {band_text(v, digits)}"
     if kind == NOISE:
         return f"{null_text(null)}{unit} {band_text(v, digits)}"
     return f"{number(v.mid, digits)}{'?' if kind == UNRESOLVED else ''}{unit} {band_text(v, digits)}"
@@ -431,7 +558,9 @@ def summary_band(values: Iterable[Interval]) -> str:
     if not ranked:
         return "value (min..max) over the runs"
     rest = ", else min..max" if len(ranked) < len(banded) else ""
-    return f"value (lo..hi): {_span(ranked)} rank interval{rest}"
+    reps = sorted({v.reps for v in banded if v.reps >= 2})
+    over = "" if not reps else f" over {reps[-1]} replicas" if len(reps) == 1 else f" over {reps[0]}-{reps[-1]} replicas"
+    return f"value (lo..hi): {_span(ranked)} rank interval{over}{rest}"
 
 
 def legend(values: Iterable[Interval] = ()) -> str:
@@ -441,7 +570,8 @@ def legend(values: Iterable[Interval] = ()) -> str:
             if cov else "value (lo..hi): the interval of the value over the runs")
     return (head + "; ~0 (~1 for a ratio): it holds the null, inside the run-to-run noise; ?: not resolved, "
             "wider than the value and reaching more than half of it toward the null; unbounded: a denominator's "
-            "interval holds 0; no band: every sample identical; methods and coverage: docs/REPORT.md")
+            "interval holds 0; no band: every sample identical; one run: " + ONE_RUN_TEXT + "; methods and coverage: "
+            "docs/REPORT.md")
 
 
 # The summary's legend of the words it judges values with (one line of the summary's width);
