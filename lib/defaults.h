@@ -61,15 +61,16 @@
 #define CR_DEF_AUTO_BUDGET 20
 
 /* --- replication: where the clock is real (hosted, QEMU's TCG, KVM, a
- * PC), a run is REPLICAS processes or boots of one command line (the host
- * adds replicas=N), which the host merges into one set: every interval is
- * then built over the processes' or boots' medians (docs/REPORT.md). A
- * process's layout (ASLR, physical pages, the core's state) moves its
- * figures by up to 55 % while its own rounds agree to the tick. runs= and
- * runs=auto's minimum and budget are shared out among the replicas, so the
- * total rounds stay about what one process took: the hosted quick suite's
- * budget of 5 is 5 processes of one round each (and its warm-up). --- */
-#define CR_DEF_REPLICAS 5
+ * PC), a run is several processes or boots of one command line (`run
+ * --boots N`, default 5: tools/cleanroom_host/machines/emulators.py's
+ * DEFAULT_BOOTS; the host adds replicas=N), which the host merges into one
+ * set: every interval is then built over the processes' or boots' medians
+ * (docs/REPORT.md). A process's layout (ASLR, physical pages, the core's
+ * state) moves its figures by up to 55 % while its own rounds agree to the
+ * tick. runs= and runs=auto's minimum and budget are shared out among the
+ * replicas, so the total rounds stay about what one process took: the
+ * hosted quick suite's budget of 5 is 5 processes of one round each (and
+ * its warm-up). replicas= at most: --- */
 #define CR_DEF_REPLICAS_MAX 64
 
 /* A result record carries its samples, in run order, whenever it has at

@@ -67,8 +67,8 @@ def test_compare_matches_cases_and_lists_the_rest(two_runs: tuple[Path, Path], c
 
 
 def test_compare_ratios_of_a_scaled_run(tmp_path: Path, cleanroom_tool: Path) -> None:
-    (tmp_path / "a.log").write_bytes(synth_workset.log())
-    (tmp_path / "b.log").write_bytes(synth_workset.log(scale=3.0))
+    (tmp_path / "a.log").write_bytes(synth_workset.replicated())
+    (tmp_path / "b.log").write_bytes(synth_workset.replicated(scale=3.0))
     out = tmp_path / "cmp"
     p = tool(cleanroom_tool, "compare", str(tmp_path / "a.log"), str(tmp_path / "b.log"), "--out", str(out))
     assert p.returncode == 0, p.stderr

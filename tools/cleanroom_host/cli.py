@@ -26,7 +26,7 @@ if TYPE_CHECKING:
 
 # Where runs go without --out (default: results/ in the repository).
 RESULTS_ENV = "CLEANROOM_RESULTS"
-# run's default boots (processes) where the clock is real, instead of CR_DEF_REPLICAS (make test sets 1:
+# run's default boots (processes) where the clock is real, instead of emulators.DEFAULT_BOOTS (make test sets 1:
 # its runs check shapes; the replicas' own tests ask for them)
 BOOTS_ENV = "CLEANROOM_BOOTS"
 HELP_WIDTH = 100  # the emulators' lines in `run --help`
@@ -192,9 +192,9 @@ def _add_run(pr: argparse.ArgumentParser, root: Path) -> None:
                     help="the run as N boots (hosted: N processes) of the command line, each told replicas=N "
                          "(runs= and runs=auto's budget are shared out among them), merged into one set whose "
                          "intervals are built over the boots: two processes or boots differ by more than the "
-                         "rounds inside one. Default: 1 where the TSC counts instructions (qemu-icount, "
-                         "qemu-model, bochs: every boot is the same), else the command line's replicas=, else "
-                         "$CLEANROOM_BOOTS, else CR_DEF_REPLICAS of lib/defaults.h (5); 1 for --oversubscribe, --screendump, "
+                         "rounds inside one. Default: the command line's replicas=; else 1 where the TSC counts "
+                         "instructions (qemu-icount, qemu-model, bochs: every boot is the same); else "
+                         f"$CLEANROOM_BOOTS, else {emulators.DEFAULT_BOOTS}; 1 for --oversubscribe, --screendump, "
                          "--qr-pages and an ISO's own menu entry")
     pr.add_argument("--memory", type=int, metavar="MB",
                     help=f"guest memory in MiB (default {emulators.DEFAULT_MEMORY_MB})")
@@ -638,7 +638,7 @@ def _boots(args: argparse.Namespace, emu: emulators.Emulator) -> int:
         if not env.isdigit() or int(env) < 1:
             raise ValueError(f"${BOOTS_ENV}={env!r}: a whole number of boots, 1 or more")
         return int(env)
-    return defaults.load().number("CR_DEF_REPLICAS")
+    return emulators.DEFAULT_BOOTS
 
 
 def cmd_run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:

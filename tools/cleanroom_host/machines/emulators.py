@@ -302,6 +302,10 @@ def cmdline_cpus(cmdline: str | None, available: int) -> int | None:
 
 
 REPLICAS_KEY = "replicas"  # lib/config.c's key: this boot is one of N the host merges
+# run's boots (hosted: processes) where the clock is real and nothing else says (cli.py's --boots): at 5
+# the median's interval over them covers 93.8 %, and compare's Mann-Whitney over 5 and 5 96.8 %; the
+# hosted quick suite's budget (lib/defaults.h) is shared among them
+DEFAULT_BOOTS = 5
 
 
 def cmdline_replicas(cmdline: str | None) -> int | None:

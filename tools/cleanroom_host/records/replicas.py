@@ -182,14 +182,14 @@ def replication_text(records: list[Record]) -> str:
     n, level = count(records)
     plural = "processes" if level == LEVEL_PROCESS else "boots"
     if n > 1:
-        return f"{describe(records)}: intervals over the {plural}' values"
+        return f"{describe(records)}, intervals over the {plural}"
     if kinds.counts_instructions(records):
-        return "one boot: the TSC counts instructions, so every boot repeats this one"
-    return f"one {level}: {ONE_RUN_TEXT} (run --boots N)"
+        return "one boot (instruction counts repeat)"
+    return f"one {level}: {ONE_RUN_TEXT}"
 
 
 def stamp_clock(records: list[Record]) -> list[Record]:
-    """Every result record told its set's clock (`clock`), in place: a zero-width band is exact only
+    """Every result record told its set's clock (`clock`), in place, as a set is read (results.ResultSet): a zero-width band is exact only
     where the TSC counts instructions, and one run on a real clock has not seen the variation between
     runs (stats/interval.py)."""
     clock = CLOCK_EXACT if kinds.counts_instructions(records) else CLOCK_REAL

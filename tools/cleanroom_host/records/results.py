@@ -25,7 +25,6 @@ _NOT_COLUMNS = {"t", "seq", "bench", "case", "params", "samples", *CSV_STATS, *r
 
 def to_json_doc(res: ParseResult, source: str, run: dict[str, Any] | None = None) -> dict[str, Any]:
     """The results.json document for one parsed log."""
-    replicas.stamp_clock(res.records)
     doc: dict[str, Any] = {
         "format": FORMAT_NAME,
         "version": FORMAT_VERSION,
@@ -131,6 +130,10 @@ class ResultSet:
     doc: dict[str, Any]
     figures: str = "auto"  # report --figures: the workset from model cycles, TSC figures, or auto (model.py)
 
+    def __post_init__(self) -> None:
+        # what the intervals need to know of the clock (replicas.stamp_clock), told to the records as read
+        replicas.stamp_clock([r for r in self.records if isinstance(r, dict)])
+
     @property
     def records(self) -> list[Record]:
         recs = self.doc.get("records")
@@ -179,7 +182,6 @@ def load(path: Path, boot: int | None = None) -> ResultSet:
         if boots > 1:
             raise ValueError(f"{path} mixes the records of {boots} boots (written before boots were told apart): "
                              f"run `cleanroom parse` on its serial log again")
-        replicas.stamp_clock(doc["records"])  # a results.json written before the stamp
         return ResultSet(path, doc)
     return ResultSet(path, to_json_doc(pick_boot(replicas.parse_sets(data), boot, str(path)), str(path)))
 

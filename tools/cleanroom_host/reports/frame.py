@@ -32,7 +32,7 @@ REPORT_TXT = "report.txt"
 SUMMARY_BUDGET = 53  # lines the summary stays within, each at most text.WIDTH columns (the tests hold it to that)
 # ... where the run had more than 2 CPUs: each multi-CPU question is answered at its most CPUs as well as at 2,
 # with its checks (the lent 16-core machine's suite=smp: 79 lines; docs/REPORT.md)
-SMP_SUMMARY_BUDGET = 83
+SMP_SUMMARY_BUDGET = 82
 CLOCK_BENCH = "tsc"  # reading the clock: the machine lines show it, no module reports it
 SKIP_REASONS = 3  # the summary's skipped line names the things of this many reasons (report.txt all)
 
@@ -264,6 +264,8 @@ def _summary_run(rs: ResultSet, run: Run) -> list[str]:
                  + (f", {doc.get('corrupt')} corrupt" if doc.get("corrupt") else "")
                  + (f", {len(missing)} missing" if missing else ""))
     parts.append(f"done {done.get('status')}" if done else "no done record")
+    if rs.of_type("result"):
+        parts.append(replicas.replication_text(rs.records))
     out = ["run: " + "; ".join(parts)]
     hello = rs.first("hello")
     config = rs.first("config")
@@ -276,8 +278,6 @@ def _summary_run(rs: ResultSet, run: Run) -> list[str]:
         line += f"; {runs} recorded runs per case" + ("" if runs and int(runs) > 1 else ": no spread to judge by")
     if line:
         out.append(line.rstrip())
-    if rs.of_type("result"):
-        out.append(f"  replicas: {replicas.replication_text(rs.records)}")
     return out
 
 
