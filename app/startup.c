@@ -2,6 +2,7 @@
 
 #include "app/suite.h"
 #include "arch/tsc.h"
+#include "arch/x86.h"
 #include "bench/registry.h"
 #include "kernel/console.h"
 #include "kernel/exit.h"
@@ -86,4 +87,13 @@ void startup_require_tsc(void)
     rec_end();
     console_say(VGA_RED, "no time stamp counter: nothing can be timed");
     finish_run(RUN_FAIL);
+}
+
+void startup_layout_seed(struct config *cfg)
+{
+    if (cfg->given[KEY_LAYOUT])
+        return;
+    uint64_t t = rdtsc();
+    uint32_t seed = (uint32_t)t ^ (uint32_t)(t >> 32) ^ (uint32_t)(t >> 17);
+    cfg->layout = seed ? seed : 1;
 }

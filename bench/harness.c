@@ -117,9 +117,40 @@ static uint32_t open_events(enum counter_event ev[CTR_COUNT])
  * A recorded sample (id given; warm-up runs are not) is marked for the
  * model just outside the counters, so they count what they counted before;
  * the marks lie outside every timed region. */
-static int64_t call_item(const struct bench_ctx *ctx, const struct bench_item *it, const struct sample_id *id,
-                         int64_t *ctr, const enum counter_event *ev, uint32_t nev)
+/* --- layout= ------------------------------------------------------------------------------
+ * Each round (warm-up too) moves the stack frame its items run in, and the
+ * fiber stacks bench_time_fibers makes, by 0-4080 bytes in steps of 16,
+ * from a generator seeded with layout=: where a frame or a stack lies
+ * within its page (4 KiB aliasing, cache sets) moves a figure by up to half
+ * between two processes of one binary, so each round samples a layout of
+ * its own instead of every round repeating one. The cases of a round share
+ * it (their differences pair up); nothing is added inside a timed region. */
+static uint32_t layout_rng;
+static uint32_t round_shift;
+
+static void layout_next_round(const struct bench_ctx *ctx)
 {
+    if (!ctx->cfg->layout) {
+        round_shift = 0;
+        return;
+    }
+    if (!layout_rng)
+        layout_rng = ctx->cfg->layout;
+    layout_rng ^= layout_rng << 13; /* xorshift32 */
+    layout_rng ^= layout_rng >> 17;
+    layout_rng ^= layout_rng << 5;
+    round_shift = (layout_rng & 0xff) * 16;
+}
+
+/* Not inlined: its alloca must end with each call, not grow the caller's loop's frame. */
+__attribute__((noinline)) static int64_t call_item(const struct bench_ctx *ctx, const struct bench_item *it,
+                                                   const struct sample_id *id, int64_t *ctr,
+                                                   const enum counter_event *ev, uint32_t nev)
+{
+    if (round_shift) { /* this round's layout: the frame below moves */
+        volatile char *pad = __builtin_alloca(round_shift);
+        pad[0] = 0;
+    }
     fault_set_running(ctx->bench->name, it->c->name);
     if (it->before)
         it->before(it->hook_arg);
@@ -418,6 +449,7 @@ void bench_measure_set(struct bench_ctx *ctx, const struct bench_item items[], u
     next_case_no += n;
     uint64_t last = rdtsc();
     for (uint32_t i = 0; i < ctx->warmup; i++) {
+        layout_next_round(ctx);
         for (uint32_t k = 0; k < n; k++)
             call_item(ctx, &items[k], 0, 0, ev, 0);
         heartbeat(ctx, &last);
@@ -427,6 +459,7 @@ void bench_measure_set(struct bench_ctx *ctx, const struct bench_item items[], u
     uint64_t start = rdtsc();
     while (!set_done(ctx, items, n, &ss, start, &r)) {
         uint32_t i = r.n;
+        layout_next_round(ctx);
         for (uint32_t k = 0; k < n; k++) {
             int64_t *own = samples_of(&ss, k);
             const struct sample_id id = { first_case_no + k, i };
@@ -439,6 +472,7 @@ void bench_measure_set(struct bench_ctx *ctx, const struct bench_item items[], u
         heartbeat(ctx, &last);
     }
     perfstate_read(&evid.after);
+    round_shift = 0;
     for (uint32_t k = 0; k < n; k++)
         emit(ctx, &items[k], first_case_no + k, samples_of(&ss, k), samples_of(&ss, k) + r.row, ev, nev, &evid,
              &r);
@@ -455,6 +489,8 @@ int64_t bench_time_fibers(const struct fiber_spec *specs, uint32_t n, uint64_t *
 {
     struct region_mark mark;
     memory_mark(&mark);
+    if (round_shift) /* this round's layout: the stacks below move */
+        memory_alloc(round_shift, 16);
     sched_init(SWITCH_CALLEE);
     uint32_t made = 0;
     while (made < n && fiber_create(specs[made].fiber, specs[made].name, specs[made].fn, specs[made].arg,

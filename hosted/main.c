@@ -44,6 +44,7 @@ int main(int argc, char **argv)
     startup_config(&cfg);
     sysinfo_cpu(0);
     startup_require_tsc();
+    startup_layout_seed(&cfg);
     sysinfo_tsc();
     if (!hosted_memory_init(arena_bytes(&cfg))) {
         rec_begin(REC_ERROR);

