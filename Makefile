@@ -40,8 +40,9 @@ NASMFLAGS := -f elf32 -w+all -w+error
 LDFLAGS := -m elf_i386 -T linker.ld -nostdlib -z noexecstack --no-warn-rwx-segments
 
 # The layers, from the bottom (README "Layout"; nothing includes a higher
-# one, tests/test_layers.py checks): lib (portable; lib/freestanding is what
-# a C library would give the kernel), arch, kernel, runtime, bench, app.
+# one or declares what only a higher one defines, tests/test_layers.py
+# checks): lib (portable; lib/freestanding is what a C library would give
+# the kernel), arch, kernel, runtime, bench, app.
 # hosted/ is the Linux build's platform and top.
 SRC_DIRS := boot lib lib/freestanding arch kernel runtime bench app
 # Benchmark code that needs a C library (glibc ucontext, NPTL, fork): hosted build only.
