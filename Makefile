@@ -40,8 +40,9 @@ NASMFLAGS := -f elf32 -w+all -w+error
 LDFLAGS := -m elf_i386 -T linker.ld -nostdlib -z noexecstack --no-warn-rwx-segments
 
 # The layers, from the bottom (README "Layout"; nothing includes a higher
-# one, tests/test_layers.py checks): lib (portable; lib/freestanding is what
-# a C library would give the kernel), arch, kernel, runtime, bench, app.
+# one or declares what only a higher one defines, tests/test_layers.py
+# checks): lib (portable; lib/freestanding is what a C library would give
+# the kernel), arch, kernel, runtime, bench, app.
 # hosted/ is the Linux build's platform and top.
 SRC_DIRS := boot lib lib/freestanding arch kernel runtime bench app
 # Benchmark code that needs a C library (glibc ucontext, NPTL, fork): hosted build only.
@@ -82,8 +83,10 @@ HOSTED_SHARED := $(LIB_SRCS) \
 	app/startup.c app/suite.c app/sysinfo.c
 HOSTED_SRCS := $(wildcard hosted/*.c) $(HOSTED_SHARED)
 HOSTED_ASM := runtime/switches.asm
+# hosted/smp.h ahead of every file: its busy waits yield when the workers
+# outnumber the CPUs (arch/x86.h's CPU_WAIT_TURN; the kernel has none).
 HOSTED_CFLAGS := -std=c11 -O2 -m32 -march=i686 -msse2 -static -fno-omit-frame-pointer \
-	--param=min-pagesize=0 -Wall -Wextra -Werror -I. -DCLEANROOM_HOSTED
+	--param=min-pagesize=0 -Wall -Wextra -Werror -I. -DCLEANROOM_HOSTED -include hosted/smp.h
 
 # The 64-bit peers helper (hosted/peers64/), started by bench=peers from beside
 # cleanroom-hosted: Boost.Context and the 64-bit ports of the switches, which

@@ -119,30 +119,25 @@ static inline void invlpg(uintptr_t va) { __asm__ volatile("invlpg (%0)" :: "r"(
 static inline void clts(void) { __asm__ volatile("clts" ::: "memory"); }
 static inline void cli(void) { __asm__ volatile("cli" ::: "memory"); }
 static inline void hlt(void) { __asm__ volatile("hlt" ::: "memory"); }
-#ifdef CLEANROOM_HOSTED
-/* The hosted build with more workers than CPUs (oversubscribe=1, hosted/smp.c):
- * a waiting worker's pause gives its CPU to the threads sharing it, one of
- * which it is waiting for; without that every wait lasts a time slice. */
-extern volatile uint32_t cpu_pause_yields;
-void cpu_pause_yield(void);
+/* Whoever runs this code may want a say at each turn of a busy wait: a build
+ * that defines CPU_WAIT_TURN() before this header (a statement) has it run
+ * after every cpu_pause and busy_turn. The kernel defines none, and its
+ * turns are the instruction alone. */
+#ifndef CPU_WAIT_TURN
+#define CPU_WAIT_TURN() ((void)0)
+#endif
 static inline void cpu_pause(void)
 {
     __asm__ volatile("pause" ::: "memory");
-    if (__builtin_expect(cpu_pause_yields != 0, 0))
-        cpu_pause_yield();
+    CPU_WAIT_TURN();
 }
 /* One turn of a busy wait that does not pause (a spinlock measured without
- * it): nothing but a compiler barrier, except that it yields as cpu_pause does. */
+ * it): nothing but a compiler barrier, and the build's turn as cpu_pause's. */
 static inline void busy_turn(void)
 {
     __asm__ volatile("" ::: "memory");
-    if (__builtin_expect(cpu_pause_yields != 0, 0))
-        cpu_pause_yield();
+    CPU_WAIT_TURN();
 }
-#else
-static inline void cpu_pause(void) { __asm__ volatile("pause" ::: "memory"); }
-static inline void busy_turn(void) { __asm__ volatile("" ::: "memory"); }
-#endif
 /* Interrupts on / off (only where a CPU takes IPIs on purpose: kernel/smp.h). */
 static inline void sti(void) { __asm__ volatile("sti" ::: "memory"); }
 static inline void ud2(void) { __asm__ volatile("ud2" ::: "memory"); }

@@ -9,7 +9,7 @@
  *
  * oversubscribe=1 lets cpus=N exceed the CPUs allowed: worker w then runs
  * on allowed CPU w mod n, several to a CPU, and every pause yields
- * (arch/x86.h) so that a waiting worker lets the one it waits for run. Such
+ * (hosted/smp.h) so that a waiting worker lets the one it waits for run. Such
  * a run checks the logic of N CPUs on a machine with fewer (the smp record
  * says shared_cpus); it measures nothing worth reporting. */
 #define _GNU_SOURCE
@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "arch/x86.h"
+#include "hosted/smp.h"
 #include "kernel/error_record.h"
 #include "kernel/smp.h"
 #include "kernel/smp_report.h"
@@ -43,13 +44,13 @@ struct slot {
 static struct slot slots[SMP_MAX_CPUS];
 static struct smp_summary summary = { .wanted = 1, .found = 0, .used = 1 };
 static __thread uint32_t this_index;
-volatile uint32_t cpu_pause_yields;
+volatile unsigned int hosted_wait_yields;
 
 const struct smp_summary *smp_summary(void) { return &summary; }
 uint32_t smp_cpus(void) { return summary.used; }
 uint32_t smp_this_cpu(void) { return this_index; }
 
-void cpu_pause_yield(void) { sched_yield(); }
+void hosted_wait_yield(void) { sched_yield(); }
 
 static long futex(volatile uint32_t *addr, int op, uint32_t val, const struct timespec *timeout)
 {
@@ -170,7 +171,7 @@ void smp_init(uint32_t want, bool oversubscribe)
     }
     if (summary.used > n) {
         summary.shared_cpus = n;
-        cpu_pause_yields = 1;
+        hosted_wait_yields = 1;
     }
     read_cores();
     if (want && summary.used < want) {

@@ -9,13 +9,20 @@ implements lower interfaces for a process and is its own program's top, so
 it sits above app and nothing includes it. README's "Layout" says the same.
 
 Within and across layers, modules (a .c with its .h) include each other's
-headers without a circle, so that they too stand one above another."""
+headers without a circle, so that they too stand one above another.
+
+Nor does a layer's header name what only a higher layer defines (arch/x86.h
+once declared a hook that only hosted/smp.c defined): every function or
+variable a header declares is defined (in C, or global in assembly) in its
+own layer or below, or nowhere this test can see (the linker script, a
+macro)."""
 
 from __future__ import annotations
 
 import re
 import shutil
 from pathlib import Path
+from typing import Iterator
 
 import pytest
 
@@ -23,6 +30,12 @@ REPO = Path(__file__).resolve().parent.parent
 LAYERS = ("lib", "arch", "kernel", "runtime", "bench", "app", "hosted")
 RANK = {name: i for i, name in enumerate(LAYERS)} | {"boot": LAYERS.index("arch")}
 INCLUDE = re.compile(r'^\s*(?:#\s*include|%include)\s+"([^"]+)"', re.M)
+# What C text holds besides declarations: comments and literals, then directives
+C_NOISE = re.compile(r'//[^\n]*|/\*.*?\*/|"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'', re.S)
+DIRECTIVE = re.compile(r'^[ \t]*#(?:[^\n]*\\\n)*[^\n]*', re.M)
+ATTRIBUTE = re.compile(r'\b__attribute__\s*\(\((?:[^()]|\((?:[^()]|\([^()]*\))*\))*\)\)')
+IDENT = re.compile(r'[A-Za-z_]\w*')
+ASM_GLOBAL = re.compile(r'^\s*global\s+([^;\n]+)', re.M)
 
 
 def sources(root: Path) -> list[Path]:
@@ -127,10 +140,153 @@ def include_circles(root: Path) -> list[str]:
     return circles
 
 
+def blanked(text: str) -> str:
+    """text with every character but newlines a space: offsets and lines kept."""
+    return "\n".join(" " * len(line) for line in text.split("\n"))
+
+
+def blank_matches(pattern: re.Pattern[str], text: str) -> str:
+    return pattern.sub(lambda m: blanked(m.group()), text)
+
+
+def outer_braces_only(code: str) -> str:
+    """code with whatever is inside file-scope braces blanked (bodies, members,
+    initializers), the braces kept."""
+    out, depth, last = [], 0, 0
+    for m in re.finditer(r"[{}]", code):
+        if m.group() == "{":
+            if depth == 0:
+                out.append(code[last:m.end()])
+                last = m.end()
+            depth += 1
+        else:
+            depth -= 1
+            if depth == 0:
+                out.append(blanked(code[last:m.start()]))
+                last = m.start()
+    out.append(code[last:])
+    return "".join(out)
+
+
+def file_scope(text: str) -> Iterator[tuple[int, bool, str]]:
+    """Each file-scope statement of C text as (offset, is a function
+    definition, the statement up to its ';' or the definition's head up to
+    its body), comments, literals, directives, attributes and inner braces
+    blanked."""
+    code = blank_matches(DIRECTIVE, blank_matches(C_NOISE, text))
+    code = blank_matches(ATTRIBUTE, outer_braces_only(code))
+    start, in_body = 0, False
+    for m in re.finditer(r"[;{}]", code):
+        c, head = m.group(), code[start:m.start()]
+        if c == "{" and not in_body and head.rstrip().endswith(")") and "=" not in head:
+            yield start, True, head
+            in_body = True
+        elif c == "}" and in_body:
+            start, in_body = m.end(), False
+        elif c == ";" and not in_body:
+            yield start, False, head
+            start = m.end()
+
+
+def split_top(text: str, sep: str) -> list[tuple[int, str]]:
+    """text cut at each sep outside brackets, as (offset, piece)."""
+    pieces, depth, last = [], 0, 0
+    for m in re.finditer(r"[][(){}" + sep + "]", text):
+        c = m.group()
+        depth += (c in "([{") - (c in ")]}")
+        if c == sep and depth == 0:
+            pieces.append((last, text[last:m.start()]))
+            last = m.end()
+    return pieces + [(last, text[last:])]
+
+
+def declarators(statement: str) -> list[tuple[int, str, bool]]:
+    """The names a statement declares, as (offset, name, is a function):
+    'int a, b[4] = {..}' -> a, b; 'void (*hook)(int)' -> hook, a variable;
+    'void f(int x)' -> f; 'struct s {..}' and 'struct s' -> nothing."""
+    names = []
+    for at, piece in split_top(statement, ","):
+        piece = split_top(piece, "=")[0][1].rstrip()
+        if not piece.strip() or piece.endswith("}") or re.fullmatch(r"\s*(?:struct|union|enum)\s+\w+", piece):
+            continue
+        if piece.endswith(")"):
+            paren = piece.index("(")
+            pointer = re.match(r"\(\s*\*[\s\w]*?(\w+)\s*\)", piece[paren:])
+            if pointer:
+                names.append((at + paren + pointer.start(1), pointer.group(1), False))
+            elif words := list(IDENT.finditer(piece[:paren])):
+                names.append((at + words[-1].start(), words[-1].group(), True))
+        elif words := list(IDENT.finditer(re.sub(r"\[[^\]]*\]", lambda m: blanked(m.group()), piece))):
+            names.append((at + words[-1].start(), words[-1].group(), False))
+    return [n for n in names if n[1] != "_Static_assert"]
+
+
+def c_symbols(text: str, header: bool) -> Iterator[tuple[int, str]]:
+    """What C text declares, if a header (prototypes, extern variables), or
+    else defines (functions with a body, variables not extern), as (offset,
+    name); never what is static or a typedef."""
+    for start, body, statement in file_scope(text):
+        words = set(IDENT.findall(statement))
+        if words & {"static", "typedef"}:
+            continue
+        names = declarators(statement)
+        if body:  # a function's definition: the head's last declarator is its name
+            if names and not header:
+                yield start + names[-1][0], names[-1][1]
+            continue
+        for at, name, function in names:
+            if header == (function or "extern" in words):
+                yield start + at, name
+
+
+def declarations_and_definitions(root: Path) -> tuple[list[tuple[str, int, str]], dict[str, set[str]]]:
+    """Every header's declarations as (header, line, name), and name -> the
+    .c and .asm files that define it (every file of a layer counts, those
+    only one build compiles too: the link checks that each build has a
+    definition, this where it lies)."""
+    declared: list[tuple[str, int, str]] = []
+    defined: dict[str, set[str]] = {}
+    for path in sources(root):
+        rel, text = path.relative_to(root).as_posix(), path.read_text()
+        if path.suffix in (".asm", ".inc"):
+            names = (n.split(":")[0].strip() for m in ASM_GLOBAL.finditer(text) for n in m.group(1).split(","))
+            for name in names:
+                defined.setdefault(name, set()).add(rel)
+        elif path.suffix == ".h":
+            declared += [(rel, text.count("\n", 0, at) + 1, name) for at, name in c_symbols(text, header=True)]
+        else:
+            for _, name in c_symbols(text, header=False):
+                defined.setdefault(name, set()).add(rel)
+    return declared, defined
+
+
+def declaration_problems(root: Path) -> list[str]:
+    """Every header declaration whose only definitions lie in higher layers,
+    as 'header:line: declares name, which only file defines: a is below b'."""
+    declared, defined = declarations_and_definitions(root)
+    problems = []
+    for header, line, name in declared:
+        files = sorted(defined.get(name, ()))
+        above = sorted({layer_of(f) or "" for f in files}, key=RANK.__getitem__)
+        if files and all(RANK[layer] > RANK[layer_of(header) or "lib"] for layer in above):
+            which = " and ".join(files) + (" define" if len(files) > 1 else " defines")
+            problems.append(f"{header}:{line}: declares {name}, which only {which}: "
+                            f"{layer_of(header)} is below {' and '.join(above)}")
+    return problems
+
+
 def test_no_include_reaches_a_higher_layer() -> None:
     assert sources(REPO), "no sources found"
     problems = include_problems(REPO)
     assert not problems, "upward or unknown includes:\n" + "\n".join(problems)
+
+
+def test_no_header_declares_what_only_a_higher_layer_defines() -> None:
+    """A declaration is a promise the layer keeps: arch/ that declares a
+    function only hosted/ defines cannot be built, read or tested without
+    the layer above it."""
+    problems = declaration_problems(REPO)
+    assert not problems, "declarations of what only a higher layer defines:\n" + "\n".join(problems)
 
 
 def test_no_include_circle() -> None:
@@ -187,3 +343,39 @@ def test_a_planted_circle_across_layers_is_named_whole(tree: Path) -> None:
     (tree / "runtime" / "c.h").write_text('#include "lib/a.h"\n#include "kernel/b.h"\n')
     assert include_circles(tree) == [
         "kernel/b -> runtime/c -> kernel/b (of 3 that reach each other: kernel/b, lib/a, runtime/c)"]
+
+
+def test_a_planted_declaration_of_a_higher_layers_symbol_is_named(tree: Path) -> None:
+    assert declaration_problems(tree) == []
+    x86 = tree / "arch" / "x86.h"
+    text = x86.read_text()
+    at = text.index("static inline void cpu_pause(void)")  # where the hook's declaration once was
+    x86.write_text(text[:at] + "void hosted_wait_yield(void);\n" + text[at:])
+    line = text.count("\n", 0, at) + 1
+    assert declaration_problems(tree) == [
+        f"arch/x86.h:{line}: declares hosted_wait_yield, which only hosted/smp.c defines: arch is below hosted"]
+
+
+def test_every_shape_of_declaration_and_definition_is_read(tree: Path) -> None:
+    (tree / "lib" / "a.h").write_text(
+        "/* int in_a_comment(void); */\n"
+        "extern int a_count, a_table[4];\n"
+        "extern void (*a_hook)(int);\n"
+        "int a_twice(int x) __attribute__((const));\n"
+        "int a_here(void);\n"
+        "static inline int a_inline(void) { return 1; }\n"
+        "struct a_s { int member(void); };\n"
+        "typedef int a_type(int);\n")
+    (tree / "lib" / "a.c").write_text('#include "lib/a.h"\nint a_here(void) { return 0; }\n')
+    (tree / "kernel" / "b.c").write_text(
+        "static int a_count;\n"
+        'int a_table[4] = { 1 }; const char *s = "int a_here(void) {";\n'
+        "void (*a_hook)(int);\n"
+        "int\na_twice(int x)\n{\n    return 2 * x;\n}\n")
+    (tree / "arch" / "c.asm").write_text("global a_count, a_inline:function ; a_here\n")
+    (tree / "runtime" / "d.c").write_text("int a_count = 3;\n")
+    assert declaration_problems(tree) == [
+        "lib/a.h:2: declares a_count, which only arch/c.asm and runtime/d.c define: lib is below arch and runtime",
+        "lib/a.h:2: declares a_table, which only kernel/b.c defines: lib is below kernel",
+        "lib/a.h:3: declares a_hook, which only kernel/b.c defines: lib is below kernel",
+        "lib/a.h:4: declares a_twice, which only kernel/b.c defines: lib is below kernel"]

@@ -22,6 +22,7 @@ import subprocess
 import sys
 import threading
 import time
+import tracemalloc
 from dataclasses import replace
 from pathlib import Path
 from typing import Any, Iterator
@@ -154,6 +155,38 @@ def test_a_wrong_log_crc_makes_the_log_incomplete(long_log: bytes) -> None:
     chunks = [Chunk(c.index, c.total, c.log_len, c.log_crc ^ 1, c.data) for c in chunks_of(long_log, 4)]
     asm = assemble(chunks)
     assert not asm.complete and any("CRC" in p for p in asm.problems)
+
+
+def test_a_set_that_inflates_a_thousandfold_past_its_stated_length_is_refused_at_bounded_memory() -> None:
+    """Codes whose few kilobytes of stream inflate to a thousand times the log they state (a
+    stream made to, or another log's) are refused as soon as the stream passes the stated length
+    and the bytes to spare, never inflated whole; a set of the same log's own stream decodes."""
+    log = quick_log()
+    bomb = bytes(1000 * len(log))
+    chunks = qrdecode.make_chunks(log, qrdecode.deflate_raw(bomb), 3)
+    tracemalloc.start()
+    try:
+        asm = assemble(chunks)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    limit = len(log) + qrdecode.INFLATE_SPARE
+    assert asm.problems == [f"the codes say the log is {len(log)} bytes, but their compressed stream inflates "
+                            f"past {limit} (that and {qrdecode.INFLATE_SPARE} to spare) by code 1 of 3: "
+                            f"refused, nothing kept"]
+    assert not asm.complete and asm.log == b""
+    assert peak < len(bomb) / 10  # zlib's window and state and the limit's bytes, not the bomb's
+    assert f"and {qrdecode.INFLATE_SPARE} bytes (`INFLATE_SPARE`)" in (REPO / "docs" / "QR.md").read_text()
+    normal = assemble(chunks_of(log, 3))
+    assert normal.complete and normal.log == log and not normal.problems
+
+
+def test_a_log_a_little_longer_than_stated_is_named_not_refused() -> None:
+    """Within the bytes to spare the whole stream inflates, and the lengths are named."""
+    log = quick_log()
+    asm = assemble(replace(c, log_len=len(log) - 100) for c in chunks_of(log, 3))
+    assert not asm.complete
+    assert asm.problems == [f"the log inflates to {len(log)} bytes, the codes say {len(log) - 100}"]
 
 
 @pytest.mark.parametrize("numbers, text", [

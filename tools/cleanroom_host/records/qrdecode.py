@@ -8,9 +8,10 @@ n chunks, one QR code per chunk. The text of code i is
 Images are read by zxing-cpp, a real QR decoder that finds every code in an image (a
 screen shows several) and undoes a photo's perspective, and base45 is decoded by the
 base45 package, independent of the kernel's encoder; this module only checks the
-headers, puts the chunks back in order and inflates them with zlib. What
-precedes the first missing chunk is still inflated: a raw DEFLATE stream can be
-decoded from its start, so the records up to the gap survive.
+headers, puts the chunks back in order and inflates them with zlib, no further than
+the length the codes state and INFLATE_SPARE bytes. What precedes the first missing
+chunk is still inflated: a raw DEFLATE stream can be decoded from its start, so the
+records up to the gap survive.
 """
 
 from __future__ import annotations
@@ -30,6 +31,11 @@ UNREADABLE_NAMED = 10  # images without a code named one by one; the rest counte
 # photo of 1500 pixels leaves a module of a 640x480 screen ~5 pixels, too few after blur and JPEG
 # for some codes, which the larger copy gives back (docs/QR.md).
 UPSCALE_BELOW = 2000
+# The codes say how long the log is: the stream is inflated no further than that and this many
+# bytes, so that a set whose few kilobytes of stream inflate a thousandfold (a stream of another
+# log, or one made to) is refused at a bounded cost. The bytes to spare let a log that is a little
+# longer than stated be named as such ("inflates to ..., the codes say ...").
+INFLATE_SPARE = 1024
 
 
 class QrError(Exception):
@@ -190,7 +196,8 @@ def assemble(chunks: Iterable[Chunk]) -> Assembly:
     The header most codes agree on (n, len(L), CRC(L)) names the run; a code of another
     run is left out and named. Chunks are deduplicated by index (two different chunks
     with one index: the first is kept, the conflict named). What precedes the first
-    missing chunk is inflated; only whole lines of it are kept.
+    missing chunk is inflated; only whole lines of it are kept. A stream that inflates past
+    len(L) and INFLATE_SPARE bytes is refused whole, none of it kept.
     """
     asm = Assembly()
     chunks = list(chunks)
@@ -220,15 +227,22 @@ def assemble(chunks: Iterable[Chunk]) -> Assembly:
     inflater = zlib.decompressobj(wbits=-15)
     out = bytearray()
     broken = False
+    limit = asm.log_len + INFLATE_SPARE
     # chunk by chunk: an error in the stream keeps what came before it
     for i in range(first_gap):
         data = by_index[i].data
         try:
-            out += inflater.decompress(data)
+            # one byte past the limit at most: enough to know the stream goes past it
+            out += inflater.decompress(data, limit + 1 - len(out))
         except zlib.error as exc:
             asm.problems.append(f"the compressed stream is damaged in code {i + 1} of {asm.total}: {exc}")
             broken = True
             break
+        if len(out) > limit:
+            asm.problems.append(f"the codes say the log is {asm.log_len} bytes, but their compressed stream "
+                                f"inflates past {limit} (that and {INFLATE_SPARE} to spare) by code {i + 1} "
+                                f"of {asm.total}: refused, nothing kept")
+            return asm
         asm.deflated_bytes += len(data)
     whole = not asm.missing and not broken
     if whole and not inflater.eof:
