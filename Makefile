@@ -39,7 +39,7 @@ CFLAGS := -std=c11 -O2 -march=i486 -mtune=generic -m32 \
 NASMFLAGS := -f elf32 -w+all -w+error
 LDFLAGS := -m elf_i386 -T linker.ld -nostdlib -z noexecstack --no-warn-rwx-segments
 
-# The layers, from the bottom (README "Layout"; nothing includes a higher
+# The layers, from the bottom (docs/LAYOUT.md; nothing includes a higher
 # one or declares what only a higher one defines, tests/test_layers.py
 # checks): lib (portable; lib/freestanding is what a C library would give
 # the kernel), arch, kernel, runtime, bench, app.

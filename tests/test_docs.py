@@ -1,5 +1,7 @@
-"""docs/PROTOCOL.md must match what the kernel prints: every wire constant
-of lib/wire.h, and every field of every record a real boot emits."""
+"""The docs must match the code. docs/PROTOCOL.md: every wire constant of lib/wire.h, and every
+field of every record a real boot emits. README.md: the two commands first, a front door's size,
+valid links. docs/USAGE.md (the reference README points to): every command-line key of lib/config.c,
+every make target and tool command it names, a genuine example record."""
 
 from __future__ import annotations
 
@@ -51,18 +53,91 @@ def test_every_printed_field_is_documented(tmp_path: Path, cmdline: str) -> None
         assert not undocumented, f"{r['t']} record fields not in docs/PROTOCOL.md: {sorted(undocumented)}"
 
 
-def test_readme_shows_the_two_commands_and_every_key() -> None:
-    readme = (REPO / "README.md").read_text()
-    top = readme[:600]
-    assert "make run" in top and "make test" in top
+README = (REPO / "README.md").read_text()
+USAGE = (REPO / "docs" / "USAGE.md").read_text()
+
+
+def prose_lines(text: str) -> list[str]:
+    """A markdown file's lines outside code (fenced, or indented four columns after a blank line)."""
+    out, fenced, code = [], False, False
+    for line in text.splitlines():
+        if line.startswith("```"):
+            fenced = not fenced
+            continue
+        code = bool(line.startswith("    ")) and (code or not out or not out[-1].strip())
+        if not fenced and not code:
+            out.append(line)
+    return out
+
+
+def test_readme_shows_the_two_commands_first() -> None:
+    top = "\n".join(README.splitlines()[:30])
+    assert "make run" in README[:600] and "make test" in README[:600]
+    assert "    make run " in top and "    make test " in top
+
+
+def test_readme_is_a_front_door() -> None:
+    """README is a screen or two (docs/ holds the reference): at most 200 lines, none over 200
+    characters outside code, and one dated timing a command (the history is in docs/RESULTS.md)."""
+    lines = README.splitlines()
+    assert len(lines) <= 200
+    long = [line[:60] for line in prose_lines(README) if len(line) > 200]
+    assert not long, f"README lines over 200 characters: {long}"
+    dates = re.findall(r"\b20\d\d-\d\d-\d\d\b", README)
+    assert len(dates) <= 2, f"README dates more than one timing a command: {dates}"
+    assert "how-long-make-run-and-make-test-took" in README
+    assert "## How long make run and make test took" in (REPO / "docs" / "RESULTS.md").read_text()
+
+
+def test_usage_key_table_lists_every_key() -> None:
     keys = re.findall(r'\[KEY_\w+\] = \{ "(\w+)"', (REPO / "lib" / "config.c").read_text())
     assert len(keys) >= 13
-    missing = [k for k in keys if f"`{k}=`" not in readme]
-    assert not missing, f"README's key table lacks {missing}"
+    rows = {m.group(1) for m in re.finditer(r"^\| `(\w+)=` \|", USAGE, re.M)}
+    missing = [k for k in keys if k not in rows]
+    assert not missing, f"docs/USAGE.md's key table lacks {missing}"
 
 
-def test_readme_example_record_is_genuine() -> None:
+def test_documented_commands_exist() -> None:
+    """Every `make TARGET` and `tools/cleanroom COMMAND` that README and docs/USAGE.md name is one
+    the Makefile and the tool have, and USAGE's command table has a row for every command."""
+    from cleanroom_host.cli import COMMANDS
+    makefile = (REPO / "Makefile").read_text()
+    targets = set(re.findall(r"^([a-z][\w-]*):", makefile, re.M))
+    for name, text in (("README.md", README), ("docs/USAGE.md", USAGE)):
+        named = set(re.findall(r"`make ([a-z][\w-]*)", text)) | set(re.findall(r"^ {4}make ([a-z][\w-]*)", text, re.M))
+        assert named, name
+        assert named <= targets, f"{name} names make targets the Makefile lacks: {sorted(named - targets)}"
+        commands = set(re.findall(r"tools/cleanroom ([a-z][\w-]*)", text))
+        assert commands <= set(COMMANDS), f"{name} names commands the tool lacks: {sorted(commands - set(COMMANDS))}"
+    rows = {m.group(1) for m in re.finditer(r"^\| `([a-z][\w-]*)` \| ", USAGE, re.M)}
+    assert set(COMMANDS) <= rows, f"docs/USAGE.md's command table lacks {sorted(set(COMMANDS) - rows)}"
+
+
+def anchors(text: str) -> set[str]:
+    """The anchors GitHub gives a markdown file's headings."""
+    return {re.sub(r"[^\w\- ]", "", h.strip().lower()).replace(" ", "-")
+            for h in re.findall(r"^#+ (.*)$", text, re.M)}
+
+
+def test_links_resolve() -> None:
+    """Every relative link of README and docs/*.md names a file that exists, and a heading there."""
+    broken = []
+    for md in [REPO / "README.md", *sorted((REPO / "docs").glob("*.md"))]:
+        for target in re.findall(r"\]\(([^)\s]+)\)", "\n".join(prose_lines(md.read_text()))):
+            if re.match(r"[a-z]+:", target):
+                continue
+            path, _, fragment = target.partition("#")
+            dest = (md.parent / path).resolve() if path else md
+            if not dest.exists():
+                broken.append(f"{md.relative_to(REPO)}: {target}")
+            elif fragment and dest.suffix == ".md" and fragment not in anchors(dest.read_text()):
+                broken.append(f"{md.relative_to(REPO)}: {target} (no such heading)")
+    assert not broken, broken
+
+
+def test_example_records_are_genuine() -> None:
     import zlib
-    readme = (REPO / "README.md").read_text()
-    for m in re.finditer(r"@cr1 (\{.*\}) ~([0-9a-f]{8})", readme + DOC):
+    found = list(re.finditer(r"@cr1 (\{.*\}) ~([0-9a-f]{8})", README + USAGE + DOC))
+    assert any(m.group(0) in USAGE for m in found), "docs/USAGE.md shows no record"
+    for m in found:
         assert f"{zlib.crc32(m.group(1).encode()):08x}" == m.group(2), m.group(0)

@@ -4,7 +4,7 @@ in a circle. From the bottom: records (the protocol, results files, units, text)
 machines (emulators, runs, the machine, the estimate, LAVA), reports (the frame, the shared kit, compare
 and one module per benchmark family), and the top-level modules (cli). A family's module imports the
 shared kit and the layers below, never another family's module nor the frame. tests/test_layers.py
-does the same for the C sources; README's Layout says the same."""
+does the same for the C sources; docs/LAYOUT.md says the same."""
 
 from __future__ import annotations
 

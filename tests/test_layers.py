@@ -6,7 +6,7 @@ specifics; boot's entry is at the same level), kernel (platform services),
 runtime (fibers, synchronisation, isolated threads), bench (the harness and
 the benchmarks), app (the program's top). hosted/ is the Linux build: it
 implements lower interfaces for a process and is its own program's top, so
-it sits above app and nothing includes it. README's "Layout" says the same.
+it sits above app and nothing includes it. docs/LAYOUT.md says the same.
 
 Within and across layers, modules (a .c with its .h) include each other's
 headers without a circle, so that they too stand one above another.

@@ -43,7 +43,7 @@ class Plant:
     path: str   # the file, from the repository's root
     old: str    # text that occurs exactly once in it (the changed line, with context where it repeats)
     new: str
-    what: str   # the bug, as README's Tests section names it
+    what: str   # the bug, as docs/USAGE.md's "Planted bugs" names it
 
 
 PLANTS = (
