@@ -81,7 +81,6 @@ void kmain(uint32_t magic, uint32_t info)
     machine_fpu_init();
     sysinfo_cpu(boot_cr0);
     startup_require_tsc();          /* no TSC: error record, done(fail) */
-    startup_layout_seed(&cfg);      /* layout= not given: a seed from the TSC */
     sysinfo_tsc();
     setup_paging();                 /* identity maps built, paging still off */
     sysinfo_mem();

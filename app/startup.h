@@ -15,9 +15,10 @@ void startup_config(struct config *cfg);
 const struct config *startup_early_config(void);
 /* No TSC: an error record, then done(fail). */
 void startup_require_tsc(void);
-/* layout= not given: a seed from the TSC, so that each boot (process) lays
- * its rounds out its own way (bench/harness.c); under -icount every boot
- * draws the same. After startup_require_tsc. */
+/* layout= not given, in a process of the hosted build: a seed from the TSC,
+ * so that each process lays its rounds out its own way (bench/harness.c).
+ * A boot keeps config_defaults' one seed, so that a boot under -icount (and
+ * the cache model) repeats to the instruction. After startup_require_tsc. */
 void startup_layout_seed(struct config *cfg);
 
 #endif

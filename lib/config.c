@@ -83,7 +83,7 @@ const struct key_spec config_keys[KEY_COUNT] = {
     [KEY_DELAY] = { "delay", KIND_COUNT, 0, 0, 1000, offsetof(struct config, delay),
                     "tests only: N empty calls added to every switch of ctxsw's round robin (a planted slowdown)" },
     [KEY_LAYOUT] = { "layout", KIND_COUNT_OR_WORD, off_word, 1, 0xffffffffu, offsetof(struct config, layout),
-                     "the seed of each round's layout (stack frames and fiber stacks moved by 0-4080 bytes), or off; default: one from the TSC" },
+                     "the seed of each round's layout (stack frames and fiber stacks moved by 0-4080 bytes), or off; default: hosted one from the TSC, the kernel a fixed one" },
 };
 
 void config_defaults(struct config *cfg)
@@ -104,6 +104,7 @@ void config_defaults(struct config *cfg)
         .precision = CR_DEF_AUTO_PRECISION_BP,
         .budget = CR_DEF_AUTO_BUDGET,
         .replicas = 1,
+        .layout = CR_DEF_LAYOUT_SEED, /* hosted: one from the TSC instead (app/startup.c) */
     };
 }
 

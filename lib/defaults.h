@@ -72,6 +72,10 @@
  * hosted quick suite's budget of 5 is 5 processes of one round each (and
  * its warm-up). replicas= at most: --- */
 #define CR_DEF_REPLICAS_MAX 64
+/* layout= not given (bench/harness.c): the seed of every boot (under
+ * -icount a boot repeats to the instruction); a hosted process takes one
+ * from the TSC instead (app/startup.c) */
+#define CR_DEF_LAYOUT_SEED 88675123
 
 /* A result record carries its samples, in run order, whenever it has at
  * most this many (raw=1: always), so the host can compute any interval. */

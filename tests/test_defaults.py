@@ -44,7 +44,7 @@ SMP_BENCHES = ("coherence", "falseshare", "isolation", "smplocks", "aslock", "li
 # runs=auto's most rounds shows as budget='s accepted range (test_the_budget_limit_is_the_headers).
 NOT_BOOTED = {"CR_DEF_LOCKS_PAPER_REPS", "CR_DEF_ASPACE_PAPER_REPS", "CR_DEF_COHERENCE_PAPER_REPS",
               "CR_DEF_FALSESHARE_PAPER_REPS", "CR_DEF_ISOLATION_PAPER_REPS", "CR_DEF_SMPLOCKS_PAPER_REPS",
-              "CR_DEF_AUTO_MAX_RUNS", "CR_DEF_REPLICAS_MAX"}
+              "CR_DEF_AUTO_MAX_RUNS", "CR_DEF_REPLICAS_MAX", "CR_DEF_LAYOUT_SEED"}
 
 
 def booted(root: Path, hosted: bool, cmdline: str) -> tuple[int, dict[str, Any]]:
