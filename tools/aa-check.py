@@ -6,6 +6,12 @@ different (resolved or exact) and the share over all pairs. At 95 % coverage noi
 
     tools/aa-check.py --emulator hosted --cmdline "bench=ctxsw,peers" --pairs 3 --out /tmp/aa
     tools/aa-check.py ... --run-arg=--boots --run-arg=1     # one process a run: the old way
+    tools/aa-check.py ... --interleave 5                       # A1 B1 A2 B2 ...: each side's logs joined
+    tools/aa-check.py ... --b-cmdline "bench=ctxsw delay=2"    # an A/B instead: B runs this
+
+--interleave N runs each side as N single processes (told replicas=N) in turn, A, B, A, B, ..., and
+joins each side's serial logs into one set (records/replicas.py merges them): the machine's drift
+over the seconds of a pair then lands on both sides alike instead of reading as a difference.
 
 Exit status 0; with --max-share S, 1 when the share over all pairs exceeds S (a fraction).
 """
@@ -41,6 +47,21 @@ def run(emulator: str, cmdline: str, out: Path, extra: list[str]) -> float:
     return time.monotonic() - start
 
 
+def interleaved(emulator: str, cmdlines: tuple[str, str], out: tuple[Path, Path], n: int,
+                extra: list[str]) -> float:
+    """Each side as n single processes in turn (A B A B ...), each side's logs joined into out/serial.log."""
+    secs = 0.0
+    logs: tuple[list[bytes], list[bytes]] = ([], [])
+    for k in range(n):
+        for side in (0, 1):
+            one = out[side] / f"process-{k + 1}"
+            secs += run(emulator, f"{cmdlines[side]} replicas={n}", one, ["--boots", "1", *extra])
+            logs[side].append((one / "serial.log").read_bytes())
+    for side in (0, 1):
+        (out[side] / "serial.log").write_bytes(b"".join(logs[side]))
+    return secs
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--emulator", default="hosted")
@@ -49,11 +70,18 @@ def main() -> int:
     ap.add_argument("--out", type=Path, required=True, help="a directory for the runs (aa-1a, aa-1b, ...)")
     ap.add_argument("--run-arg", action="append", default=[], help="an argument added to every run")
     ap.add_argument("--max-share", type=float, help="exit 1 when more than this fraction is called different")
+    ap.add_argument("--interleave", type=int, metavar="N", help="each side N single processes, A and B in turn")
+    ap.add_argument("--b-cmdline", help="B's command line (an A/B; default: A's, an A/A)")
     args = ap.parse_args()
     total = [0, 0]
+    b_cmdline = args.b_cmdline or args.cmdline
     for k in range(1, args.pairs + 1):
         a, b = args.out / f"aa-{k}a", args.out / f"aa-{k}b"
-        secs = run(args.emulator, args.cmdline, a, args.run_arg) + run(args.emulator, args.cmdline, b, args.run_arg)
+        if args.interleave:
+            secs = interleaved(args.emulator, (args.cmdline, b_cmdline), (a, b), args.interleave, args.run_arg)
+            a, b = a / "serial.log", b / "serial.log"
+        else:
+            secs = run(args.emulator, args.cmdline, a, args.run_arg) + run(args.emulator, b_cmdline, b, args.run_arg)
         cmp_dir = args.out / f"compare-{k}"
         proc = subprocess.run([sys.executable, str(TOOL), "compare", str(a), str(b), "--out", str(cmp_dir)],
                               capture_output=True, text=True)

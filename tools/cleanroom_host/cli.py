@@ -192,7 +192,8 @@ def _add_run(pr: argparse.ArgumentParser, root: Path) -> None:
                     help="the run as N boots (hosted: N processes) of the command line, each told replicas=N "
                          "(runs= and runs=auto's budget are shared out among them), merged into one set whose "
                          "intervals are built over the boots: two processes or boots differ by more than the "
-                         "rounds inside one. Default: the command line's replicas=; else 1 where the TSC counts "
+                         "rounds inside one; with replicas=M in the command line, N of M boots (join the logs of the rest: "
+                         "an interleaved A/B, docs/REPORT.md). Default: the command line's replicas=; else 1 where the TSC counts "
                          "instructions (qemu-icount, qemu-model, bochs: every boot is the same); else "
                          f"$CLEANROOM_BOOTS, else {emulators.DEFAULT_BOOTS}; 1 for --oversubscribe, --screendump, "
                          "--qr-pages and an ISO's own menu entry")
@@ -621,14 +622,12 @@ def _silence_for_cases(p: estimate.Plan, args: argparse.Namespace, memory: int, 
 
 
 def _boots(args: argparse.Namespace, emu: emulators.Emulator) -> int:
-    """How many boots (processes) the run is (--boots' help); ValueError when --boots and the command
-    line's replicas= disagree."""
+    """How many boots (processes) the run is (--boots' help); ValueError for a bad $CLEANROOM_BOOTS."""
     in_line = emulators.cmdline_replicas(args.cmdline)
-    if args.boots is not None and in_line is not None and args.boots != in_line:
-        raise ValueError(f"--boots {args.boots} and the command line's {emulators.REPLICAS_KEY}={in_line} "
-                         f"disagree: give one")
-    if args.boots is not None or in_line is not None:
-        return args.boots or in_line  # type: ignore[return-value]
+    if args.boots is not None:  # with replicas=N in the line: some of N boots, the rest joined later
+        return args.boots
+    if in_line is not None:
+        return in_line
     one = (emu.tsc.exact or args.oversubscribe or args.screendump is not None or args.qr_pages is not None
            or (emu.needs_iso and args.cmdline is None))
     if one:
