@@ -1,12 +1,14 @@
 """What every family's figures share (workset.py, locks.py, aspace.py, smp.py, smplocks.py): matplotlib
 with the Agg backend, imported only when a figure is drawn, so the rest of the
-tool starts fast; the figure size, the subtitle and the run's note; the
-working-set axis; paired bars; drawing a module's list of figures.
+tool starts fast; the figure size, the subtitle and the run's note; saving, with
+every word inside the canvas; the working-set axis; paired bars; drawing a
+module's list of figures.
 """
 
 from __future__ import annotations
 
 import math
+import textwrap
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
 
@@ -16,7 +18,9 @@ from .context import Run
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
+    from matplotlib.backend_bases import RendererBase
     from matplotlib.figure import Figure
+    from matplotlib.text import Text
 
 DPI = 110
 SIZE = (9.0, 5.4)
@@ -33,15 +37,78 @@ def pyplot() -> Any:
     return plt
 
 
+EDGE_PX = 3  # what a text keeps clear of the canvas's edge
+NOTE_ROOM = 0.03  # of the figure's height, below the axes, for a note of one line (more for each line more)
+NARROWEST = 12  # characters a wrapped line keeps at the least
+
+
 def save_figure(fig: "Figure", path: Path, note: str) -> Path:
-    """Writes a figure as PNG, with the run's note (e.g. "emulated: no caches") at the bottom."""
+    """Writes a figure as PNG, with the run's note (e.g. "emulated: no caches") at the bottom, wrapped to
+    the figure's width. A title, subtitle or note wider than the canvas, or an axis label longer than its
+    axis, is wrapped at its spaces (fit_text), and the axes are laid out again to make room for its lines."""
+    renderer = fig.canvas.get_renderer()
+    room = 0.0
     if note:
-        fig.text(0.01, 0.01, note, fontsize=8, color="firebrick", ha="left", va="bottom")
-    fig.tight_layout(rect=(0, 0.03 if note else 0, 1, 1))
+        text = fig.text(0.01, 0.01, note, fontsize=8, color="firebrick", ha="left", va="bottom")
+        one = text.get_window_extent(renderer).height
+        fit_text(text, renderer, EDGE_PX, fig.bbox.width - EDGE_PX)
+        room = NOTE_ROOM + (text.get_window_extent(renderer).height - one) / fig.bbox.height
+    fig.tight_layout(rect=(0, room, 1, 1))
+    if fit_texts(fig, renderer):
+        fig.tight_layout(rect=(0, room, 1, 1))
     path.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(path, format="png")
     pyplot().close(fig)
     return path
+
+
+def fit_texts(fig: "Figure", renderer: "RendererBase") -> bool:
+    """Wraps the figure's own texts (its title, the note) and each axes' title to the canvas's width and each
+    axis label to its axis' length; whether any changed."""
+    width = fig.bbox.width
+    spans: list[tuple["Text", float, float]] = [(t, EDGE_PX, width - EDGE_PX) for t in fig.texts]
+    for ax in fig.axes:
+        box = ax.get_window_extent(renderer)
+        spans += [(ax.title, EDGE_PX, width - EDGE_PX), (ax.xaxis.label, box.x0, box.x1),
+                  (ax.yaxis.label, box.y0, box.y1)]
+    return any([fit_text(text, renderer, lo, hi) for text, lo, hi in spans])  # each, not up to the first
+
+
+def fit_text(text: "Text", renderer: "RendererBase", lo: float, hi: float) -> bool:
+    """Wraps a text at its spaces into the fewest lines that lie within lo..hi pixels along its direction (x,
+    or y for a text turned upright); whether it changed. Mathtext ($...$) stays whole."""
+    words = text.get_text()
+    if not text.get_visible() or not words.strip() or "$" in words:
+        return False
+    upright = text.get_rotation() % 180 == 90
+
+    def span() -> tuple[float, float]:
+        box = text.get_window_extent(renderer)
+        return (box.y0, box.y1) if upright else (box.x0, box.x1)
+
+    a, b = span()
+    if lo <= a and b <= hi:
+        return False
+    lines = words.split("\n")
+
+    def wrapped(chars: int) -> list[str]:
+        return [part for line in lines for part in textwrap.wrap(line, chars) or [""]]
+
+    longest = max(len(line) for line in lines)
+    # from the widest that may fit (characters in proportion to the room) down to the first that does
+    for chars in range(max(NARROWEST, min(longest - 1, int(longest * (hi - lo) / (b - a)))), NARROWEST - 1, -1):
+        text.set_text("\n".join(wrapped(chars)))
+        a, b = span()
+        if lo <= a and b <= hi:
+            break
+    if text.get_horizontalalignment() == "center":
+        # a centred text's lines as narrow as their number allows: even lines, never a last word alone (a
+        # left-aligned note fills its lines like a paragraph)
+        count = len(wrapped(chars))
+        while chars > NARROWEST and len(wrapped(chars - 1)) == count:
+            chars -= 1
+        text.set_text("\n".join(wrapped(chars)))
+    return True
 
 
 def new_axes(title: str, subtitle: str) -> tuple["Figure", "Axes"]:
