@@ -1,14 +1,14 @@
 """Many CPUs on a machine with two: the multi-CPU suite at the papers' scale (16 and 32 CPUs).
 
-The hosted build runs 16 and 32 workers over this machine's CPUs (`--oversubscribe`: several a CPU,
-every pause a yield), which exercises every cross-CPU wait, start line and wake-up at that count:
+The hosted build runs 16 workers (32 in make test-scale) over this machine's CPUs (`--oversubscribe`:
+several a CPU, every pause a yield), which exercises every cross-CPU wait, start line and wake-up at that count:
 the linuxvm hang of 2026-11-27 (its sleepers woken one at a time while the caller waited for each in
 turn, which stranded all but one from 4 CPUs on) ends such a run with a `cpu_silent` error within
 seconds, and so fails here. Such a run checks logic only: its report gives no timing answers. The
-kernel boots `suite=smp` on 8 vCPUs of multi-threaded TCG and starts all 32 CPUs `cpus=` allows;
+kernel boots `suite=smp` on 5 vCPUs of multi-threaded TCG and starts all 32 CPUs `cpus=` allows;
 `make test-scale` (not `make test`: about a minute each on 2 host cores) runs `suite=smp` on 16
-vCPUs, the self-tests on 32 and the hosted suite at its default repetitions. Nothing here asserts a
-time: under TCG and oversubscribed the CPUs are host threads taking turns."""
+vCPUs, the self-tests on 32 and the hosted suite at its default repetitions on 32 workers. Nothing
+here asserts a time: under TCG and oversubscribed the CPUs are host threads taking turns."""
 
 from __future__ import annotations
 
@@ -79,7 +79,9 @@ def check_run(res: dict[str, Any], cpus: int, benches: set[str]) -> None:
 
 
 @needs_hosted
-@pytest.mark.parametrize("cpus", [16, 32])
+# 16 workers on this machine's CPUs: the linuxvm hang stranded every worker from the fourth on; 32 (19 s
+# in make test) runs in make test-scale at the default repetitions
+@pytest.mark.parametrize("cpus", [16])
 def test_hosted_suite_smp_oversubscribed_ends_and_every_check_holds(tmp_path: Path, cpus: int) -> None:
     allowed = len(os.sched_getaffinity(0))
     assert allowed < cpus, "this test oversubscribes: it needs fewer CPUs than workers"
@@ -159,10 +161,16 @@ def test_the_kernel_refuses_oversubscribe(tmp_path: Path) -> None:
     assert any("hosted build's" in e["msg"] for e in of_type(res, "error") if e["code"] == "cpus")
 
 
+# More vCPUs than the host has cores spin in each other's waits: suite=smp alone took 3.3 s on 4, 5.4 s on
+# 5 and 15 s on 8 vCPUs of the 2-CPU Intel guest, 61 s on 8 beside the rest of make test. Five is the
+# fewest that sweeps k past the self-tests' four, to a count that is no power of two (k = 1, 2, 4, 5).
+KERNEL_CPUS = 5
+
+
 @needs_kernel
-def test_kernel_suite_smp_on_8_cpus(tmp_path: Path) -> None:
-    rc, res = boot(tmp_path, "qemu", f"suite=smp {SHORT.replace('500', '20')}", "--cpus", "8")
-    check_run(res, 8, KERNEL_BENCHES)
+def test_kernel_suite_smp_on_five_cpus(tmp_path: Path) -> None:
+    rc, res = boot(tmp_path, "qemu", f"suite=smp {SHORT.replace('500', '20')}", "--cpus", str(KERNEL_CPUS))
+    check_run(res, KERNEL_CPUS, KERNEL_BENCHES)
     assert rc == 0
 
 
