@@ -83,6 +83,9 @@ HOSTED_SHARED := $(LIB_SRCS) \
 	app/startup.c app/suite.c app/sysinfo.c
 HOSTED_SRCS := $(wildcard hosted/*.c) $(HOSTED_SHARED)
 HOSTED_ASM := runtime/switches.asm
+HOSTED_OBJ := $(BUILD)/obj-hosted
+HOSTED_OBJS := $(patsubst %.c,$(HOSTED_OBJ)/%.o,$(HOSTED_SRCS)) $(patsubst %.asm,$(HOSTED_OBJ)/%.o,$(HOSTED_ASM))
+HOSTED_DEPS := $(HOSTED_OBJS:.o=.d)
 # hosted/smp.h ahead of every file: its busy waits yield when the workers
 # outnumber the CPUs (arch/x86.h's CPU_WAIT_TURN; the kernel has none).
 HOSTED_CFLAGS := -std=c11 -O2 -m32 -march=i686 -msse2 -static -fno-omit-frame-pointer \
@@ -160,11 +163,24 @@ $(PINGPONG): tools/probes/pingpong.c
 	@echo "  PROBE   $@"
 	$(Q)$(HOST_CC) -std=c11 -O2 -static -pthread -Wall -Wextra -Werror -o $@ $<
 
-$(HOSTED): $(HOSTED_SRCS) $(HOSTED_ASM) $(ALL_HEADERS) | toolchain
+$(HOSTED): $(HOSTED_OBJS) | toolchain
 	@mkdir -p $(dir $@)
 	@echo "  HOSTED  $@"
-	$(Q)$(NASM) $(NASMFLAGS) $(HOSTED_ASM) -o $(BUILD)/hosted/switches.o
-	$(Q)$(CC) $(HOSTED_CFLAGS) -o $@ $(HOSTED_SRCS) $(BUILD)/hosted/switches.o -pthread
+	$(Q)$(CC) $(HOSTED_CFLAGS) -o $@ $(HOSTED_OBJS) -pthread
+
+# One object a source (make -j compiles them side by side; a change, or a
+# planted bug in a copy of the tree, recompiles its own files only).
+$(HOSTED_OBJ)/%.o: %.c | toolchain
+	@mkdir -p $(dir $@)
+	@echo "  CC      $< (hosted)"
+	$(Q)$(CC) $(HOSTED_CFLAGS) -MMD -MP -c $< -o $@
+
+$(HOSTED_OBJ)/%.o: %.asm | toolchain
+	@mkdir -p $(dir $@)
+	@echo "  NASM    $< (hosted)"
+	$(Q)$(NASM) $(NASMFLAGS) -MD $(@:.o=.d) -I. $< -o $@
+
+-include $(HOSTED_DEPS)
 
 $(PEERS64): $(PEERS64_SRCS) $(PEERS64_ASM) bench/peerloops.h | toolchain
 	@command -v $(HOST_CC) >/dev/null 2>&1 || { \
@@ -182,15 +198,15 @@ $(PEERS64): $(PEERS64_SRCS) $(PEERS64_ASM) bench/peerloops.h | toolchain
 # synthetic amounts a test predicts, so that the harness's counters path runs
 # on any machine, PMU or not (tests/test_hosted.py).
 HOSTED_FAKE_COUNTERS := $(BUILD)/units/cleanroom-hosted-fakecounters
-HOSTED_FAKE_COUNTERS_SRCS := $(filter-out hosted/counters.c,$(HOSTED_SRCS)) tests/doubles/counters.c
+HOSTED_FAKE_COUNTERS_OBJS := $(filter-out $(HOSTED_OBJ)/hosted/counters.o,$(HOSTED_OBJS)) \
+	$(HOSTED_OBJ)/tests/doubles/counters.o
 
 units: $(UNIT_BINS) $(HOSTED_FAKE_COUNTERS)
 
-$(HOSTED_FAKE_COUNTERS): $(HOSTED_FAKE_COUNTERS_SRCS) $(HOSTED_ASM) $(ALL_HEADERS) | toolchain
+$(HOSTED_FAKE_COUNTERS): $(HOSTED_FAKE_COUNTERS_OBJS) | toolchain
 	@mkdir -p $(dir $@)
 	@echo "  UNIT    $@"
-	$(Q)$(NASM) $(NASMFLAGS) $(HOSTED_ASM) -o $(BUILD)/units/switches.o
-	$(Q)$(CC) $(HOSTED_CFLAGS) -o $@ $(HOSTED_FAKE_COUNTERS_SRCS) $(BUILD)/units/switches.o -pthread
+	$(Q)$(CC) $(HOSTED_CFLAGS) -o $@ $(HOSTED_FAKE_COUNTERS_OBJS) -pthread
 
 # The tests of arch/ code include the file they test (arch/modelmark.c, to
 # log the stores; arch/memtype.c, the MTRR/PAT lookup; arch/madt.c, the CPUs;
