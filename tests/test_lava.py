@@ -64,6 +64,7 @@ def test_a_qemu_job_boots_the_kernel_with_cleanroom_s_exit_and_monitors() -> Non
     assert image["url"] == (REPO / "build" / "cleanroom.elf").as_uri()
     assert image["image_arg"] == '-kernel {kernel} -append "suite=quick exit=qemu"'
     assert job["context"]["arch"] == "i386" and job["context"]["no_kvm"] is True  # the default row: TCG
+    assert job["context"]["cpu"] == "qemu32"  # the row's CPU (QEMU's default), not LAVA's core2duo
     assert "-device isa-debug-exit,iobase=0xf4,iosize=0x04" in job["context"]["extra_options"]
     assert action(job, "boot")["method"] == "qemu"
     assert action(job, "test")["monitors"] == lavajob.monitors()
@@ -80,7 +81,7 @@ def test_a_pc_job_loads_the_kernel_with_ipxe_from_the_dispatcher() -> None:
 
 @pytest.mark.parametrize("argv, check", [
     (["--device-type", "qemu", "--emulator", "kvm", "--cmdline", "bench=tsc"],
-     lambda j: j["context"]["no_kvm"] is False),  # LAVA's qemu type then adds -cpu host -enable-kvm
+     lambda j: j["context"]["no_kvm"] is False and j["context"]["cpu"] == "host"),  # LAVA adds -enable-kvm
     (["--device-type", "qemu", "--emulator", "qemu-icount"],
      lambda j: "-icount shift=0" in j["context"]["extra_options"]),
     (["--device-type", "qemu", "--iso-url", "https://lab/cleanroom.iso"],  # GRUB's menu picks the command line

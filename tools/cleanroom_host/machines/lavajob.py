@@ -182,6 +182,13 @@ def timeouts(cmdline: str, row: emulators.Emulator, memory_mb: int) -> Timeouts:
     return Timeouts(est.seconds if est is not None else None, test, connection, test + JOB_MARGIN_S)
 
 
+# LAVA's qemu device type: the arch picks qemu-system-i386, whose guest gets `-cpu core2duo` unless the
+# job's context names a cpu. The rows run QEMU's own default model unless they name one (kvm: host), so
+# the job names the same: a core2duo (MTRRs, MCE banks, its brand) makes other records than the row's.
+QEMU_ARCH = "i386"
+QEMU_DEFAULT_CPU = "qemu32"  # qemu-system-i386's model when no -cpu is given
+
+
 # The labels of a tmpfs deploy's images: LAVA puts each downloaded file's path where its {label} stands.
 KERNEL_IMAGE, ISO_IMAGE = "kernel", "iso"
 # What a qemu job that boots an ISO runs (its metadata's cleanroom.cmdline): GRUB's menu picks it.
@@ -233,7 +240,8 @@ def build(spec: JobSpec, kernel: Path) -> tuple[dict[str, Any], Timeouts]:
     if qemu:
         # LAVA's qemu device type adds -cpu host -enable-kvm unless no_kvm; -nographic puts COM1 on its console
         job["metadata"]["cleanroom.emulator"] = row.name
-        job["context"] = {"arch": "i386", "no_kvm": not row.accel, "memory": emulators.DEFAULT_MEMORY_MB,
+        job["context"] = {"arch": QEMU_ARCH, "cpu": row.default_cpu or QEMU_DEFAULT_CPU, "no_kvm": not row.accel,
+                          "memory": emulators.DEFAULT_MEMORY_MB,
                           "extra_options": _options(emulators.QEMU_EXIT + row.timing_args())}
         deploy = _tmpfs_deploy(spec, cmdline, kernel)
         boot: dict[str, Any] = {"method": "qemu", "media": "tmpfs", "timeout": _minutes(120)}
