@@ -323,3 +323,84 @@ def test_lava_fetch_keeps_going_past_lines_that_are_no_log_entry(tmp_path: Path)
     assert "319 log entries; 1 other line(s), e.g. 'lavacli: polling'" in out
     run = json.loads((tmp_path / "f" / "results.json").read_text())["run"]
     assert run["log_bad_lines"] == 1 and run["wall_seconds"] > 0
+
+
+# --- lava-fetch of what LAVA's own dispatcher wrote --------------------------------------------------
+
+# lava-run's standard error (make test-lab's way: lava-job --device-type qemu --emulator qemu-icount --cmdline
+# "bench=tsc runs=2", lava-device, tools/lab/lava-run) of a run whose done record came at level feedback: the
+# monitors stopped at done's start and the finalize step's read-feedback logged the rest of the line
+LAVA_RUN_LOG = REPO / "tests" / "fixtures" / "lava" / "lava-run-qemu-icount-tsc.log"
+DONE = '@cr1 {\\"t\\":\\"done\\",'  # as LAVA's ShellLogger writes it
+
+
+def log_entries(path: Path) -> list[dict[str, Any]]:
+    return [yaml.safe_load(line) for line in path.read_text().splitlines()]
+
+
+def write_entries(path: Path, entries: list[dict[str, Any]]) -> Path:
+    path.write_text("".join(json.dumps(e) + "\n" for e in entries))
+    return path
+
+
+def done_entry(entries: list[dict[str, Any]]) -> int:
+    return next(i for i, e in enumerate(entries) if isinstance(e["msg"], str) and e["msg"].startswith(DONE))
+
+
+def test_lava_fetch_keeps_the_done_record_lava_logged_as_feedback(tmp_path: Path) -> None:
+    entries = log_entries(LAVA_RUN_LOG)
+    assert entries[done_entry(entries)]["lvl"] == "feedback"  # what this log is for
+    status, out, err = fetch(tmp_path, str(LAVA_RUN_LOG), "--out", str(tmp_path / "f"), "--device", "qemu01")
+    assert status == results.EXIT_OK, err
+    assert "records: 30 good, 0 corrupt, 0 missing, complete: yes" in out
+    doc = json.loads((tmp_path / "f" / "results.json").read_text())
+    assert doc["complete"] is True and doc["records"][-1]["t"] == "done"
+    assert doc["run"]["test_cases"]["cleanroom"] == {"pass": doc["run"]["records"]["result"]}
+    # LAVA's poweroff (pexpect's log of it, then the terminal's echo) is not the device's
+    assert (tmp_path / "f" / "serial.log").read_text().splitlines()[-1].startswith('@cr1 {"t":"done",')
+
+
+def test_the_console_is_the_same_whichever_level_done_came_at(tmp_path: Path) -> None:
+    """The race: in other runs the monitor's last read held done's whole line and LAVA logged it as target; the
+    finalize step logs feedback with the namespace, the QEMU session's close without: one console each way."""
+    entries = log_entries(LAVA_RUN_LOG)
+    i = done_entry(entries)
+    as_target = [dict(e, lvl="target") if k == i else e for k, e in enumerate(entries)]
+    as_target[i].pop("ns", None)
+    no_ns = [{k: v for k, v in e.items() if k != "ns"} for e in entries]
+    serials = []
+    for name, variant in (("feedback", entries), ("target", as_target), ("no-ns", no_ns)):
+        assert fetch(tmp_path, str(write_entries(tmp_path / f"{name}.log", variant)),
+                     "--out", str(tmp_path / name))[0] == results.EXIT_OK
+        serials.append((tmp_path / name / "serial.log").read_bytes())
+    assert serials[0] == serials[1] == serials[2]
+
+
+def test_feedback_of_another_namespace_is_another_device_s(tmp_path: Path) -> None:
+    entries = log_entries(LAVA_RUN_LOG)
+    i = done_entry(entries)
+    other = dict(entries[i], ns="host")  # a second namespace's console, read by the finalize step
+    log = write_entries(tmp_path / "job.log", entries[:i] + [other] + entries[i:])
+    assert fetch(tmp_path, str(log), "--out", str(tmp_path / "f"))[0] == results.EXIT_OK
+    assert (tmp_path / "f" / "serial.log").read_text().count('"t":"done"') == 1
+
+
+def test_a_line_lava_sent_into_is_reported_damaged_not_mended(tmp_path: Path) -> None:
+    """The one way LAVA splits a device's line: it sends while the line has only partly arrived. pexpect logs
+    what was sent after the line's start (one target entry), the rest of the line comes as the next entry."""
+    entries = log_entries(LAVA_RUN_LOG)
+    i = done_entry(entries)
+    done = entries[i]["msg"]
+    cut = done.index("records")
+    drop = {k for k, e in enumerate(entries) if e["lvl"] == "input" or e["msg"] == "poweroff"}
+    kept = [e for k, e in enumerate(entries) if k != i and k not in drop]
+    j = next(k for k, e in enumerate(kept) if e["dt"] > entries[i]["dt"])
+    split = [{"dt": entries[i]["dt"], "lvl": "input", "msg": "poweroff\n"},
+             {"dt": entries[i]["dt"], "lvl": "target", "msg": done[:cut] + "poweroff"},
+             {"dt": entries[i]["dt"], "lvl": "feedback", "msg": "poweroff"},
+             {"dt": entries[i]["dt"], "lvl": "feedback", "msg": done[cut:]}]
+    log = write_entries(tmp_path / "job.log", kept[:j] + split + kept[j:])
+    status, out, _ = fetch(tmp_path, str(log), "--out", str(tmp_path / "f"))
+    assert status != results.EXIT_OK
+    assert "1 corrupt" in out and "complete: no" in out
+

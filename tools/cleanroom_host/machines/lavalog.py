@@ -2,12 +2,33 @@
 
 A LAVA job log is YAML, one entry a line: `- {"dt": ..., "lvl": ..., "msg": ...}`
 (the server's log, the web UI's download and `lavacli jobs logs --raw`; lava-run
-prints the entries without the leading "- "). The device's serial output is the
-entries of level `target`, one line each, as LAVA's dispatcher (ShellLogger)
-writes them: carriage returns and escape characters removed, blank lines
-dropped, and every double quote written as `\\"`, which is undone here. (The
-kernel's JSON never holds a backslash before a quote: it escapes both as
-\\u00XX.) Entries of level `results` are the test cases LAVA's monitors made.
+prints the entries without the leading "- "). LAVA's dispatcher (lava_dispatcher
+2023.01's ShellLogger, the logfile of its pexpect session on the console) logs the
+console a line an entry, at one of two levels:
+
+  target    while an action reads the console (the boot, the monitors)
+  feedback  while LAVA only listens: the finalize step's read-feedback (with "ns",
+            the namespace: "common" in a job that names none) and the QEMU
+            session's close, which sends `poweroff` and listens for 5 s (no "ns")
+
+ShellLogger keeps a line's start until its newline comes and logs the whole line at
+the level in effect then: a change of level never splits a line, but a line the
+monitors were still reading when the last one stopped at its end string (the
+kernel's `done`) is logged as feedback, after the last target line. So the console
+here is the target and feedback entries in the log's order (feedback of another
+namespace is another device's, and is left out), less what LAVA sent: pexpect logs
+what is sent into the same ShellLogger, and the console's terminal echoes it, so an
+`input` entry (QEMU's `poweroff`) comes back as a console line twice. A console line
+equal to the last input's line is one of those, not the device's. The one way a
+device's line is split: LAVA sends while the line has only partly arrived; what it
+sent is then joined to the line's start, its rest comes as another entry, and the
+record's CRC marks the line damaged. (LAVA sends `poweroff` after listening for up to
+a second, once the monitors have ended; by then the kernel has written its last line.)
+ShellLogger also removed carriage returns and escape characters, made a double
+newline within what it read at once a single one, and wrote every double quote as
+`\\"`, which is undone here. (The kernel's JSON never holds a backslash before a
+quote: it escapes both as \\u00XX.) Entries of level `results` are the test cases
+LAVA's monitors made.
 """
 
 from __future__ import annotations
@@ -27,8 +48,12 @@ from ..records.text import not_installed
 from . import lavajob
 from .runner import write_boots
 
-TARGET = "target"  # the level of the device's own output
+TARGET = "target"  # the level of the console's lines while an action reads it
+FEEDBACK = "feedback"  # ... while LAVA only listens (the finalize step, the connection's close)
+CONSOLE = (TARGET, FEEDBACK)
+INPUT = "input"  # the level of what LAVA sends to the device (the console's terminal echoes it)
 RESULTS = "results"  # the level of a test case
+NAMESPACE = "common"  # LAVA's namespace of a job that names none (as lava-job's do)
 LAVA = "lava"  # results.json's run.emulator for a run LAVA made; also LAVA's own test suite (the job's result)
 JOB_ID = re.compile(r"\d+(?:\.\d+)?")  # a LAVA job id (multinode jobs: 1234.0)
 SHOWN_BAD_LINES = 3
@@ -83,6 +108,7 @@ def read_log(data: bytes, name: str) -> LavaLog:
     entries = 0
     bad: list[str] = []
     times: list[datetime] = []
+    sent: str | None = None  # what LAVA sent last (an input entry's line)
     for line in data.decode("utf-8", "replace").splitlines():
         if not line.strip() or line.startswith("#"):
             continue
@@ -91,8 +117,12 @@ def read_log(data: bytes, name: str) -> LavaLog:
             bad.append(line[:80])
             continue
         entries += 1
-        if entry["lvl"] == TARGET and isinstance(entry["msg"], str):
-            lines.append(entry["msg"].replace('\\"', '"'))  # LAVA's ShellLogger wrote every " as \"
+        if entry["lvl"] == INPUT and isinstance(entry["msg"], str):
+            sent = entry["msg"].rstrip("\r\n")
+        elif _console(entry):
+            text = entry["msg"].replace('\\"', '"')  # LAVA's ShellLogger wrote every " as \"
+            if text != sent:  # pexpect's log of what LAVA sent, or the terminal's echo of it
+                lines.append(text)
             when = _time(entry.get("dt"))
             if when is not None:
                 times.append(when)
@@ -102,10 +132,18 @@ def read_log(data: bytes, name: str) -> LavaLog:
         first = f" (line 1: {bad[0]!r})" if bad else ""
         raise LavaLogError(f"{name}: not a LAVA job log: no line is a log entry {{dt, lvl, msg}}{first}")
     if not lines:
-        raise LavaLogError(f"{name}: the LAVA log has {entries} entries but no device output (level {TARGET}): "
+        raise LavaLogError(f"{name}: the LAVA log has {entries} entries but no device output (level "
+                           f"{' or '.join(CONSOLE)}): "
                            f"did the job boot the device?")
     span = round((times[-1] - times[0]).total_seconds(), 3) if times else None
     return LavaLog(("\n".join(lines) + "\n").encode("utf-8"), found, entries, bad, span)
+
+
+def _console(entry: dict[str, Any]) -> bool:
+    """A line of this job's console: a target entry, or a feedback entry of no namespace or LAVA's default."""
+    if entry["lvl"] not in CONSOLE or not isinstance(entry["msg"], str):
+        return False
+    return entry["lvl"] == TARGET or entry.get("ns", NAMESPACE) == NAMESPACE
 
 
 def _time(dt: Any) -> datetime | None:
