@@ -6,12 +6,15 @@
 # (make test runs the .venv's installation beside the C compilation).
 # `setup.sh test-packages` is `packages` plus what only the tests need (a
 # browser for the HTML pages' tests): make test runs it, make run does not.
+# `setup.sh lab-packages` is `packages` plus LAVA's dispatcher for make test-lab
+# (lava-run on this machine), unpacked into .venv/lava (after `venv`: a .venv
+# made anew starts without it).
 set -eu
 
 PART=${1:-all}
 case "$PART" in
-    all|packages|test-packages|venv) ;;
-    *) echo "setup: unknown part '$PART'; choose packages, test-packages, venv, or nothing for packages and venv" >&2; exit 2 ;;
+    all|packages|test-packages|lab-packages|venv) ;;
+    *) echo "setup: unknown part '$PART'; choose packages, test-packages, lab-packages, venv, or nothing for packages and venv" >&2; exit 2 ;;
 esac
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -43,6 +46,20 @@ TEST_PACKAGES="chromium fonts-dejavu-core"
 if [ "$PART" = test-packages ]; then
     PACKAGES="$PACKAGES $TEST_PACKAGES"
 fi
+# The lab (make test-lab): LAVA's own dispatcher runs the jobs lava-job writes. Debian's lava-dispatcher
+# brings 145 packages (libguestfs with its appliance, systemd, kernel headers for lava-dispatcher-host,
+# NFS and TFTP servers): a worker's, for every kind of device. A QEMU job needs its Python code and what
+# that imports: Debian's lava-dispatcher and lava-dispatcher-host of lava-common's version are
+# downloaded and unpacked into .venv/lava (apt-get download, dpkg-deb -x; never installed), with the
+# device-type templates of lava-server (only those: its server is not needed), and these Debian packages
+# installed; libguestfs's binding is a stub (tools/lab/stubs). tools/lab/lava-run runs it.
+LAB_PACKAGES="python3-configobj python3-jinja2 python3-magic python3-netifaces python3-pexpect python3-pyudev
+python3-requests python3-setproctitle python3-tz python3-yaml"
+LAB_DEBS="lava-dispatcher lava-dispatcher-host lava-server"
+LAB_TEMPLATES="usr/share/lava-server/device-types"
+if [ "$PART" = lab-packages ]; then
+    PACKAGES="$PACKAGES $LAB_PACKAGES"
+fi
 # Debian's Python packages the .venv sees, and nothing else of Debian's dist-packages:
 # LAVA's own schema code and the validator it is written in (not on PyPI as one package).
 DEBIAN_PY="/usr/lib/python3/dist-packages"
@@ -52,7 +69,8 @@ say() { printf 'setup: %s\n' "$*"; }
 die() { printf 'setup: error: %s\n' "$*" >&2; exit 1; }
 
 LOG=$(mktemp "${TMPDIR:-/tmp}/cleanroom-setup.XXXXXX")
-trap 'rm -f "$LOG"' EXIT
+DEBS=  # lab-packages: where LAVA's packages are downloaded to
+trap 'rm -f "$LOG"; [ -z "$DEBS" ] || rm -rf "$DEBS"' EXIT
 
 # Run a step quietly; on failure show what it printed.
 quiet() {
@@ -113,6 +131,27 @@ if [ "$PART" != venv ]; then
     esac
 fi
 
+# .venv/lava: LAVA's dispatcher and the device-type templates, of the version of lava-common installed
+# (lava-dispatcher needs exactly that one), unpacked again when that version changes.
+unpack_lab() {
+    lab="$VENV/lava"
+    version=$(dpkg-query -W -f='${Version}' lava-common)
+    [ "$(cat "$lab/.version" 2>/dev/null || true)" != "$version" ] || return 0
+    say "unpacking LAVA's dispatcher $version into $lab"
+    DEBS=$(mktemp -d "${TMPDIR:-/tmp}/cleanroom-lab.XXXXXX")
+    # shellcheck disable=SC2046
+    (cd "$DEBS" && quiet apt-get download $(for d in $LAB_DEBS; do printf '%s=%s ' "$d" "$version"; done))
+    rm -rf "$lab"
+    mkdir -p "$lab/root"
+    for deb in "$DEBS"/lava-dispatcher_*.deb "$DEBS"/lava-dispatcher-host_*.deb; do
+        quiet dpkg-deb -x "$deb" "$lab/root"
+    done
+    dpkg-deb --fsys-tarfile "$DEBS"/lava-server_*.deb \
+        | tar -x -C "$lab" --strip-components=4 "./$LAB_TEMPLATES" >"$LOG" 2>&1 \
+        || { cat "$LOG" >&2; die "failed: unpacking $LAB_TEMPLATES of lava-server"; }
+    echo "$version" >"$lab/.version"
+}
+
 # .venv: make it (once), then install requirements when their hash changed.
 if [ ! -x "$VENV/bin/python" ] || ! "$VENV/bin/python" -c '' >/dev/null 2>&1; then
     say "creating $VENV"
@@ -145,6 +184,9 @@ echo "$LINKS" >"$SITE/cleanroom-debian-python.pth"
 
 if [ "$PART" = venv ]; then
     say "ok (.venv in place)"
+elif [ "$PART" = lab-packages ]; then
+    unpack_lab
+    say "ok (Debian packages, .venv and LAVA's dispatcher in .venv/lava in place)"
 else
     say "ok (Debian packages and .venv in place)"
 fi
