@@ -404,3 +404,78 @@ def test_a_line_lava_sent_into_is_reported_damaged_not_mended(tmp_path: Path) ->
     assert status != results.EXIT_OK
     assert "1 corrupt" in out and "complete: no" in out
 
+
+# --- lava-device ------------------------------------------------------------------------------------
+
+def lava_device(*argv: str) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    status = cli.main(["lava-device", *argv], out, err)
+    return status, out.getvalue(), err.getvalue()
+
+
+def small_templates(tmp_path: Path) -> Path:
+    """Device-type templates shaped as LAVA's are (a type extends base.jinja2 and fills its block; the command
+    comes from the job's arch), small enough to read: a stand-in for lava-server's, which make test-lab renders."""
+    d = tmp_path / "device-types"
+    d.mkdir()
+    (d / "base.jinja2").write_text("constants: {}\nparameters: {}\ntimeouts: {actions: {}, connections: {}}\n"
+                                   "actions:\n  deploy:\n    methods: {tmpfs: }\n  boot:\n    connections: "
+                                   "{serial: }\n    methods:\n{% block body %}{% endblock %}\n")
+    (d / "qemu.jinja2").write_text("{% extends 'base.jinja2' %}\n{% block body %}\n      qemu:\n"
+                                   "        command: qemu-system-{{ arch }}\n{% if cpu %}\n"
+                                   "        cpu: {{ cpu }}\n{% endif %}\n{% endblock %}\n")
+    return d
+
+
+def test_lava_device_renders_the_type_with_the_job_s_context(tmp_path: Path) -> None:
+    job = tmp_path / "job.yaml"
+    assert lava_job("--device-type", "qemu", "--emulator", "qemu-icount", "--out", str(job))[0] == 0
+    status, out, err = lava_device("--job", str(job), "--templates", str(small_templates(tmp_path)))
+    assert status == 0, err
+    methods = yaml.safe_load(out)["actions"]["boot"]["methods"]
+    assert methods == {"qemu": {"command": "qemu-system-i386", "cpu": "qemu32"}}
+    # what lavacli's --context passes a server, which loads it as YAML and renders with it
+    status, context, _ = lava_device("--job", str(job), "--context")
+    assert status == 0 and len(context.splitlines()) == 1
+    assert yaml.safe_load(context) == yaml.safe_load(job.read_text())["context"]
+
+
+def test_lava_device_renders_a_device_s_own_dictionary(tmp_path: Path) -> None:
+    job = tmp_path / "job.yaml"
+    assert lava_job("--device-type", "qemu", "--out", str(job))[0] == 0
+    pc = tmp_path / "qemu07.jinja2"
+    pc.write_text("{% set cpu = 'Haswell' %}\n{% extends 'qemu.jinja2' %}\n")
+    status, out, err = lava_device("--job", str(job), "--templates", str(small_templates(tmp_path)),
+                                   "--dictionary", str(pc), "--out", str(tmp_path / "qemu07.yaml"))
+    assert status == 0 and out == f"wrote {tmp_path / 'qemu07.yaml'}\n", err
+    assert "cpu: Haswell" in (tmp_path / "qemu07.yaml").read_text()
+
+
+@pytest.mark.parametrize("job_text, argv, said", [
+    ("device_type: qemu\n", ["--device-type", "qemuu"],
+     "device type 'qemuu': no qemuu.jinja2 in {templates}; 2 device types there, e.g. qemu"),
+    ("actions: []\n", [], "the job names no device_type"),
+    ("device_type: qemu\ncontext: [arch]\n", [], "the job's context is list, not a mapping of variables"),
+    ("device_type: qemu\n", ["--templates", "{templates}/none"], "--templates {templates}/none: not a directory"),
+])
+def test_lava_device_refuses_by_name(tmp_path: Path, job_text: str, argv: list[str], said: str) -> None:
+    templates = small_templates(tmp_path)
+    job = tmp_path / "job.yaml"
+    job.write_text(job_text)
+    args = [a.format(templates=templates) for a in argv]
+    if "--templates" not in args:
+        args += ["--templates", str(templates)]
+    status, out, err = lava_device("--job", str(job), *args)
+    assert status == results.EXIT_SETUP and out == ""
+    assert said.format(templates=templates) in err
+
+
+def test_lava_s_device_schema_checks_what_is_rendered(tmp_path: Path) -> None:
+    templates = small_templates(tmp_path)
+    base = templates / "base.jinja2"
+    base.write_text(base.read_text().replace("constants: {}\n", ""))
+    job = tmp_path / "job.yaml"
+    job.write_text("device_type: qemu\ncontext: {arch: i386}\n")
+    status, out, err = lava_device("--job", str(job), "--templates", str(templates))
+    assert status == results.EXIT_SETUP and out == ""
+    assert "LAVA's device schema refuses the configuration: required key not provided @ data['constants']" in err

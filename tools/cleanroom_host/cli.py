@@ -1,4 +1,5 @@
-"""Command line: cleanroom parse | run | capture | decode-photos | report | compare | lava-job | lava-fetch | make-run."""
+"""Command line: cleanroom parse | run | capture | decode-photos | report | compare | lava-job | lava-device |
+lava-fetch | make-run."""
 
 from __future__ import annotations
 
@@ -103,6 +104,8 @@ COMMANDS = {
     "compare": "result sets side by side (two or more: machines, emulators): medians, ratios and "
                         "derived quantities with intervals",
     "lava-job": "write a LAVA job definition that boots the kernel on QEMU or x86 PCs",
+    "lava-device": "a LAVA device's configuration for a job (its type's template rendered with the job's context), "
+                   "for lava-run",
     "lava-fetch": "a LAVA job's log (a file, or a job id through lavacli) to serial.log and results.json",
     "make-run": "make run's three runs (the kernel under qemu-icount, hosted on one CPU, hosted on every CPU), "
                 "results/latest, and their three summaries",
@@ -353,6 +356,30 @@ def _add_lava_job(pj: argparse.ArgumentParser, root: Path) -> None:
     pj.add_argument("--out", type=Path, help="write the job here (default: stdout)")
 
 
+def _add_lava_device(pd: argparse.ArgumentParser, root: Path) -> None:
+    from .machines import lavadevice
+    pd.epilog = ("LAVA's dispatcher (lava-run) reads a device's configuration: its dictionary (a template that\n"
+                 "extends its device type's, e.g. {% extends 'qemu.jinja2' %}) rendered with the job's context:\n"
+                 "block as the template's variables, as LAVA's server renders it for each job. LAVA's qemu type\n"
+                 "takes QEMU's program from the context's arch: rendered without it, the job fails in validate\n"
+                 "(\"Cannot find command 'qemu-system-'\"). The templates are lava-server's: by default those\n"
+                 f"`tools/setup.sh lab-packages` unpacks into {lavadevice.LAB_TEMPLATES}, else a server's own in\n"
+                 f"{' or '.join(map(str, lavadevice.SERVER_TEMPLATES))}.\n"
+                 "The configuration is checked with LAVA's device schema (Debian's lava-common). For a device on\n"
+                 "a server, --context prints what `lavacli devices dict get --render --context` needs.\n"
+                 "docs/LAB.md has the recipe.\n\n"
+                 "exit status: 0 written, 5 bad arguments (or a configuration LAVA's schema refuses)")
+    pd.add_argument("--job", type=Path, required=True, metavar="JOB.yaml", help="the job (lava-job's, or any)")
+    kind = pd.add_mutually_exclusive_group()
+    kind.add_argument("--device-type", metavar="NAME", help="the template to extend (default: the job's device_type)")
+    kind.add_argument("--dictionary", type=Path, metavar="FILE.jinja2",
+                      help="the device's dictionary (default: the one line that extends the device type's template)")
+    pd.add_argument("--templates", type=Path, metavar="DIR", help="the device-type templates' directory")
+    pd.add_argument("--context", action="store_true",
+                    help="print the job's context as one line of YAML (lavacli's --context) instead")
+    pd.add_argument("--out", type=Path, help="write the configuration here (default: stdout)")
+
+
 def _add_lava_fetch(pf: argparse.ArgumentParser, root: Path) -> None:
     pf.epilog = ("SOURCE is a LAVA job log as LAVA writes it (YAML lines {dt, lvl, msg}: the web UI's\n"
                  "download, `lavacli jobs logs --raw ID`, or lava-run's output), or a job id, fetched with\n"
@@ -386,8 +413,8 @@ def _add_make_run(pk: argparse.ArgumentParser, root: Path) -> None:
 
 ADDERS: dict[str, Callable[[argparse.ArgumentParser, Path], None]] = {
     "parse": _add_parse, "run": _add_run, "capture": _add_capture, "decode-photos": _add_decode_photos,
-    "report": _add_report, "compare": _add_compare, "lava-job": _add_lava_job, "lava-fetch": _add_lava_fetch,
-    "make-run": _add_make_run}
+    "report": _add_report, "compare": _add_compare, "lava-job": _add_lava_job, "lava-device": _add_lava_device,
+    "lava-fetch": _add_lava_fetch, "make-run": _add_make_run}
 
 
 def build_parser(command: str | None = None) -> Parser:
@@ -758,6 +785,30 @@ def cmd_report(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     return 0
 
 
+def _write_checked(command: str, text: str, check: Callable[[str], str | None], refusal: str, dest: Path | None,
+                   out: TextIO, err: TextIO) -> int:
+    """LAVA's YAML (a job, a device's configuration), checked with LAVA's own schema (check: None when it
+    passes, else LAVA's complaint; ImportError without lava_common), to dest or stdout."""
+    try:
+        refused = check(text)
+    except ImportError:
+        err.write(f"cleanroom {command}: not checked with LAVA's schema: lava_common cannot be imported (Debian's "
+                  "lava-common; tools/setup.sh installs it and puts it on the .venv's path)\n")
+    else:
+        if refused is not None:
+            err.write(f"cleanroom {command}: LAVA's {refusal}: {refused}\n")
+            return results.EXIT_SETUP
+    if dest is None:
+        out.write(text)
+        return 0
+    try:
+        dest.write_text(text, encoding="utf-8")
+    except OSError as exc:
+        return _cannot_write(command, str(dest), exc, err)
+    out.write(f"wrote {dest}\n")
+    return 0
+
+
 def cmd_lava_job(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from .machines import lavajob
     spec = lavajob.JobSpec(args.device_type, args.cmdline, args.kernel_url, args.iso_url, args.emulator, args.boot,
@@ -772,24 +823,27 @@ def cmd_lava_job(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     except lavajob.LavaJobError as exc:
         err.write(f"cleanroom lava-job: {exc}\n")
         return results.EXIT_SETUP
+    return _write_checked("lava-job", text, lavajob.validate, "schema refuses the job", args.out, out, err)
+
+
+def cmd_lava_device(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    from .machines import lavadevice
     try:
-        refused = lavajob.validate(text)
-    except ImportError:
-        err.write("cleanroom lava-job: not checked with LAVA's schema: lava_common cannot be imported (Debian's "
-                  "lava-common; tools/setup.sh installs it and puts it on the .venv's path)\n")
-    else:
-        if refused is not None:
-            err.write(f"cleanroom lava-job: LAVA's schema refuses the job: {refused}\n")
-            return results.EXIT_SETUP
-    if args.out is None:
-        out.write(text)
-        return 0
-    try:
-        args.out.write_text(text, encoding="utf-8")
-    except OSError as exc:
-        return _cannot_write("lava-job", str(args.out), exc, err)
-    out.write(f"wrote {args.out}\n")
-    return 0
+        try:
+            text = args.job.read_text(encoding="utf-8")
+        except OSError as exc:
+            raise lavadevice.LavaDeviceError(f"--job {args.job}: {exc.strerror or exc}") from exc
+        job = lavadevice.read_job(text, str(args.job))
+        if args.context:
+            out.write(lavadevice.context_text(job) + "\n")
+            return 0
+        dirs = lavadevice.template_dirs(runner.repo_root(), args.templates)
+        config = lavadevice.render(job, dirs, args.dictionary, args.device_type)
+    except lavadevice.LavaDeviceError as exc:
+        err.write(f"cleanroom lava-device: {exc}\n")
+        return results.EXIT_SETUP
+    return _write_checked("lava-device", config, lavadevice.validate, "device schema refuses the configuration",
+                          args.out, out, err)
 
 
 def cmd_lava_fetch(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
@@ -843,7 +897,7 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None, err: Text
     args = build_parser(words[0] if words and words[0] in COMMANDS else None).parse_args(words)
     handler = {"parse": cmd_parse, "run": cmd_run, "capture": cmd_capture, "report": cmd_report,
                "compare": cmd_compare, "decode-photos": cmd_decode_photos, "lava-job": cmd_lava_job,
-               "lava-fetch": cmd_lava_fetch, "make-run": cmd_make_run}[args.command]
+               "lava-device": cmd_lava_device, "lava-fetch": cmd_lava_fetch, "make-run": cmd_make_run}[args.command]
     try:
         return handler(args, out, err)
     except KeyboardInterrupt:
