@@ -26,8 +26,23 @@ if str(TOOLS_DIR) not in sys.path:
     sys.path.insert(0, str(TOOLS_DIR))
 
 
+# What a test of make test-lab reports (`record_property(LAB_PROPERTY, "...")`), printed after the tests.
+LAB_PROPERTY = "lab"
+
+
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "scale: the multi-CPU runs at full size (make test-scale, not make test)")
+    config.addinivalue_line("markers", "lab: jobs run by LAVA's own dispatcher (make test-lab, not make test)")
+
+
+def pytest_terminal_summary(terminalreporter: Any) -> None:
+    """The lab's findings (the level each ISO run's done record came at), whichever worker ran the test."""
+    said = sorted(str(value) for report in terminalreporter.stats.get("passed", [])
+                  for name, value in getattr(report, "user_properties", []) if name == LAB_PROPERTY)
+    if said:
+        terminalreporter.write_sep("-", "lab")
+        for line in said:
+            terminalreporter.write_line(line)
 
 
 @pytest.fixture(scope="session")
