@@ -110,9 +110,20 @@ async (selectors) => {
     }
   };
   walk(root, false);
-  const texts = {};
-  for (const sel of selectors) texts[sel] = [...document.querySelectorAll(sel)].map((e) => e.innerText.trim());
-  return {scrollWidth: root.scrollWidth, clientWidth: vw, images, svgs, wide, texts, title: document.title};
+  const texts = {}, boxes = {}, selected = {};
+  const selection = window.getSelection();
+  for (const sel of selectors) {
+    const found = [...document.querySelectorAll(sel)];
+    texts[sel] = found.map((e) => e.innerText.trim());
+    boxes[sel] = found.map((e) => { const r = e.getBoundingClientRect(); return [r.width, r.height]; });
+    // What a reader selecting the first match gets (nothing where user-select forbids it).
+    selection.removeAllRanges();
+    if (found.length) selection.selectAllChildren(found[0]);
+    selected[sel] = found.length ? selection.toString().trim() : null;
+    selection.removeAllRanges();
+  }
+  return {scrollWidth: root.scrollWidth, clientWidth: vw, images, svgs, wide, texts, boxes, selected,
+          title: document.title};
 }
 """
 
@@ -145,6 +156,8 @@ class Page:
     client_width: int               # document.documentElement.clientWidth (= width)
     wide: list[str]                 # the outermost elements past the window's right edge outside any scroller
     texts: dict[str, list[str]] = field(default_factory=dict)   # selector -> each match's innerText
+    boxes: dict[str, list[tuple[float, float]]] = field(default_factory=dict)  # selector -> each match's drawn size
+    selected: dict[str, str | None] = field(default_factory=dict)  # selector -> the text selecting its first match gives
 
     @property
     def overflows(self) -> bool:
@@ -359,8 +372,8 @@ class Browser:
     def open(self, path: Path, width: int = 1200, selectors: Sequence[str] = (),
              timeout_s: float = PAGE_TIMEOUT_S) -> Page:
         """Load `path` (an HTML file) in a new tab `width` CSS px wide, wait for its load event, read it
-        (with the innerText of every match of each CSS selector in `selectors`), close the tab; all of it
-        within timeout_s, else BrowserError."""
+        (for each CSS selector in `selectors`: every match's innerText and drawn size, and the text that
+        selecting the first match gives), close the tab; all of it within timeout_s, else BrowserError."""
         path = Path(path).resolve()
         if not path.is_file():
             raise BrowserError(f"{path}: no such page")
@@ -436,7 +449,8 @@ def _page(path: Path, width: int, seen: dict[str, Any], events: Iterable[dict[st
         failed_requests=failed, external_requests=external,
         images=[PageImage(i["src"], i["naturalWidth"], i["naturalHeight"]) for i in seen["images"]],
         svg_widths=seen["svgs"], scroll_width=seen["scrollWidth"], client_width=seen["clientWidth"],
-        wide=seen["wide"], texts=seen["texts"])
+        wide=seen["wide"], texts=seen["texts"], boxes={k: [tuple(b) for b in v] for k, v in seen["boxes"].items()},
+        selected=seen["selected"])
 
 
 def _short(url: str, base: Path) -> str:
@@ -445,4 +459,5 @@ def _short(url: str, base: Path) -> str:
     if url.startswith(here):
         return url[len(here):]
     return url if len(url) <= 100 else f"{url[:80]}...({len(url)} chars)"
+
 

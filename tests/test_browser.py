@@ -48,7 +48,16 @@ def test_a_clean_page_reads_clean_on_a_phone_and_a_desktop(browser: Browser, tmp
         assert p.svg_widths == [240]
         assert p.client_width == width and not p.overflows and p.wide == []
         assert p.texts == {".answer": ["switch: 42 cycles", "spin then block: 0.92x"], ".none": []}
+        assert p.selected == {".answer": "switch: 42 cycles", ".none": None}
+        assert len(p.boxes[".answer"]) == 2 and all(0 < w <= width and h > 0 for w, h in p.boxes[".answer"])
         assert p.title == "a clean page"
+
+
+def test_text_that_cannot_be_selected_or_is_not_drawn_shows(browser: Browser, tmp_path: Path) -> None:
+    """What the pages' tests read to say a table is drawn and its text selectable: here neither is."""
+    style = "<style>.answer { user-select: none } p.answer + p.answer { display: none }</style>"
+    p = browser.open(page(tmp_path, head=style), width=400, selectors=(".answer",))
+    assert p.selected[".answer"] == "" and p.boxes[".answer"][1] == (0, 0)
 
 
 # Each fault planted in the clean page: (head, body, png), a word every problem it causes names, and
@@ -100,3 +109,4 @@ def test_a_page_that_never_loads_fails_in_time_and_the_next_page_loads(browser: 
 def test_a_missing_chromium_names_the_set_up(tmp_path: Path) -> None:
     with pytest.raises(BrowserError, match=r"not found.*tools/setup\.sh test-packages"):
         Browser(binary=tmp_path / "chromium")
+

@@ -1,8 +1,8 @@
 """The pages in a real browser (headless Chromium, tests/browser.py): every page a fixture or docs/data
-log gives, a page with every family's figures, compare --html of three sets: each loads from file://
-with no console error, no failed or outside request, every figure drawn (natural width > 0), no sideways
-scroll at 400 px but inside the tables' own box, and its answers' lines as the text summary's. A planted
-broken figure is caught."""
+log gives, a page with every family's figures, compare --html of three sets: each
+loads from file:// with no console error, no failed or outside request, every figure drawn (natural width
+> 0), no sideways scroll at 400 px but inside a table's own box, its tables of answers drawn with the
+values the text summary has, and their text selectable. A planted broken figure is caught."""
 
 from __future__ import annotations
 
@@ -13,51 +13,61 @@ from pathlib import Path
 
 import pytest
 
-from browser import Browser
-from test_html import LOGS, answer_lines, png_ok, read
+from browser import Browser, Page as Shown
+from test_html import LOGS, Page, answer_text, png_ok, read, row_problems, spaced
 
 from cleanroom_host.reports import frame as report
 from cleanroom_host.records.results import load
 
 REPO = Path(__file__).resolve().parent.parent
 FIXTURES = REPO / "tests" / "fixtures"
-PHONE = 400  # CSS px: the QR path ends on a phone
+PHONE, DESKTOP = 400, 1200  # CSS px: the QR path ends on a phone
+ANSWERS, VALUES, FULL = "table.answers", "tr.answer .value", "table.full"
 
 
-def stripped(lines: list[str]) -> list[str]:
-    """The lines as the browser's text of each (Page.texts: innerText, trimmed; tests/test_html.py compares
-    them whole, indentation included)."""
-    return [line.strip() for line in lines]
+def shown_problems(shown: Shown, parsed: Page) -> list[str]:
+    """What is wrong with a page as drawn (Page.problems), and with its answers: a table of them not drawn
+    or wider than the window, values other than the HTML's, text that cannot be selected."""
+    out = shown.problems()
+    out += [f"{ANSWERS} drawn {w:.0f} x {h:.0f} px" for w, h in shown.boxes[ANSWERS]
+            if not 0 < w <= shown.width or h <= 0]
+    if shown.texts[VALUES] != [spaced(row.cells.get("value", "")) for row in parsed.rows]:
+        out.append(f"values drawn {shown.texts[VALUES][:5]}..., the HTML's {[r.cells.get('value') for r in parsed.rows][:5]}...")
+    first = next((spaced(row.cells["value"]) for row in parsed.rows if row.cells.get("value")), None)
+    if first is not None and first not in spaced(shown.selected[ANSWERS] or ""):
+        out.append(f"selecting the answers gives {shown.selected[ANSWERS]!r}, not {first!r}")
+    return out
 
 
 @pytest.mark.parametrize("log", LOGS, ids=lambda p: f"{p.parent.name}/{p.name}")
 def test_every_logs_page_reads_clean_on_a_phone(log: Path, tmp_path: Path, browser: Browser) -> None:
-    """Its answers exactly the summary's lines (the parser: indentation included; the browser: each line's
-    text), nothing from elsewhere, every link a file beside it; clean in Chromium at 400 px."""
-    rs = load(log)
-    written = report.write_outputs(rs, tmp_path, plots=False)
+    """Its rows the summary's answers (test_html.row_problems), nothing from elsewhere, every link a file
+    beside it; clean in Chromium at 400 px, its answers drawn and selectable."""
+    written = report.write_outputs(load(log), tmp_path, plots=False)
     assert tmp_path / "report.html" in written
-    parsed = read(tmp_path / "report.html")
-    answers = answer_lines(rs)
-    assert parsed.answers == answers
+    parsed = read(tmp_path / "report.html", answers_only=True)
+    assert row_problems(parsed, answer_text(tmp_path / "report.txt")) == []
     assert parsed.external == [] and parsed.images == []
     assert all((tmp_path / href).is_file() for href in parsed.links), parsed.links
-    page = browser.open(tmp_path / "report.html", width=PHONE, selectors=(".answer",))
-    assert page.problems() == [], page.problems()
-    assert page.texts[".answer"] == stripped(answers)
+    shown = browser.open(tmp_path / "report.html", width=PHONE, selectors=(ANSWERS, VALUES))
+    assert shown_problems(shown, parsed) == []
 
 
 def test_a_page_with_figures_draws_every_one(tmp_path: Path, browser: Browser) -> None:
+    """On a phone and on a desktop: every figure drawn with its caption, the answers' tables drawn within the
+    window (on a phone a card a row), the full tables there, the text selectable."""
     log = FIXTURES / "hosted-smp.log"
     report.write_outputs(load(log), tmp_path, plots=True)
     pngs = sorted((tmp_path / "plots").glob("*.png"))
-    assert pngs and all(png_ok(src) for src in read(tmp_path / "report.html").images)
-    for width in (PHONE, 1200):
-        page = browser.open(tmp_path / "report.html", width=width, selectors=(".answer", "figcaption"))
-        assert page.problems() == [], page.problems()
-        assert len(page.images) == len(pngs) and all(i.natural_width > 0 for i in page.images)
-        assert len(page.texts["figcaption"]) == len(pngs)
-        assert page.texts[".answer"] == stripped(answer_lines(log))
+    parsed = read(tmp_path / "report.html")
+    assert pngs and all(png_ok(src) for src in parsed.images)
+    for width in (PHONE, DESKTOP):
+        shown = browser.open(tmp_path / "report.html", width=width, selectors=(ANSWERS, VALUES, FULL, "figcaption"))
+        assert shown_problems(shown, parsed) == []
+        assert len(shown.images) == len(pngs) and all(i.natural_width > 0 for i in shown.images)
+        assert len(shown.texts["figcaption"]) == len(pngs)
+        assert shown.boxes[FULL] and all(w > 0 and h > 0 for w, h in shown.boxes[FULL])
+        assert "coherence_matrix.png" in shown.texts["figcaption"][0]
 
 
 def test_compare_of_three_sets_has_three_columns_and_every_familys_figures(tmp_path: Path, cleanroom_tool: Path,

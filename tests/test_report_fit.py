@@ -21,7 +21,7 @@ import pytest
 from booting import TOOL_SAFETY_NET_S, tool_proc
 from test_report_summary import unwrap
 
-from cleanroom_host.reports import compare, paper, frame as report
+from cleanroom_host.reports import answers, compare, frame as report
 from cleanroom_host.stats import ranks
 from cleanroom_host.records import text  # noqa: E402
 from cleanroom_host.stats.interval import NOISE_ALONE, SUMMARY_LEGEND  # noqa: E402
@@ -267,7 +267,7 @@ def test_a_plain_qemu_quick_report_fits_the_budget(tmp_path: Path) -> None:
     for what in ("switch cost", "the switch alone", "concurrency overhead, peak", "fig 7, single", "locks, ",
                  "valchanov", "create: ", "aspace, thread / fiber", "commit mode"):
         assert any(line.lstrip().startswith(what) for line in lines), what
-    assert not any(paper.QUOTED.search(line) or "[" in line for line in lines), p.stdout
+    assert not any("[" in line for line in lines), p.stdout
     assert not any("would resolve" in line for line in lines)
 
 
@@ -302,7 +302,7 @@ def test_square_brackets_hold_only_the_papers_numbers(log: Path) -> None:
     """The hosted summary set this run's own Boost.Context figure in brackets; they are the papers'."""
     text_ = "\n".join(unwrap(summary(log)))
     for m in re.finditer(r"\[([^\]:]*):", text_):
-        assert set(m.group(1).split(", ")) <= set(paper.SOURCES), m.group(0)
+        assert set(m.group(1).split(", ")) <= set(answers.SOURCES), m.group(0)
     assert text_.count("[") == len(re.findall(r"\[([^\]:]*):", text_))
 
 
@@ -316,12 +316,12 @@ def test_boost_contexts_own_figure_stays_with_its_line() -> None:
 
 
 def test_quoted_refuses_a_source_that_is_no_paper() -> None:
-    assert paper.quoted("LiteThreads", "the pool is constant-time") == "  [LiteThreads: the pool is constant-time]"
-    assert paper.quoted("Dthreads, Sheriff", ">8x, ~10x") == "  [Dthreads, Sheriff: >8x, ~10x]"
+    assert str(answers.Quote("LiteThreads", "the pool is constant-time")) == "[LiteThreads: the pool is constant-time]"
+    assert str(answers.Quote("Dthreads, Sheriff", ">8x, ~10x")) == "[Dthreads, Sheriff: >8x, ~10x]"
     with pytest.raises(ValueError, match="Boost.Context"):
-        paper.quoted("Boost.Context", "15 TSC ticks")
+        answers.Quote("Boost.Context", "15 TSC ticks")
     with pytest.raises(ValueError, match="no paper"):
-        paper.quoted("Dthreads, no paper", "states it")
+        answers.Quote("Dthreads, no paper", "states it")
 
 
 def test_a_papers_numbers_are_given_once() -> None:
@@ -329,8 +329,11 @@ def test_a_papers_numbers_are_given_once() -> None:
     text_ = "\n".join(summary(FIXTURES / "hosted-smp.log"))
     assert text_.count("[Liu 2014: ") == 1 and text_.count("[Predator: ") == 1
     assert len(re.findall(r"^  false sharing, \w+ increments", text_, re.M)) == 2
-    lines = ["a 1  [paper: 7 %]", "  [paper: 7 %]", "b 2  [paper: 7 %]", "c 3  [LiteThreads: 7 %]"]
-    assert paper.quoted_once(lines) == ["a 1  [paper: 7 %]", "b 2", "c 3  [LiteThreads: 7 %]"]
+    seven, lite = answers.Quote("paper", "7 %"), answers.Quote("LiteThreads", "7 %")
+    given = [answers.Answer("a", "1", paper=seven), *answers.beside([answers.Answer("b", "2")], seven),
+             answers.Answer("c", "3", paper=lite)]
+    assert answers.lines(answers.quoted_once(given, set())) == ["a: 1  [paper: 7 %]", "b: 2",
+                                                                "c: 3  [LiteThreads: 7 %]"]
 
 
 def test_identical_paging_modes_are_given_once() -> None:

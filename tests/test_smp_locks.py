@@ -14,6 +14,7 @@ import re
 import os
 import subprocess
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 import pytest
@@ -24,9 +25,16 @@ from test_hosted import HOSTED
 
 from cleanroom_host.machines import defaults
 from cleanroom_host.reports import paper, smplocks as sr
+from cleanroom_host.reports.answers import lines as answer_lines
 from cleanroom_host.reports.context import Run
 from cleanroom_host.records.protocol import parse_log
 from cleanroom_host.machines.smpestimate import worker_counts  # the k the benchmarks sweep: 1, 2, 4, ... below n, and n
+
+
+def summary_lines(family: ModuleType, run: Run) -> list[str]:
+    """A family's answers as the summary's lines."""
+    return answer_lines(family.summary(run))
+
 
 KERNEL_BENCHES = ("smplocks", "shootdown", "aslock")
 SMALL = "paging=on reps=10 runs=1 warmup=0"
@@ -205,7 +213,7 @@ def test_cross_cpu_lock_selftests_pass(boots_root: Path) -> None:
 
 def test_report_calls_tcg_timing_emulator_behaviour(smp_boot: tuple[str, int, int, dict[str, Any]]) -> None:
     _name, _n, _rc, res = smp_boot
-    lines = sr.summary(Run.of(res["records"], res))
+    lines = summary_lines(sr, Run.of(res["records"], res))
     assert any(line.startswith("smplocks: what does a lock+unlock cost") for line in lines)
     assert any("[PATHREADS" in line for line in lines)
     assert any(sr.TCG_CAVEAT in line for line in lines)
@@ -320,7 +328,7 @@ def test_recorded_mutex_across_cpus_is_dearer_than_fibers_on_one(recorded: Run) 
 
 
 def test_recorded_report_answers_with_the_papers_numbers(recorded: Run) -> None:
-    lines = sr.summary(recorded)
+    lines = summary_lines(sr, recorded)
     text = "\n".join(lines)
     for paper in ("7.4x", "1.5x", "2.17x", "3.19x", "2.99x", "tables 14-17"):
         assert paper in text
@@ -356,7 +364,7 @@ def test_recorded_barging_is_within_the_acceptance_of_glibcs_adaptive_mutex(reco
 def test_recorded_report_gives_this_runs_own_figures(recorded: Run) -> None:
     """The summary's spin-then-block lines carry this run's medians and counts, and its ns per lock+unlock
     beside the paper's 123 and ~82 ns; report.txt's tables have every sweep row with its spin as time."""
-    text = "\n".join(sr.summary(recorded))
+    text = "\n".join(summary_lines(sr, recorded))
     for lock, say in (("spinblock_handoff", "handoff"), ("spinblock_barge", "barge"), ("mutex", "NPTL's algorithm"),
                       ("pthread_adaptive", "glibc adaptive"), ("pthread_mutex", "glibc default")):
         r = rec(recorded, "contended", lock=lock, cpus=2)
@@ -382,11 +390,11 @@ def test_a_16_cpu_summary_sets_barging_beside_glibc_at_its_most_cpus() -> None:
     16 CPUs too, a figure between the two records' medians' ratio bounds; a 2-CPU run's line has none."""
     log = Path(__file__).resolve().parent.parent / "docs" / "data" / "16cpu-intel-2026-11-27-lent" / "suite-smp.log"
     run = Run.of(parse_log(log.read_bytes()).records)
-    line = " ".join(" ".join(sr.summary(run)).split())
+    line = " ".join(" ".join(summary_lines(sr, run)).split())
     found = re.search(r"barge / glibc adaptive [0-9.]+x \([0-9.]+\.\.[0-9.]+\), at 16 CPUs ([0-9.]+)x", line)
     assert found, line
     barge, adaptive = (rec(run, "contended", lock=lock, cpus=16) for lock in ("spinblock_barge", "pthread_adaptive"))
     assert barge["min"] / adaptive["max"] <= float(found.group(1)) <= barge["max"] / adaptive["min"]
-    two = " ".join(sr.summary(Run.of(parse_log((Path(__file__).resolve().parent / "fixtures" / FIXTURE)
+    two = " ".join(summary_lines(sr, Run.of(parse_log((Path(__file__).resolve().parent / "fixtures" / FIXTURE)
                                                 .read_bytes()).records)))
     assert "barge / glibc adaptive" in two and " CPUs 0" not in two and ", at 2 CPUs" not in two

@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 import subprocess
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 import pytest
@@ -26,9 +27,16 @@ from test_report_summary import unwrap
 from cleanroom_host.machines import defaults
 from cleanroom_host.reports import smp as smpplots
 from cleanroom_host.reports import smp as sr
+from cleanroom_host.reports.answers import lines as answer_lines
 from cleanroom_host.reports.context import Run
 from cleanroom_host.reports.plotkit import FigureContext as Context
 from cleanroom_host.records.protocol import parse_log
+
+
+def summary_lines(family: ModuleType, run: Run) -> list[str]:
+    """A family's answers as the summary's lines."""
+    return answer_lines(family.summary(run))
+
 
 BENCHES = "bench=coherence,falseshare,isolation"
 HOSTED_SMP = "hosted-smp.log"
@@ -376,7 +384,7 @@ def test_workset_parallel_report(fixtures_dir: Path, tmp_path: Path) -> None:
     assert all(r.single is not None and r.multi is not None for r in rows)
     at256k = next(r for r in rows if r.size == 262144)
     assert at256k.speedup.lo > 1.5  # two CPUs, a buffer each: well ahead of one
-    assert any(line.startswith("workset on two CPUs, single / parallel") for line in sr.summary(run))
+    assert any(line.startswith("workset on two CPUs, single / parallel") for line in summary_lines(sr, run))
     png_ok(smpplots.workset_parallel(Context(run), tmp_path))
 
 
@@ -384,5 +392,5 @@ def test_a_failed_check_is_reported(hosted_run: Run) -> None:
     records = [dict(r) for r in hosted_run.records]
     victim = next(r for r in records if r.get("bench") == "isolation" and r.get("case") == "isolated")
     victim["params"] = dict(victim["params"], lost=3)
-    lines = sr.summary(Run.of(records))
+    lines = summary_lines(sr, Run.of(records))
     assert any("CHECKS FAILED in 1 results" in line and "3 words a commit lost" in line for line in lines)

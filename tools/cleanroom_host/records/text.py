@@ -6,6 +6,7 @@ import csv
 import json
 import math
 import re
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable, Sequence
 
@@ -130,11 +131,34 @@ def _narrow(widths: list[int], rows: list[list[str]], numeric: set[int], width: 
     return widths
 
 
+@dataclass(frozen=True)
+class Grid:
+    """A table's cells, as table() was given them: report.html draws it as an HTML table."""
+
+    headers: tuple[str, ...]
+    rows: tuple[tuple[str, ...], ...]
+    numeric: frozenset[int]
+
+
+class TableLine(str):
+    """A line of table()'s text that knows the table it is part of (its grid): the report's sections stay
+    lines of text (report.txt), and the page draws the grid of consecutive lines of one table instead."""
+
+    grid: Grid
+
+    def __new__(cls, text: str, grid: Grid) -> "TableLine":
+        line = super().__new__(cls, text)
+        line.grid = grid
+        return line
+
+
 def table(headers: list[str], rows: list[list[str]], numeric: set[int] | None = None,
           width: int | None = None) -> list[str]:
     """Aligned columns; columns in `numeric` are right-aligned. With `width`, a table wider than
-    that wraps its widest cells of text onto further lines (numbers only if it must)."""
+    that wraps its widest cells of text onto further lines (numbers only if it must). Each line is a
+    TableLine of the table's Grid."""
     numeric = numeric or set()
+    grid = Grid(tuple(headers), tuple(tuple(r) for r in rows), frozenset(numeric))
     widths = [len(h) for h in headers]
     for row in rows:
         for i, cell in enumerate(row):
@@ -151,7 +175,8 @@ def table(headers: list[str], rows: list[list[str]], numeric: set[int] | None = 
                                         for i, c in enumerate(line)).rstrip())
         return out
 
-    return fmt(headers) + fmt(["-" * w for w in widths]) + [line for r in rows for line in fmt(r)]
+    text = fmt(headers) + fmt(["-" * w for w in widths]) + [line for r in rows for line in fmt(r)]
+    return [TableLine(line, grid) for line in text]
 
 
 def number(v: float, digits: int = 0) -> str:

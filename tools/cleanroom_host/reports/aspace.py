@@ -25,8 +25,9 @@ from typing import Any
 
 from ..records.protocol import Record
 from ..records.text import number, table
-from ..stats.interval import Interval, cell, short
+from ..stats.interval import Interval, cell
 from . import paper
+from .answers import Answer, Quote, Value, listed
 from .cells import Cell, Point, as_int, cell_adder, collect, modes, ratio_cell, ratio_of, write_cells
 from .context import Derived, Run, csv_and_plots
 from .derive import series_of
@@ -521,7 +522,7 @@ def sections(run: Run) -> list[str]:
 
 # --- summary ---------------------------------------------------------------
 
-def summary(run: Run) -> list[str]:
+def summary(run: Run) -> list[Answer]:
     """The price list's headline: what isolating threads in address spaces costs against fibers, and
     what commit mode costs per page."""
     points = collect(run.records, ASPACE)
@@ -534,24 +535,27 @@ def summary(run: Run) -> list[str]:
     if pairs:
         picks = [r for r in pairs if r.pair.what in ("switch, own address spaces", "create+exit+join",
                                                      "mutex, contended")]
-        out.append(f"aspace, thread / fiber, paging {mode}: " + ", ".join(
-            f"{row_name(r)} {short(r.ratio, 2, null=1.0)}" for r in picks or pairs[:3])
-            + paper.quoted("PATHREADS", "a fork()-like create costs more than clone(); isolated synchronisation "
-                           "costs more"))
-    parts = []
+        ratios = [Value(row_name(r), r.ratio, 2, 1.0) for r in picks or pairs[:3]]
+        out.append(Answer(f"aspace, thread / fiber, paging {mode}", listed(ratios), tuple(ratios),
+                          Quote("PATHREADS", "a fork()-like create costs more than clone(); isolated synchronisation "
+                                "costs more")))
+    parts, values = [], []
     twin = pick(points, mode, "twin")
     if twin:
-        parts.append(f"twin {short(twin.value)}")
+        values.append(Value("twin", twin.value))
+        parts.append(values[-1].labelled())
     commits = [r for r in commit_rows(points) if r.mode == mode and r.commit]
     if commits:
         lo, hi = commits[0], commits[-1]
-        parts.append(f"commit {short(lo.commit)} ({lo.dirty} % dirty) .. {short(hi.commit)} ({hi.dirty} %)")
+        values += [Value(f"commit, {lo.dirty} % dirty", lo.commit), Value(f"commit, {hi.dirty} % dirty", hi.commit)]
+        parts.append(f"commit {values[-2].text} ({lo.dirty} % dirty) .. {values[-1].text} ({hi.dirty} %)")
     single = next((r.reference for r in commits if r.reference is not None), None)
     if single is not None:
-        parts.append(f"single writer {short(single)}")
+        values.append(Value("single writer", single))
+        parts.append(values[-1].labelled())
     if parts:
-        out.append(f"  commit mode, {u} per page: " + ", ".join(parts)
-                   + paper.quoted("Dthreads", "commit and twin costs dominate write-heavy programs"))
+        out.append(Answer(f"commit mode, {u} per page", ", ".join(parts), tuple(values),
+                          Quote("Dthreads", "commit and twin costs dominate write-heavy programs"), depth=1))
     return out
 
 

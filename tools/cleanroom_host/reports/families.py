@@ -5,12 +5,13 @@ A family is one module of this package providing the hooks named in HOOKS (docs/
 benchmark's report"):
 
 - BENCHES: the `bench` names it reports;
-- summary(run) -> lines: its answers to the papers' questions, a few lines;
+- summary(run) -> [Answer]: its answers to the papers' questions, a few lines' worth (answers.py: the
+  summary writes each as a line, report.html as table rows; a plain str is a line without values);
 - sections(run) -> lines: its full tables, for report.txt;
 - derived(run) -> [Derived]: its derived values with their bands, which `compare` sets side by side;
 - files(run, out, plots) -> [Path]: its CSV files and (with plots) figures, written into out.
 
-A family's module imports the shared kit (context, cells, plotkit, paper, derive) and the layers below,
+A family's module imports the shared kit (answers, context, cells, plotkit, paper, derive) and the layers below,
 never another family's module nor the frame (tests/test_imports.py)."""
 
 from __future__ import annotations

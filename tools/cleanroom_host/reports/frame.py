@@ -7,6 +7,7 @@ named there. This module walks them; it knows no benchmark by name.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
@@ -20,8 +21,9 @@ from ..stats.interval import SUMMARY_LEGEND, Interval, short, summary_band
 from ..machines.machine import counters_text
 from .context import Run
 from . import html
-from .families import modules as families
-from .paper import quoted_once, size_text, unquoted
+from .families import FAMILIES, modules as families
+from .answers import Answer, lines, quoted_once, rows, unquoted
+from .paper import size_text
 
 __all__ = ["compact", "format_params", "human_bytes", "human_hz", "table", "render", "write_outputs",
            "summary", "full_report", "run_of"]
@@ -243,10 +245,19 @@ SECTIONS: tuple[Section, ...] = (
 )
 
 
+def report_lines(rs: ResultSet) -> list[str]:
+    """Every table: what report.txt holds after the summary, a line each (a blank one between sections).
+    The lines of an aligned table are text.TableLines: the page draws their table as HTML."""
+    out: list[str] = []
+    for block in (section(rs) for section in SECTIONS):
+        if block:
+            out += ([""] if out else []) + block
+    return out
+
+
 def full_report(rs: ResultSet) -> str:
     """Every table: what report.txt holds after the summary."""
-    blocks = [section(rs) for section in SECTIONS]
-    return "\n\n".join("\n".join(b) for b in blocks if b) + "\n"
+    return "\n".join(report_lines(rs)) + "\n"
 
 
 # --- the summary ----------------------------------------------------------------
@@ -402,13 +413,14 @@ def _summary_problems(rs: ResultSet) -> list[str]:
     return out + ([skipped] if skipped else [])
 
 
-def _answers_head(run: Run) -> list[str]:
-    """What the answers are, and the legend of the words they use. Under an emulator whose TSC follows
-    the host's clock, or a hypervisor that traps rdtsc, they are no answers: the heading says whose costs
-    they are (Machine.no_answers), and sets no paper's numbers beside them."""
-    why = run.machine.no_answers
-    what = f"no answers: {why}" if why else "answers"
-    band = summary_band(d.value for module in families() for d in module.derived(run))
+ANSWERS, NO_ANSWERS = "answers", "no answers"  # the answers' heading
+
+
+def _answers_head(why: str, band: str) -> list[str]:
+    """What the answers are, what their intervals are (band), and the legend of the words they use. Under an
+    emulator whose TSC follows the host's clock, or a hypervisor that traps rdtsc, they are no answers: the
+    heading says whose costs they are (why: Machine.no_answers), and sets no paper's numbers beside them."""
+    what = f"{NO_ANSWERS}: {why}" if why else ANSWERS
     papers = "" if why else "; in square brackets the papers' numbers"
     return [f"{what}; {band}{papers}:", f"  {SUMMARY_LEGEND}"]
 
@@ -416,29 +428,35 @@ def _answers_head(run: Run) -> list[str]:
 OTHERS = "others"  # the answers' last group: results no family reports
 
 
-def answer_groups(run: Run) -> list[tuple[str, list[str]]]:
+@dataclass(frozen=True)
+class Group:
+    """One family's answers (its module's name; OTHERS for results no family reports), and their lines as
+    the summary prints them (indented under the answers' heading, wrapped)."""
+
+    name: str
+    answers: list[Answer]
+    lines: list[str]
+
+
+def answer_groups(run: Run) -> list[tuple[str, list[Answer]]]:
     """The answers, a group per family that has any (its module's name; OTHERS for results no family
-    reports), each line as the summary prints it before wrapping."""
-    groups = [(module.__name__.rsplit(".", 1)[-1], module.summary(run)) for module in families()]
+    reports), each paper's number written once (none where the run has no answers)."""
+    groups = [(module.__name__.rsplit(".", 1)[-1], [a if isinstance(a, Answer) else Answer(a)
+                                                    for a in module.summary(run)]) for module in families()]
     others = sorted({str(r.get("bench")) for r in run.results()} - reported_benches() - {CLOCK_BENCH})
     if others:
         counts = {b: sum(1 for r in run.results(b)) for b in others}
-        groups.append((OTHERS, ["other results (tables in report.txt): "
-                                + ", ".join(f"{b} ({n} case{'s' if n != 1 else ''})" for b, n in counts.items())]))
+        groups.append((OTHERS, [Answer("other results (tables in report.txt)", ", ".join(
+            f"{b} ({n} case{'s' if n != 1 else ''})" for b, n in counts.items()))]))
     seen: set[str] = set()
     out = []
-    for name, lines in groups:
+    for name, answers in groups:
         if run.machine.no_answers:  # no value here answers a paper's question: none is set beside its numbers
-            lines = unquoted(lines)
-        lines = [f"  {line}" for line in quoted_once(lines, seen)]
-        if lines:
-            out.append((name, lines))
+            answers = unquoted(answers)
+        answers = quoted_once(answers, seen)
+        if answers:
+            out.append((name, answers))
     return out
-
-
-def _summary_answers(run: Run) -> list[str]:
-    groups = answer_groups(run)
-    return _answers_head(run) + [line for _name, lines in groups for line in lines] if groups else []
 
 
 def summary_budget(rs: ResultSet) -> int:
@@ -448,64 +466,79 @@ def summary_budget(rs: ResultSet) -> int:
     return SMP_SUMMARY_BUDGET if used > 2 else SUMMARY_BUDGET
 
 
-Parts = tuple[list[str], list[str], list[tuple[str, list[str]]]]  # summary_parts'
+@dataclass(frozen=True)
+class Summary:
+    """The summary in three parts: the run and the machine, the answers' heading and legend, and the answers
+    a group per family (answer_groups); every line wrapped to text.WIDTH."""
+
+    head: list[str]
+    answers_head: list[str]
+    groups: list[Group]
+    why: str = ""   # why they are no answers (Machine.no_answers; "" where they are), unwrapped
+    band: str = ""  # what their intervals are (interval.summary_band), unwrapped
+
+    def lines(self) -> list[str]:
+        return self.head + self.answers_head + [line for g in self.groups for line in g.lines]
 
 
-def summary_parts(rs: ResultSet, report_txt: Path | None = None) -> Parts:
-    """The summary's lines, wrapped, in three parts: the run and the machine, the answers' heading and
-    legend, and the answers a group per family (answer_groups)."""
+def summary_parts(rs: ResultSet, report_txt: Path | None = None) -> Summary:
+    """The summary in its parts (Summary), its answers as objects beside their lines."""
     run = run_of(rs)
     head = [f"cleanroom report: {rs.path}"]
     if report_txt is not None:
         head.append(f"full tables: {report_txt} (`report --full` prints them)")
     head += _summary_run(rs, run) + _summary_machine(rs, run) + _summary_problems(rs)
     groups = answer_groups(run)
-    return (fit(head, WIDTH), fit(_answers_head(run), WIDTH) if groups else [],
-            [(name, fit(lines, WIDTH)) for name, lines in groups])
-
-
-def joined(parts: Parts) -> list[str]:
-    """summary_parts' three parts as the summary's lines."""
-    head, answers_head, groups = parts
-    return head + answers_head + [line for _name, lines in groups for line in lines]
+    why = run.machine.no_answers or ""
+    band = summary_band(d.value for module in families() for d in module.derived(run)) if groups else ""
+    return Summary(fit(head, WIDTH), fit(_answers_head(why, band), WIDTH) if groups else [],
+                   [Group(name, answers, fit([f"  {line}" for line in lines(answers)], WIDTH))
+                    for name, answers in groups], why, band)
 
 
 def summary(rs: ResultSet, report_txt: Path | None = None) -> list[str]:
     """At most about summary_budget(rs) lines of at most WIDTH columns: the machine and how far its timing
     can be trusted, then the answers."""
-    return joined(summary_parts(rs, report_txt))
+    return summary_parts(rs, report_txt).lines()
 
 
 def page_column(rs: ResultSet, ident: str, written: dict[str, list[Path]], page_dir: Path,
-                report_txt: Path | None = None, tables: str = "", parts: Parts | None = None) -> html.Column:
-    """One set's column of an HTML page: the summary's own lines (parts: summary_parts', where the caller
-    has them), each family's figures after its answers (written: the files each family wrote, by module
-    name), the files beside the page, and the full tables (tables: full_report's text, or none)."""
-    head, answers_head, groups = parts if parts is not None else summary_parts(rs, report_txt)
+                report_txt: Path | None = None, tables: list[str] | None = None,
+                parts: Summary | None = None) -> html.Column:
+    """One set's column of an HTML page: the summary's head lines, its answers as tables of rows (parts:
+    summary_parts', where the caller has them), each family's figures after its answers (written: the
+    files each family wrote, by module name), the files beside the page, and the full tables (tables:
+    report_lines', or none)."""
+    parts = parts if parts is not None else summary_parts(rs, report_txt)
     captions = {m.__name__.rsplit(".", 1)[-1]: getattr(m, "CAPTIONS", {}) for m in families()}
-    out_groups = [html.Group(name, lines, [html.figure(p, captions.get(name, {})) for p in written.get(name, [])
-                                           if p.suffix == ".png"])
-                  for name, lines in groups]
+    whats = {f.module: f.what for f in FAMILIES}
+    out_groups = [html.Group(g.name, whats.get(g.name, ""), rows(g.answers),
+                             [html.figure(p, captions.get(g.name, {})) for p in written.get(g.name, [])
+                              if p.suffix == ".png"])
+                  for g in parts.groups]
     named = {g.name for g in out_groups}
     for name, files in written.items():  # figures of a family whose summary says nothing: after the answers
         figs = [html.figure(p, captions.get(name, {})) for p in files if p.suffix == ".png"]
         if figs and name not in named:
-            out_groups.append(html.Group(name, [], figs))
+            out_groups.append(html.Group(name, whats.get(name, ""), [], figs))
     out_dir = rs.path.parent if rs.path.suffix else rs.path
     all_written = [p for files in written.values() for p in files] + ([report_txt] if report_txt else [])
-    return html.Column(ident, str(rs.path), head, answers_head, out_groups,
-                       html.links(out_dir, all_written, page_dir), tables)
+    legend = f"{parts.band}; {SUMMARY_LEGEND.removeprefix('legend: ')}"
+    what = (NO_ANSWERS if parts.why else ANSWERS) if parts.groups else ""
+    files = html.links(out_dir, all_written, page_dir)
+    return html.Column(ident, str(rs.path), parts.head, what, parts.why, legend, out_groups, files,
+                       html.blocks(tables or []), next((f for f in files if f["name"] == REPORT_TXT), None))
 
 
 def render(rs: ResultSet, full: bool = True, report_txt: Path | None = None) -> str:
     """The summary, and with full the whole report after it (what report.txt holds)."""
-    return _text(summary_parts(rs, report_txt), full_report(rs) if full else None)
+    return _text(summary_parts(rs, report_txt), report_lines(rs) if full else None)
 
 
-def _text(parts: Parts, tables: str | None) -> str:
+def _text(parts: Summary, tables: list[str] | None) -> str:
     """The summary's lines, then the tables where given."""
-    text = "\n".join(joined(parts)) + "\n"
-    return text + ("\n" + tables if tables is not None else "")
+    text = "\n".join(parts.lines()) + "\n"
+    return text + ("\n" + "\n".join(tables) + "\n" if tables is not None else "")
 
 
 # --- files --------------------------------------------------------------------
@@ -516,7 +549,7 @@ def write_outputs(rs: ResultSet, out_dir: Path, plots: bool = True) -> list[Path
     run = run_of(rs)
     out_dir.mkdir(parents=True, exist_ok=True)
     path = out_dir / REPORT_TXT
-    parts, tables = summary_parts(rs, path), full_report(rs)  # once: report.txt and the page both show them
+    parts, tables = summary_parts(rs, path), report_lines(rs)  # once: report.txt and the page both show them
     path.write_text(_text(parts, tables), encoding="ascii", errors="backslashreplace")
     by_family = {module.__name__.rsplit(".", 1)[-1]: module.files(run, out_dir, plots) for module in families()}
     written = [path] + [p for files in by_family.values() for p in files]

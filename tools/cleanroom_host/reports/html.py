@@ -1,19 +1,24 @@
 """report.html and compare --html: one page that works offline and alone, answers first.
 
 A column per result set (one for `report`, one per set for `compare --html`): its run and machine lines,
-the answers a group per family, each group followed by that family's figures (PNG files written by its
-`files` hook, inlined as data URIs, each with its family's caption: CAPTIONS, an optional hook), the
-files written beside the page, and the full tables (report.txt's text, in a box that scrolls sideways by
-itself). The lines are the text summary's own (frame.summary_parts), never derived again: the page and
-the summary say the same. No script, no style or font from elsewhere: one HTML file (Jinja2 template
-templates/page.html.j2, autoescaped)."""
+the answers a table per family (a row a value: the question, this run's value, its interval and what
+covers it, the paper's number; the legend as its caption), each table followed by that family's figures
+(PNG files written by its `files` hook, inlined as data URIs, each with its family's caption: CAPTIONS,
+an optional hook), the files written beside the page (report.txt among them), and the full tables as
+HTML tables (each in a box that scrolls sideways by itself). The rows come from the text summary's own
+answers (answers.rows of frame.summary_parts' Answers), the full tables from report.txt's own lines
+(text.TableLine's grid): never derived again, so the page and the text say the same. No script, no
+style or font from elsewhere: one HTML file (Jinja2 template templates/page.html.j2, autoescaped)."""
 
 from __future__ import annotations
 
 import base64
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Union
+
+from ..records.text import Grid, TableLine
+from .answers import Row
 
 PAGE = "report.html"
 TEMPLATES = Path(__file__).resolve().parent / "templates"
@@ -29,8 +34,18 @@ class Figure:
 @dataclass
 class Group:
     name: str  # the family's module name (frame.OTHERS for the rest)
-    lines: list[str]
+    what: str  # its benchmarks and papers (families.FAMILIES), its table's heading
+    rows: list[Row]
     figures: list[Figure] = field(default_factory=list)
+
+
+@dataclass
+class Text:
+    """Lines of the full report that are no table (a table's title, a note), as they read."""
+    lines: list[str]
+
+
+Block = Union[Text, Grid]  # the full report's pieces, in order
 
 
 @dataclass
@@ -38,10 +53,30 @@ class Column:
     id: str    # "A", "B", ... (compare), or "run"
     name: str  # the set's path
     head: list[str]
-    answers_head: list[str]
+    what: str    # the answers' heading ("answers", "no answers"; "" where there are none)
+    why: str     # why they are no answers
+    legend: str  # what the intervals are and the words the values use: each table of answers' caption
     groups: list[Group]
     files: list[dict[str, str]]  # {"name", "href"}: files written beside the page
-    tables: str                  # report.txt's full tables ("" where the page has none)
+    tables: list[Block]          # report.txt's full tables ([] where the page has none)
+    text: dict[str, str] | None = None  # the link to report.txt among files, where the tables are its
+
+
+def blocks(lines: list[str]) -> list[Block]:
+    """The full report's lines as the page draws them: the lines of one aligned table (TableLines of one
+    grid) as that table's Grid, the lines between as Text (blank lines end a Text)."""
+    out: list[Block] = []
+    for line in lines:
+        if isinstance(line, TableLine):
+            if not (out and out[-1] is line.grid):
+                out.append(line.grid)
+        elif not line.strip():
+            out.append(Text([]))
+        elif out and isinstance(out[-1], Text):
+            out[-1].lines.append(line)
+        else:
+            out.append(Text([line]))
+    return [b for b in out if not isinstance(b, Text) or b.lines]
 
 
 def figure(path: Path, captions: dict[str, str]) -> Figure:

@@ -24,8 +24,9 @@ from pathlib import Path
 
 from ..records.protocol import Record
 from ..records.text import table
-from ..stats.interval import Interval, cell, short
+from ..stats.interval import Interval, cell
 from . import paper
+from .answers import Answer, Quote, Value, listed
 from .cells import Cell, Point, cell_adder, collect, find, modes, ratio_cell, ratio_digits, ratio_of, write_cells
 from .context import Derived, Run, csv_and_plots
 from .plotkit import FigureContext, FigureFn, OURS, THEIRS, band, draw, errors_of, new_figure, pair_bars, save
@@ -384,28 +385,31 @@ def section_switches(run: Run) -> list[str]:
     return out + skips
 
 
-def summary_switches(run: Run) -> list[str]:
+def summary_switches(run: Run) -> list[Answer]:
     rows = switch_rows(run.records)
     boost = [r for r in rows if r.system == BOOST]
     if not boost:
         return []
-    parts = []
+    parts, values = [], []
     for system, name, _recs in SWITCH_SYSTEMS:
         if system == BOOST:
             continue
         mine = [r for r in rows if r.system == system]
         texts = []
         for b in switch_bits(mine):
-            ratios = [boost_ratio(rows, r, b) for r in mine if b in r.values]
-            texts.append(f"{b}-bit " + " / ".join(short(v, ratio_digits(v), null=1.0) for v in ratios))
+            ratios = [Value(f"{name}, {b}-bit, {r.shape}", v, ratio_digits(v), 1.0)
+                      for r in mine if b in r.values for v in [boost_ratio(rows, r, b)]]
+            values += ratios
+            texts.append(f"{b}-bit " + " / ".join(v.text for v in ratios))
         if texts:
             parts.append(f"{name} " + ", ".join(texts))
     ref = boost_ref(rows, 64)
-    base = " / ".join(short(r.values.get(ref)) for r in boost if ref in r.values)
+    own = [Value(f"Boost.Context itself, {ref}-bit, {r.shape}", r.values[ref]) for r in boost if ref in r.values]
+    base = " / ".join(v.text for v in own)
     shapes = " / ".join(r.shape for r in boost if ref in r.values)
     # Boost.Context's own figure is this run's: it goes with the line, never in a paper's square brackets
-    return [f"peers, per switch over Boost.Context's ({shapes}), itself {base} {run.units.short} at {ref}-bit: "
-            + "; ".join(parts)]
+    return [Answer(f"peers, per switch over Boost.Context's ({shapes}), itself {base} {run.units.short} at {ref}-bit",
+                   "; ".join(parts), tuple(own + values))]
 
 
 def sections(run: Run) -> list[str]:
@@ -422,46 +426,45 @@ VALCHANOV_PAPER = "user-space mutex 7.4x faster than NPTL"  # report.txt's PAPER
 LITE_PAPER = "time grows linearly with the unlock spin, not the lock spin (one CPU)"
 
 
-def summary(run: Run) -> list[str]:
+def summary(run: Run) -> list[Answer]:
     """The answers to the papers' questions: what a lock costs, whether LiteThreads' finding holds, what
     the stack pool saves, how far NPTL is from fibers."""
-    out: list[str] = []
+    out: list[Answer] = []
     u = run.units.short
     lp = collect(run.records, LOCKS)
     if lp:
         mode = modes(lp)[0]
-        unc = [r for r in lock_rows(lp) if r.group == "uncontended" and mode in r.values
-               and not r.label.endswith("_pause")]
+        unc = [Value(r.label, r.values[mode]) for r in lock_rows(lp) if r.group == "uncontended"
+               and mode in r.values and not r.label.endswith("_pause")]
         if unc:
-            out.append(f"locks, {u} per lock+unlock, uncontended, paging {mode}: "
-                       + ", ".join(f"{r.label} {short(r.values[mode])}" for r in unc))
-        val = [r for r in lock_rows(lp) if r.group == "valchanov" and mode in r.values]
+            out.append(Answer(f"locks, {u} per lock+unlock, uncontended, paging {mode}", listed(unc), tuple(unc)))
+        val = [Value(r.label.split()[0].split("=")[1], r.values[mode]) for r in lock_rows(lp)
+               if r.group == "valchanov" and mode in r.values]
         if val:
-            out.append("  valchanov, 5 fibers on one lock: " + ", ".join(
-                f"{r.label.split()[0].split('=')[1]} {short(r.values[mode])}" for r in val)
-                + paper.quoted("Valchanov-Andreev", VALCHANOV_PAPER))
+            out.append(Answer("valchanov, 5 fibers on one lock", listed(val), tuple(val),
+                              Quote("Valchanov-Andreev", VALCHANOV_PAPER), depth=1))
         for chk in lite_checks(lp)[:1]:
-            linear, flat = chk.linear, chk.lock_spread
-            out.append(f"  litethreads: unlock spin 0..2000 / 0..200 slope {short(linear, 3, null=1.0)} (1 = linear), "
-                       f"lock spin max/min {short(flat, 3, null=1.0)} (1 = no effect)"
-                       + paper.quoted("LiteThreads", LITE_PAPER))
+            linear = Value("unlock spin 0..2000 / 0..200 slope", chk.linear, 3, 1.0, where="1 = linear")
+            flat = Value("lock spin max/min", chk.lock_spread, 3, 1.0, where="1 = no effect")
+            out.append(Answer("litethreads", f"{linear.labelled()} ({linear.where}), {flat.labelled()} ({flat.where})",
+                              (linear, flat), Quote("LiteThreads", LITE_PAPER), depth=1))
     cp = collect(run.records, CREATE)
     if cp:
         rows = [r for r in create_rows(cp) if r[1] == modes(cp)[0] and r[2] and r[3]]
         if rows:
             n, mode, _pool, _ff, ratio = rows[-1]
-            out.append(f"create: first-fit / stack pool at {n} outstanding, paging {mode}: {short(ratio, 2, null=1.0)}"
-                       + (f" (at {rows[0][0]}: {short(rows[0][4], 2, null=1.0)})" if len(rows) > 1 else "")
-                       + paper.quoted("LiteThreads", "the pool is constant-time"))
-    peers = [r for r in peer_rows(run.records) if r.ours and r.theirs]
+            most = Value("", ratio, 2, 1.0)
+            one = Value(f"at {rows[0][0]}", rows[0][4], 2, 1.0) if len(rows) > 1 else None
+            out.append(Answer(f"create: first-fit / stack pool at {n} outstanding, paging {mode}",
+                              most.text + (f" ({one.label}: {one.text})" if one else ""),
+                              (most, one) if one else (most,), Quote("LiteThreads", "the pool is constant-time")))
+    both = [r for r in peer_rows(run.records) if r.ours and r.theirs]
+    peers = [Value(r.what, r.ratio, 1, 1.0) for r in both if r.mode == both[0].mode
+             and not r.what.startswith(("lock+unlock, ttas", "lock+unlock, ticket", "lock+unlock, spinblock"))]
     if peers:
-        mode = peers[0].mode
-        out.append("peers, NPTL / cleanroom: " + ", ".join(
-            f"{r.what} {short(r.ratio, 1, null=1.0)}" for r in peers if r.mode == mode
-            and not r.what.startswith(("lock+unlock, ttas", "lock+unlock, ticket", "lock+unlock, spinblock")))
-            + paper.quoted("LiteThreads", "user-level switching and creation beat NPTL's system calls"))
-    out += summary_switches(run)
-    return out
+        out.append(Answer("peers, NPTL / cleanroom", listed(peers), tuple(peers),
+                          Quote("LiteThreads", "user-level switching and creation beat NPTL's system calls")))
+    return out + summary_switches(run)
 
 
 # --- locks.csv -------------------------------------------------------------

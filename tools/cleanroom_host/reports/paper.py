@@ -7,60 +7,20 @@ counted, never quoted as this run's extreme.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from typing import Any, Iterable
 
 from ..records.kinds import BOCHS, HOSTED, Units
 from ..records.protocol import Record
-from ..stats.interval import EXACT, FINDINGS, NO_SPREAD, NOISE, NOISE_ALONE, RANKED, RESOLVED, UNRESOLVED, cell, chance_limit, false_rate, percent, runs_to_resolve, short, verdict
+from ..stats.interval import EXACT, FINDINGS, NO_SPREAD, NOISE, NOISE_ALONE, RANKED, RESOLVED, UNRESOLVED, chance_limit, false_rate, percent, runs_to_resolve, verdict
 from ..machines.machine import Cache, Machine, data_caches
+from .answers import Answer, Value, lines, listed
 from .derive import MISS_EVENTS, EVENT_SHORT, OFF, Row, conc_counter, pick
 
 __all__ = ["Cache", "data_caches", "cache_position", "comparison", "emulated", "size_text", "bytes_text"]
 
 KIB = 1024
 MIB = 1024 * 1024
-
-# Whose numbers the summary sets in square brackets beside this run's: the brackets hold the papers'
-# numbers and claims, nothing of this run. "paper" is Klimiankou 2018, the one the workset reproduces.
-SOURCES = ("paper", "Valchanov-Andreev", "LiteThreads", "PATHREADS", "Dthreads", "Sheriff", "Liu 2014", "Predator")
-
-
-def quoted(source: str, text: str) -> str:
-    """A paper's number as a summary line ends with it: "  [source: text]" (source: one of SOURCES, or
-    several joined by ", ")."""
-    unknown = [s for s in source.split(", ") if s not in SOURCES]
-    if unknown:
-        raise ValueError(f"unknown source {unknown[0]!r} for square brackets; one of {', '.join(SOURCES)}")
-    return f"  [{source}: {text}]"
-
-
-QUOTED = re.compile(r"  \[[^\[\]]*\]$")  # what quoted() ends a line with
-
-
-def unquoted(lines: list[str]) -> list[str]:
-    """The lines without the papers' numbers, for a run with no answers to set beside them (a line that
-    was nothing more is left out)."""
-    return [line for line in (QUOTED.sub("", line) for line in lines) if line.strip()]
-
-
-def quoted_once(lines: list[str], seen: set[str] | None = None) -> list[str]:
-    """The lines with a paper's numbers given once: a line ending with numbers already quoted above
-    (or in `seen`, which it adds to: the summary's earlier groups) ends without them (a line that was
-    nothing more is left out)."""
-    seen = set() if seen is None else seen
-    out = []
-    for line in lines:
-        m = QUOTED.search(line)
-        if m and m.group(0) in seen:
-            line = line[:m.start()]
-        elif m:
-            seen.add(m.group(0))
-        if line.strip():
-            out.append(line)
-    return out
-
 
 PAPER_MACHINE = "Intel Xeon (NetBurst, Prestonia) 2.4 GHz, L1d 8 KiB, L2 512 KiB, 100000 reps"
 PAPER_SWITCH = "the pushad routine of section 3.3 (6 instructions and the call); no cost stated"
@@ -139,12 +99,16 @@ def paging_text(label: str, base: str = "") -> str:
     return f"paging {label}"
 
 
-def same_in_modes(blocks: dict[str, list[str]]) -> list[str]:
-    """Lines per paging mode, each naming its mode as paging_text does: modes whose lines are the same
-    but for that name are given once, naming them all ("paging off and paging on/4k: ...")."""
-    groups: dict[tuple[str, ...], list[str]] = {}
-    for mode, lines in blocks.items():
-        groups.setdefault(tuple(line.replace(paging_text(mode), "\0") for line in lines), []).append(mode)
+def same_in_modes(blocks: dict[str, list[Answer]]) -> list[Answer]:
+    """Answers per paging mode, each naming its mode as paging_text does: modes whose answers are the same
+    but for that name (their lines and their values' cells on the page) are given once, naming them all
+    ("paging off and paging on/4k: ...")."""
+    groups: dict[tuple[object, ...], tuple[list[Answer], list[str]]] = {}
+    for mode, answers in blocks.items():
+        name = paging_text(mode)
+        hidden = [a.mapped(lambda t: t.replace(name, "\0")) for a in answers]
+        key = (tuple(lines(hidden)), tuple(v.cells() for a in hidden for v in a.values))
+        groups.setdefault(key, (hidden, []))[1].append(mode)
 
     def named(modes: list[str]) -> str:
         texts = [paging_text(m) for m in modes]
@@ -153,19 +117,23 @@ def same_in_modes(blocks: dict[str, list[str]]) -> list[str]:
             return lead + " and ".join(t[len(lead):] for t in texts)
         return " and ".join(texts)
 
-    return [line.replace("\0", named(modes)) for lines, modes in groups.items() for line in lines]
+    return [a.mapped(lambda t: t.replace("\0", named(modes))) for hidden, modes in groups.values() for a in hidden]
 
 
-def value_text(row: Row, units: Units | None, full: bool = True) -> str:
-    """A row's value with its unit and band: '88.3 % (80.1..95.0)', '1075594 TSC ticks (..)'."""
+def row_value(row: Row, units: Units | None, full: bool = False, label: str = "", where: str = "") -> Value:
+    """A row's value with its unit: '88.3 %', '1075594 TSC ticks'; with full, its band however narrow
+    ('88.3 % (80.1..95.0)'); an increase of a VM overhead with its '+'."""
     q = row.quantity
     pct = row.unit(units) == "%"
     digits = 1 if pct or "per_quantum" in q or "per_refill" in q else 0
     unit = " %" if pct else f" {row.unit(units).split('/')[0]}"
-    text = (cell if full else short)(row.value, digits, 0.0, unit)
-    if pct and row.is_vm and verdict(row.value) in FINDINGS and row.value.mid > 0:
-        text = "+" + text
-    return text
+    plus = "+" if pct and row.is_vm and verdict(row.value) in FINDINGS and row.value.mid > 0 else ""
+    return Value(label, row.value, digits, 0.0, unit, where=where, prefix=plus, banded=full)
+
+
+def value_text(row: Row, units: Units | None, full: bool = True) -> str:
+    """A row's value with its unit and band: '88.3 % (80.1..95.0)', '1075594 TSC ticks (..)'."""
+    return row_value(row, units, full).text
 
 
 @dataclass(frozen=True)
@@ -280,14 +248,15 @@ def claim_answer(rows: list[Row], claim: Claim, units: Units | None, full: bool 
     return text + (f"; {counts.text()}" if counts.findings < counts.total else "")
 
 
-def misses_text(rows: list[Row], series: str, mode: str, size: int, units: Units | None) -> str:
-    """The miss counters' multi - single per quantum at one point: what explains an overhead."""
-    parts = []
+def misses(rows: list[Row], series: str, mode: str, size: int, what: str) -> list[Value]:
+    """The miss counters' multi - single per quantum at one point (what explains an overhead), each labelled
+    by its event; `what` names them on the page ("multi - single per quantum at the peak")."""
+    out = []
     for e in MISS_EVENTS:
         got = [r for r in pick(rows, conc_counter(e), series, mode) if r.size == size]
         if got:
-            parts.append(f"{EVENT_SHORT[e]} {short(got[0].value, 1)}")
-    return ", ".join(parts)
+            out.append(Value(EVENT_SHORT[e], got[0].value, 1, where=what))
+    return out
 
 
 @dataclass(frozen=True)
@@ -319,37 +288,40 @@ def peaks(rows: list[Row], machine: Machine, series: str | None = None) -> list[
 
 
 def peak_lines(rows: list[Row], machine: Machine, units: Units | None, series: str | None = None,
-               full: bool = True, lead: str = "peak relative concurrency overhead") -> list[str]:
+               full: bool = True, lead: str = "peak relative concurrency overhead") -> list[Answer]:
     """Per paging mode, the peak relative concurrency overhead among the findings, where it sits among
     the caches, and (with counters) the misses per quantum of multi - single that come with it."""
-    out: list[str] = []
+    out: list[Answer] = []
     advise = not machine.no_answers
     for p in peaks(rows, machine, series):
         counts = tally(p.points)
+        question = f"{lead}, {paging_text(p.paging)}"
         if p.peak is None:
             what = "none beyond chance" if counts.by_chance else "none resolved"
             count = counts.brief(advise) if not full else counts.text()
-            out.append(f"{lead}, {paging_text(p.paging)}: {what} ({count})")
+            out.append(Answer(question, f"{what} ({count})"))
             continue
-        line = (f"{lead}, {paging_text(p.paging)}: {value_text(p.peak, units, full)} at "
-                f"{bytes_text(p.peak.size)} per buffer, {where(machine, p.peak.size)}")
-        if not full:
-            line += f"; {counts.brief(advise)}"
-        misses = misses_text(rows, p.peak.series, p.paging, p.peak.size, units)
-        out.append(line + (f"; multi - single per quantum there: {misses}" if misses else ""))
+        at = f"at {bytes_text(p.peak.size)} per buffer, {where(machine, p.peak.size)}"
+        peak = row_value(p.peak, units, full, where=at)
+        brief = "" if full else f"; {counts.brief(advise)}"
+        there = misses(rows, p.peak.series, p.paging, p.peak.size, "multi - single per quantum at the peak")
+        said = f"; multi - single per quantum there: {listed(there)}" if there else ""
+        out.append(Answer(question, f"{peak.text} {at}{brief}{said}", (peak, *there), note=brief[2:]))
         first = machine.caches[0] if machine.caches else None
         if p.from_cache is None and first is not None and not machine.emulated and p.peak.size < first.size:
             above = [r for r in p.points if r.size >= first.size]
             if above:
                 counts = tally(above)
                 what = "none beyond chance" if counts.by_chance else "none resolved"
-                out.append(f"  from {first.name} size up: {what} ({counts.brief(advise)})")
+                out.append(Answer(f"from {first.name} size up", f"{what} ({counts.brief(advise)})", depth=1))
         if p.from_cache is not None:
             big = p.from_cache
-            line = (f"  from {machine.caches[0].name} size up: {value_text(big, units, full)} at "
-                    f"{bytes_text(big.size)} per buffer, {cache_position(big.size, machine.caches)}")
-            misses = misses_text(rows, big.series, p.paging, big.size, units)
-            out.append(line + (f"; misses per quantum there: {misses}" if misses else ""))
+            at = f"at {bytes_text(big.size)} per buffer, {cache_position(big.size, machine.caches)}"
+            value = row_value(big, units, full, where=at)
+            there = misses(rows, big.series, p.paging, big.size, "multi - single per quantum there")
+            said = f"; misses per quantum there: {listed(there)}" if there else ""
+            out.append(Answer(f"from {machine.caches[0].name} size up", f"{value.text} {at}{said}",
+                              (value, *there), depth=1))
     return out
 
 
@@ -380,7 +352,7 @@ def comparison(rows: list[Row], machine: Machine | Record | None, units: Units |
     if any(r.base.startswith("host/") for r in rows):
         out.append("  (the paper's fig 5 and 7 compare paging on with off; a hosted run compares 4 KiB with 2 MiB "
                    "pages: the page-size part of the VM overhead)")
-    out += ["  " + line for line in peak_lines(rows, machine, units)]
+    out += ["  " + line for line in lines(peak_lines(rows, machine, units))]
     caches = caches_line(machine)
     if caches:
         out.append("  " + caches)
@@ -410,7 +382,7 @@ def describe_cpu(cpu: Any) -> str:
 # --- the multi-core papers (issue 20): what the SMP answers set beside this run's numbers ------------------
 # Each is the paper's own framing, quoted in the summary's brackets (reports/smp.py); none is computed.
 
-# (source, its numbers) as paper.quoted sets them in square brackets; what no paper states stays outside them
+# (source, its numbers) as an answers.Quote sets them in square brackets; what no paper states stays outside them
 LIU_FALSE_SHARING = ("Liu 2014", "threads incrementing their own ints of one array run ~13x slower than expected "
                                  "at 8 threads on 8 cores (Fig. 1.3-1.4)")
 PREDATOR_OFFSET = ("Predator", "linear_regression ~15x slower with its objects at byte 24 of a line, no slowdown "
@@ -422,7 +394,7 @@ PARALLEL_WORKSET = ("paper", "one CPU")
 PARALLEL_EXPECTED = "two CPUs, each with its own caches, can take half the time or less"
 
 # --- the multi-core papers' numbers that bench smplocks, shootdown, aslock and linuxvm answer ---------
-# (reports/smplocks.py sets each beside this run's value, in square brackets: (source, its numbers) for quoted)
+# (reports/smplocks.py sets each beside this run's value, in square brackets: (source, its numbers) for answers.Quote)
 
 VALCHANOV_NPTL_X = 7.4  # NPTL mutex on 8 logical CPUs (615 154 us) / user-space library on one CPU (82 875 us)
 VALCHANOV_TEXT = ("Valchanov-Andreev", "5 threads x 1 000 000 lock/unlock, NPTL on 8 logical CPUs 615 154 us / "

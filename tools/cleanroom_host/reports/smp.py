@@ -26,8 +26,9 @@ from typing import Any, Callable, TYPE_CHECKING
 from ..records import text
 from ..records.kinds import QEMU_ICOUNT
 from ..records.protocol import Record
-from ..stats.interval import Interval, cell, short
+from ..stats.interval import Interval, cell
 from . import paper
+from .answers import Answer, Quote, Value, listed
 from .cells import Cell, Point, SetOf, as_int as _int, collect, make_cell, ratio_of, write_cells
 from .context import Derived, Run, csv_and_plots
 from .paper import size_text
@@ -128,7 +129,7 @@ def cpu_label(pairs: list[Pair], cpu: int) -> str:
     return f"{cpu}" if cid is None or cid == cpu else f"{cpu} (id {cid})"
 
 
-def coherence_summary(run: Run) -> list[str]:
+def coherence_summary(run: Run) -> list[Answer]:
     pairs = coherence_pairs(run.records)
     pairs = [p for p in pairs if pairs and p.mode == pairs[0].mode]
     if not pairs:
@@ -136,11 +137,13 @@ def coherence_summary(run: Run) -> list[str]:
     cpus, _cells = matrix(pairs)
     ranked = sorted(pairs, key=lambda p: p.value.mid)
     lo, hi = ranked[0], ranked[-1]
-    mid = ranked[len(ranked) // 2]
-    spread = f"; fastest pair {lo.a}-{lo.b} {short(lo.value)}, slowest {hi.a}-{hi.b} {short(hi.value)}" \
-        if len(pairs) > 1 else ""
-    return [f"coherence, a line's round trip between two CPUs (CAS ping-pong), {len(cpus)} CPUs, "
-            f"{run.units.short}: median pair {short(mid.value)}{spread} ({paper.COHERENCE_PAPERS})"]
+    mid = Value("median pair", ranked[len(ranked) // 2].value)
+    ends = [Value(f"fastest pair {lo.a}-{lo.b}", lo.value), Value(f"slowest {hi.a}-{hi.b}", hi.value)] \
+        if len(pairs) > 1 else []
+    spread = f"; {listed(ends)}" if ends else ""
+    return [Answer(f"coherence, a line's round trip between two CPUs (CAS ping-pong), {len(cpus)} CPUs, "
+                   f"{run.units.short}", f"{mid.labelled()}{spread} ({paper.COHERENCE_PAPERS})", (mid, *ends),
+                   sep=": ", note=paper.COHERENCE_PAPERS)]
 
 
 def section_coherence(run: Run) -> list[str]:
@@ -253,20 +256,22 @@ def top_row(rows: list[Any], op: str) -> Any:
     return max(mine, key=lambda r: r.k) if mine else None
 
 
-def falseshare_summary(rows: list[ShareRow], units: str) -> list[str]:
+def falseshare_summary(rows: list[ShareRow], units: str) -> list[Answer]:
     out = []
     for op in ops_of(rows):
         top = top_row(rows, op)
         if top is None or top.k < 2:
             continue
-        pred = ", ".join(f"byte {o} {short(top.offset_ratio(o), 2, null=1.0)}" for o in (FALSE_AT, CLEAN_AT[1])
-                         if o in top.objects)
-        out.append(f"false sharing, {op} increments, k={top.k}, {top.figure}: {lines_text(top.lines)} / padded "
-                   f"{short(top.slowdown, 2, null=1.0)}"
-                   f" (per increment: {short(top.packed)} vs {short(top.padded)} {units})"
-                   + paper.quoted(*paper.LIU_FALSE_SHARING))
+        pred = [Value(f"byte {o}", top.offset_ratio(o), 2, 1.0) for o in (FALSE_AT, CLEAN_AT[1]) if o in top.objects]
+        slowdown = Value(f"{lines_text(top.lines)} / padded", top.slowdown, 2, 1.0)
+        packed = Value(f"{units} per increment, {lines_text(top.lines)}", top.packed)
+        padded = Value(f"{units} per increment, padded", top.padded)
+        out.append(Answer(f"false sharing, {op} increments, k={top.k}, {top.figure}",
+                          f"{slowdown.labelled()} (per increment: {packed.text} vs {padded.text} {units})",
+                          (slowdown, packed, padded), Quote(*paper.LIU_FALSE_SHARING)))
         if pred:
-            out.append(f"  object offset, {op}, k={top.k}, / byte 0: {pred}" + paper.quoted(*paper.PREDATOR_OFFSET))
+            out.append(Answer(f"object offset, {op}, k={top.k}, / byte 0", listed(pred), tuple(pred),
+                              Quote(*paper.PREDATOR_OFFSET), depth=1))
     return out
 
 
@@ -365,7 +370,7 @@ def iso_rows(records: list[Record]) -> list[IsoRow]:
             for (m, op, k), s in by.items()]
 
 
-def isolation_summary(rows: list[IsoRow], machine_timing: bool = True) -> list[str]:
+def isolation_summary(rows: list[IsoRow], machine_timing: bool = True) -> list[Answer]:
     """machine_timing: False for an emulator, whose differences of a few instructions would make the share
     of the false-sharing cost removed a meaningless fraction."""
     out = []
@@ -375,14 +380,17 @@ def isolation_summary(rows: list[IsoRow], machine_timing: bool = True) -> list[s
             continue
         everies = sorted(top.isolated, reverse=True)
         picks = list(dict.fromkeys([everies[0], top.best or everies[0], everies[-1]]))
-        parts = ", ".join(f"every {m} {short(top.speedup(m), 2, null=1.0)}" for m in picks)
+        commits = [Value(f"every {m}", top.speedup(m), 2, 1.0) for m in picks]
+        bound = Value("padded by hand", top.bound, 2, 1.0)
         best = top.best
         shared_costs = machine_timing and top.bound.known and top.bound.lo > 1.0  # a cost there is to remove
-        removed = (f"; removes {short(top.removed(best).scale(100.0), 0, unit=' %')} of the false-sharing cost "
-                   f"(every {best})" if best is not None and shared_costs else "")
+        removed = ([Value("false-sharing cost removed", top.removed(best).scale(100.0), 0, unit=" %",
+                          where=f"every {best}")] if best is not None and shared_costs else [])
+        said = f"; removes {removed[0].text} of the false-sharing cost (every {best})" if removed else ""
         spread = f" (the ints in {top.lines} lines)" if top.lines > 1 else ""
-        out.append(f"isolation, {op}, k={top.k}{spread}: shared space / isolated spaces, commits {parts}; padded by "
-                   f"hand {short(top.bound, 2, null=1.0)}{removed}" + paper.quoted(*paper.ISOLATION_SPEEDUPS))
+        out.append(Answer(f"isolation, {op}, k={top.k}{spread}", f"shared space / isolated spaces, commits "
+                          f"{listed(commits)}; {bound.labelled()}{said}", (*commits, bound, *removed),
+                          Quote(*paper.ISOLATION_SPEEDUPS), note="shared space / isolated spaces, by commits"))
     return out
 
 
@@ -433,17 +441,20 @@ def parallel_rows(records: list[Record]) -> list[ParallelRow]:
     return out
 
 
-def parallel_summary(rows: list[ParallelRow]) -> list[str]:
+def parallel_summary(rows: list[ParallelRow]) -> list[Answer]:
     rows = [r for r in rows if r.mode == rows[0].mode and r.size > 0] if rows else []
     if not rows:
         return []
     best = max(rows, key=lambda r: r.speedup.mid if r.speedup.ok else 0.0)
     largest = rows[-1]
-    parts = [f"at {paper.bytes_text(best.size)} {short(best.speedup, 2, null=1.0)} (the most)"]
+    values = [Value(f"at {paper.bytes_text(best.size)}", best.speedup, 2, 1.0, where="the most")]
+    parts = [f"{values[0].labelled()} (the most)"]
     if largest is not best:
-        parts.append(f"at {paper.bytes_text(largest.size)} {short(largest.speedup, 2, null=1.0)}")
-    return [f"workset on two CPUs, single / parallel (Klimiankou's two workers each on a CPU), paging {rows[0].mode}: "
-            + ", ".join(parts) + f"; {paper.PARALLEL_EXPECTED}" + paper.quoted(*paper.PARALLEL_WORKSET)]
+        values.append(Value(f"at {paper.bytes_text(largest.size)}", largest.speedup, 2, 1.0))
+        parts.append(values[-1].labelled())
+    return [Answer(f"workset on two CPUs, single / parallel (Klimiankou's two workers each on a CPU), paging "
+                   f"{rows[0].mode}", ", ".join(parts) + f"; {paper.PARALLEL_EXPECTED}", tuple(values),
+                   Quote(*paper.PARALLEL_WORKSET), note=paper.PARALLEL_EXPECTED)]
 
 
 def section_parallel(run: Run) -> list[str]:
@@ -502,16 +513,16 @@ def invariants_line(records: list[Record]) -> str | None:
 
 # --- the hooks ---------------------------------------------------------------
 
-def summary(run: Run) -> list[str]:
+def summary(run: Run) -> list[Answer]:
     """The papers' multi-core questions, answered from this run's numbers."""
     records = run.records
-    lines = (coherence_summary(run) + falseshare_summary(share_rows(records), run.units.short)
-             + isolation_summary(iso_rows(records), caveat(run) is None) + parallel_summary(parallel_rows(records)))
-    if not lines:
+    answers = (coherence_summary(run) + falseshare_summary(share_rows(records), run.units.short)
+               + isolation_summary(iso_rows(records), caveat(run) is None) + parallel_summary(parallel_rows(records)))
+    if not answers:
         return []
     check, retries, note = invariants_line(records), retries_text(records), caveat(run)
-    return (([f"multi-core, {note}:"] if note else []) + lines + ([f"  {check}"] if check else [])
-            + ([f"  {retries}"] if retries else []))
+    return (([Answer(f"multi-core, {note}:")] if note else []) + answers
+            + ([Answer(check, depth=1)] if check else []) + ([Answer(retries, depth=1)] if retries else []))
 
 
 def sections(run: Run) -> list[str]:

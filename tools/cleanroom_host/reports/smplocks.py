@@ -20,8 +20,9 @@ from typing import Any, Callable, TYPE_CHECKING
 
 from ..records.kinds import QEMU_ICOUNT
 from ..records.text import number, table
-from ..stats.interval import Interval, NOISE, band_text, cell, short, verdict
+from ..stats.interval import Interval, NOISE, band_text, cell, verdict
 from . import paper
+from .answers import Answer, Quote, Value, listed
 from .cells import Cell, Point, SetOf, collect, make_cell, modes, ratio_cell, write_cells
 from .context import Derived, Run, csv_and_plots
 from .plotkit import DPI, FigureContext as Context, SIZE, band, draw, pyplot as _pyplot, save_figure
@@ -109,13 +110,20 @@ def ratio(a: Interval | None, b: Interval | None) -> Interval:
     return a.ratio(b) if a is not None and b is not None else Interval.none()
 
 
-def x(v: Interval) -> str:
+def x(label: str, v: Interval | None, where: str = "") -> Value:
     """A ratio for a sentence: '3.1x', '-' when missing; inside the noise '~1x' with the ratio's estimate and
     its interval beside it: across CPUs on a shared machine some runs are preempted, the interval then spans 1
     while most runs agree, and the estimate is worth reading."""
-    if v.ok and verdict(v, 1.0) == NOISE:
-        return f"~1x (estimate {number(v.mid, 2)}x, {band_text(v, 2)[1:-1]})"
-    return short(v, 2, null=1.0, unit="x")
+    if v is not None and v.ok and verdict(v, 1.0) == NOISE:
+        estimate = f"estimate {number(v.mid, 2)}x"
+        return Value(label, v, 2, 1.0, "x", after=f" ({estimate}, {band_text(v, 2)[1:-1]})",
+                     where=f"{where}; {estimate}" if where else estimate)
+    return Value(label, v, 2, 1.0, "x", where=where)
+
+
+def median(label: str, p: Point, where: str = "") -> Value:
+    """A point's median as the summary writes it (a number, no band: the page shows its interval)."""
+    return Value(label, p.value, word=number(p.value.mid), where=where)
 
 
 def caveat(run: Run) -> str | None:
@@ -161,6 +169,12 @@ def per_1000(p: Point | None) -> str:
     """' (98/98)': parks/handoffs per 1000 operations from a spinblock's params, ' (127)' a mutex's parks."""
     vals = [str(p.params[key]) for key in ("parks_permille", "handoffs_permille") if p and key in p.params]
     return f" ({'/'.join(vals)})" if vals else ""
+
+
+def per_1000_words(p: Point) -> str:
+    """per_1000 in words, for the page: 'parks 98, handoffs 98 per 1000 operations'."""
+    vals = [f"{key.split('_')[0]} {p.params[key]}" for key in ("parks_permille", "handoffs_permille") if key in p.params]
+    return f"{', '.join(vals)} per 1000 operations" if vals else ""
 
 
 def fairness(p: Point) -> str:
@@ -216,7 +230,7 @@ def parks_range(points: list[Point], key: str = "parks_permille") -> str:
     return f"{min(vals)}..{max(vals)}" if vals else "-"
 
 
-def sweep_text(run: Run, pts: list[Point], u: str) -> str | None:
+def sweep_text(run: Run, pts: list[Point], u: str) -> Answer | None:
     """The sweep at 2 CPUs in one sentence: each release rule's range over its settings."""
     rows = sweep_at(pts, 2)
     if not rows:
@@ -226,17 +240,20 @@ def sweep_text(run: Run, pts: list[Point], u: str) -> str | None:
     unlock_loops = sorted({key[2] for key in rows})
     span = f" ({loops_time(run, pause, lock_loops[0])}..{loops_time(run, pause, lock_loops[-1])})" \
         if loops_time(run, pause, 1) else ""
-    parts = []
+    parts, values = [], []
     for rule in RULES:
         mine = [p for key, p in rows.items() if key[0] == rule]
         if mine:
             mids = sorted(p.value.mid for p in mine)
-            parts.append(f"{SAY[rule]} {number(mids[0])}..{number(mids[-1])} (parks {parks_range(mine)})")
-    return (f"    sweep of lock_loops {'/'.join(map(str, lock_loops))}{span} x unlock_loops "
-            f"{'/'.join(map(str, unlock_loops))}, medians: " + ", ".join(parts))
+            parks = f"parks {parks_range(mine)}"
+            values.append(Value(f"{SAY[rule]}, medians over the sweep", None, word=f"{number(mids[0])}..{number(mids[-1])}",
+                                where=parks))
+            parts.append(f"{SAY[rule]} {values[-1].text} ({parks})")
+    return Answer(f"sweep of lock_loops {'/'.join(map(str, lock_loops))}{span} x unlock_loops "
+                  f"{'/'.join(map(str, unlock_loops))}, medians", ", ".join(parts), tuple(values), depth=2)
 
 
-def spinblock_text(run: Run, pts: list[Point], u: str) -> str | None:
+def spinblock_text(run: Run, pts: list[Point], u: str) -> Answer | None:
     """The spin-then-block locks at 2 CPUs (the contended set there): barging over glibc's adaptive
     mutex (and at the most CPUs, where the run had more), then each with parks and handoffs per 1000,
     NPTL's algorithm and glibc's beside."""
@@ -248,41 +265,54 @@ def spinblock_text(run: Run, pts: list[Point], u: str) -> str | None:
     spin = f"lock_loops {loops}" + (f" ({loops_time(run, pause_ticks(pts), loops)})"
                                     if isinstance(loops, int) and loops_time(run, pause_ticks(pts), loops) else "")
     barge, adaptive = here[BARGE], here[GLIBC_ADAPTIVE]
-    head = f"  spin-then-block at 2 CPUs, {spin}"
+    values, ratios = [], ""
     if barge and adaptive:
-        head += f": barge / glibc adaptive {x(ratio(barge.value, adaptive.value))}"
+        values.append(x("barge / glibc adaptive", ratio(barge.value, adaptive.value)))
+        ratios = values[-1].labelled()
         most = max(ks([p for p in pts if p.case == "contended"]))
         far = {lock: point(pts, "contended", lock=lock, cpus=most) for lock in (BARGE, GLIBC_ADAPTIVE)}
         if most > 2 and far[BARGE] and far[GLIBC_ADAPTIVE]:  # the papers' scale, where the run has it
-            head += f", at {most} CPUs {x(ratio(far[BARGE].value, far[GLIBC_ADAPTIVE].value))}"
-    parts = [f"{SAY[lock]} {number(here[lock].value.mid)}{per_1000(here[lock])}"
-             for lock in (*SPINBLOCKS, "mutex", GLIBC_DEFAULT, GLIBC_ADAPTIVE) if here[lock]]
-    return head + f"; {u}, medians (parks/handoffs per 1000): " + ", ".join(parts)
+            values.append(x(f"barge / glibc adaptive, at {most} CPUs",
+                            ratio(far[BARGE].value, far[GLIBC_ADAPTIVE].value)))
+            ratios += f", at {most} CPUs {values[-1].text}"
+    parts, medians = [], []
+    for lock in (*SPINBLOCKS, "mutex", GLIBC_DEFAULT, GLIBC_ADAPTIVE):
+        p = here[lock]
+        if p:
+            medians.append(median(f"{SAY[lock]}, median, {u}", p, per_1000_words(p)))
+            parts.append(f"{SAY[lock]} {medians[-1].text}{per_1000(p)}")
+    words = f"{u}, medians (parks/handoffs per 1000): " + ", ".join(parts)
+    return Answer(f"spin-then-block at 2 CPUs, {spin}", f"{ratios}; {words}" if ratios else words,
+                  (*values, *medians), sep=": " if ratios else "; ", depth=1)
 
 
-def convoy_text(pts: list[Point], u: str) -> str | None:
+def convoy_text(pts: list[Point], u: str) -> Answer | None:
     """Handoff against barging where waiters park at once (the sweep's lock_loops 0, unlock_loops 0)."""
     rows = sweep_at(pts, 2)
     hand, barge = rows.get((HANDOFF, 0, 0)), rows.get((BARGE, 0, 0))
     if hand is None or barge is None:
         return None
-    return (f"    parking at once (lock_loops 0), handoff / barge {x(ratio(hand.value, barge.value))}: "
-            f"{number(hand.value.mid)}{per_1000(hand)} / {number(barge.value.mid)}{per_1000(barge)} {u}; a handoff "
-            "holds the lock through the sleeper's wake-up")
+    both = x("handoff / barge", ratio(hand.value, barge.value))
+    medians = (median(f"handoff, median, {u}", hand, per_1000_words(hand)),
+               median(f"barge, median, {u}", barge, per_1000_words(barge)))
+    why = "a handoff holds the lock through the sleeper's wake-up"
+    return Answer("parking at once (lock_loops 0)", f"{both.labelled()}: {medians[0].text}{per_1000(hand)} / "
+                  f"{medians[1].text}{per_1000(barge)} {u}; {why}", (both, *medians), depth=2, sep=", ", note=why)
 
 
-def valchanov_ns_text(run: Run, pts: list[Point]) -> str | None:
+def valchanov_ns_text(run: Run, pts: list[Point]) -> Answer | None:
     """Valchanov's shape in ns per lock+unlock beside the paper's, and how many threads it had."""
     _fiber, across, n = valchanov(pts)
     if not across or tsc_hz(run) is None:
         return None
     shape = f"{n} threads" + ("" if n >= paper.VALCHANOV_THREADS else ", fewer CPUs than the paper's 5")
-    parts = [f"{SAY.get(lock, lock)} {short(ns(run, across[lock]))}" for lock in ("mutex", BARGE, GLIBC_ADAPTIVE)
-             if lock in across]
-    return f"    ns per lock+unlock ({shape}): " + ", ".join(parts) + paper.quoted(*paper.VALCHANOV_NS_TEXT)
+    values = [Value(SAY.get(lock, lock), ns(run, across[lock])) for lock in ("mutex", BARGE, GLIBC_ADAPTIVE)
+              if lock in across]
+    return Answer(f"ns per lock+unlock ({shape})", listed(values), tuple(values), Quote(*paper.VALCHANOV_NS_TEXT),
+                  depth=2)
 
 
-def summary_smplocks(run: Run, u: str) -> list[str]:
+def summary_smplocks(run: Run, u: str) -> list[Answer]:
     pts = points_of(run, SMPLOCKS)
     if not pts:
         return []
@@ -291,22 +321,28 @@ def summary_smplocks(run: Run, u: str) -> list[str]:
     kk = ks([p for p in pts if p.case == "contended"])
     if con and len(kk) > 1:
         lo, hi = kk[0], kk[-1]
-        out.append(f"smplocks: what does a lock+unlock cost as CPUs contend? {u}, {lo} -> {hi} CPUs: " + ", ".join(
-            f"{lock} {short(v.get(lo))} -> {short(v.get(hi))}" for lock, v in con.items() if lock in SUMMARY_LOCKS))
-    out += [line for line in (spinblock_text(run, pts, u), convoy_text(pts, u), sweep_text(run, pts, u)) if line]
+        pairs = [(lock, Value(f"{lock}, {lo} CPU{'s' if lo > 1 else ''}", v.get(lo)),
+                  Value(f"{lock}, {hi} CPUs", v.get(hi))) for lock, v in con.items() if lock in SUMMARY_LOCKS]
+        out.append(Answer(f"smplocks: what does a lock+unlock cost as CPUs contend? {u}, {lo} -> {hi} CPUs",
+                          ", ".join(f"{lock} {a.text} -> {b.text}" for lock, a, b in pairs),
+                          tuple(v for _lock, a, b in pairs for v in (a, b))))
+    out += [a for a in (spinblock_text(run, pts, u), convoy_text(pts, u), sweep_text(run, pts, u)) if a]
     fiber, across, n = valchanov(pts)
     if fiber is not None and across:
-        out.append(f"  valchanov: NPTL's mutex algorithm across {n} CPUs / 5 fibers on one CPU "
-                   f"{x(ratio(across.get('mutex'), fiber))}" + paper.quoted(*paper.VALCHANOV_TEXT)
-                   + f"; that mutex / barging spin-then-block {x(ratio(across.get('mutex'), across.get(BARGE)))}"
-                   + paper.quoted(*paper.VALCHANOV_SPIN_TEXT))
+        nptl = x("", ratio(across.get("mutex"), fiber))
+        spin = x("", ratio(across.get("mutex"), across.get(BARGE)))
+        out.append(Answer(f"valchanov: NPTL's mutex algorithm across {n} CPUs / 5 fibers on one CPU", nptl.text,
+                          (nptl,), Quote(*paper.VALCHANOV_TEXT), depth=1, sep=" "))
+        out.append(Answer("that mutex / barging spin-then-block", spin.text, (spin,), Quote(*paper.VALCHANOV_SPIN_TEXT),
+                          depth=1, sep=" ", joined="; "))
     line = valchanov_ns_text(run, pts)
     if line:
         out.append(line)
     lite = lite_rows(pts, BARGE)
     if len(lite) > 1:
-        out.append("  litethreads on two CPUs, barging (its rule), per item / loops (0,0): " + ", ".join(
-            f"({a},{b}) {x(r)}" for (a, b), _v, r, _p in lite[1:]) + paper.quoted(*paper.LITE_TWO_CORES_TEXT))
+        ratios = [x(f"({a},{b})", r) for (a, b), _v, r, _p in lite[1:]]
+        out.append(Answer("litethreads on two CPUs, barging (its rule), per item / loops (0,0)", listed(ratios),
+                          tuple(ratios), Quote(*paper.LITE_TWO_CORES_TEXT), depth=1))
     return out
 
 
@@ -368,32 +404,34 @@ def section_smplocks(run: Run) -> list[str]:
 
 # --- shootdown, aslock --------------------------------------------------------------------------------
 
-def summary_shootdown(run: Run, u: str) -> list[str]:
+def summary_shootdown(run: Run, u: str) -> list[Answer]:
     pts = points_of(run, SHOOTDOWN)
     g = grid(pts, "shootdown", "mode", SHOOT_MODES)
     kk = ks(pts)
     if not g or len(kk) < 2:
         return []
     top = kk[-1]
-    return [f"shootdown: what does changing a page's entry that {top} CPUs use cost? {u} per change: " + ", ".join(
-        f"{m} {short(v.get(top))}" for m, v in g.items()) + f" (one CPU: {short(g.get('ipi', {}).get(1))}); "
-        f"ipi {top} CPUs / 1: {x(ratio(g.get('ipi', {}).get(top), g.get('ipi', {}).get(1)))}"
-        + paper.quoted(*paper.PATHREADS_SHOOT_TEXT)]
+    modes_ = [Value(m, v.get(top)) for m, v in g.items()]
+    one_cpu = Value("ipi, one CPU", g.get("ipi", {}).get(1))
+    ipi = x(f"ipi {top} CPUs / 1", ratio(g.get("ipi", {}).get(top), g.get("ipi", {}).get(1)))
+    return [Answer(f"shootdown: what does changing a page's entry that {top} CPUs use cost? {u} per change",
+                   f"{listed(modes_)} (one CPU: {one_cpu.text}); {ipi.label}: {ipi.text}", (*modes_, one_cpu, ipi),
+                   Quote(*paper.PATHREADS_SHOOT_TEXT))]
 
 
 def as_ratio(g: dict[str, dict[int, Interval]], k: int) -> Interval:
     return ratio(g.get("shared", {}).get(k), g.get("isolated", {}).get(k))
 
 
-def summary_aslock(run: Run, u: str) -> list[str]:
+def summary_aslock(run: Run, u: str) -> list[Answer]:
     pts = points_of(run, ASLOCK)
     kk = ks(pts)
     if not pts or len(kk) < 2:
         return []
     top = kk[-1]
-    parts = [f"{op} {x(as_ratio(grid(pts, op, 'space', SPACES), top))}" for op in AS_OPS]
-    return [f"aslock: does one address-space lock hold back {top} CPUs? time per operation, one shared space / one "
-            f"space each: " + ", ".join(parts) + paper.quoted(*paper.PATHREADS_TEXT)]
+    ratios = [x(op, as_ratio(grid(pts, op, "space", SPACES), top)) for op in AS_OPS]
+    return [Answer(f"aslock: does one address-space lock hold back {top} CPUs? time per operation, one shared space / "
+                   f"one space each", listed(ratios), tuple(ratios), Quote(*paper.PATHREADS_TEXT))]
 
 
 def section_grid(title: str, g: dict[str, dict[int, Interval]], kk: list[int], first: str) -> list[str]:
@@ -448,22 +486,25 @@ def shoot_grid(pts: list[Point], op: str) -> dict[str, dict[int, Interval]]:
     return grid(pts, "tlb_shootdown", "siblings", SIBLINGS, op=op)
 
 
-def summary_linuxvm(run: Run) -> list[str]:
+def summary_linuxvm(run: Run) -> list[Answer]:
     pts = points_of(run, LINUXVM)
     kk = ks([p for p in pts if p.case in VM_OPS])
     if not pts or len(kk) < 2:
         return []
     top = kk[-1]
-    out = [f"linuxvm: how much faster are {top} processes than {top} threads of one process? ({kernel_text(pts)}) "
-           + ", ".join(f"{op} {x(vm_ratio(grid(pts, op, 'workers', WORKERS), top))}" for op in VM_OPS)
-           + paper.quoted(*paper.PATHREADS_TEXT)]
-    parts = []
+    ratios = [x(op, vm_ratio(grid(pts, op, "workers", WORKERS), top)) for op in VM_OPS]
+    out = [Answer(f"linuxvm: how much faster are {top} processes than {top} threads of one process?",
+                  f"({kernel_text(pts)}) {listed(ratios)}", tuple(ratios), Quote(*paper.PATHREADS_TEXT), sep=" ",
+                  note=kernel_text(pts))]
+    parts, values = [], []
     for op in ("munmap", "mprotect"):
         g = shoot_grid(pts, op)
         alone = g.get("none", {}).get(1)
-        parts.append(f"{op} {x(ratio(g.get('threads', {}).get(top), alone))} with sibling threads, "
-                     f"{x(ratio(g.get('processes', {}).get(top), alone))} with sibling processes")
-    out.append("  a real TLB shootdown: time per op / alone: " + "; ".join(parts))
+        pair = (x(f"{op}, with sibling threads", ratio(g.get("threads", {}).get(top), alone)),
+                x(f"{op}, with sibling processes", ratio(g.get("processes", {}).get(top), alone)))
+        values += pair
+        parts.append(f"{op} {pair[0].text} with sibling threads, {pair[1].text} with sibling processes")
+    out.append(Answer("a real TLB shootdown: time per op / alone", "; ".join(parts), tuple(values), depth=1))
     return out
 
 
@@ -509,17 +550,17 @@ def checks_line(run: Run) -> str | None:
     bad = {k: v for k, v in totals.items() if v}
     head = ("checks: FAILED " + ", ".join(f"{k} {v}" for k, v in bad.items()) if bad
             else "checks: no lost update, no stale translation, every change acknowledged, every fault arrived")
-    return f"  {head} ({n} results; {cut} cut at the time limit and scaled)"
+    return f"{head} ({n} results; {cut} cut at the time limit and scaled)"
 
 
-def summary(run: Run) -> list[str]:
+def summary(run: Run) -> list[Answer]:
     u = run.units.short
     out = summary_smplocks(run, u) + summary_shootdown(run, u) + summary_aslock(run, u) + summary_linuxvm(run)
     if not out:
         return []
     note = caveat(run)
     line = checks_line(run)
-    return out + ([f"  {note}"] if note else []) + ([line] if line else [])
+    return out + ([Answer(note, depth=1)] if note else []) + ([Answer(line, depth=1)] if line else [])
 
 
 def sections(run: Run) -> list[str]:

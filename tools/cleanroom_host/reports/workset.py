@@ -15,8 +15,9 @@ from typing import Callable, Iterable, TYPE_CHECKING
 from ..records import model, text
 from ..records.kinds import Units
 from ..records.text import exact, table
-from ..stats.interval import FINDINGS, NO_SPREAD, NOISE, Interval, cell, legend, short, verdict
+from ..stats.interval import FINDINGS, NO_SPREAD, NOISE, Interval, cell, legend, verdict
 from . import paper
+from .answers import Answer, Quote, Value, beside, listed
 from .context import Derived, Run, Sweep, csv_and_plots
 from .derive import (EVENT_SHORT, HOST_LARGE, MISS_EVENTS, OFF, QUANTITIES, RR, Row, SHAPES, Series, SwitchCost,
                      collect_ctxsw, conc_counter, derive, effect_name, pick, switch_costs, vm_counter, vm_label,
@@ -51,58 +52,71 @@ def section_ctxsw(run: Run) -> list[str]:
             + table(["variant", "shape", "fibers", "paging", "total", "loop", "alone"], rows, numeric={2, 4, 5, 6}))
 
 
-def alone_text(v: Interval) -> str:
+def alone(label: str, v: Interval) -> Value:
     """A switch alone (total - its loop) for a sentence: a cost is never below 0, so one whose interval
     holds 0 is "~0" (short) and one whose whole interval is below 0 is BELOW_LOOP: the switch costs less
     than the two loops differ by. report.txt's table keeps the signed difference."""
-    return BELOW_LOOP if v.ok and v.mid < 0 and verdict(v) != NOISE else short(v)
+    return Value(label, v, word=BELOW_LOOP if v.ok and v.mid < 0 and verdict(v) != NOISE else "")
+
+
+ValueOf = Callable[[str, Interval], Value]
 
 
 def _both_shapes(costs: list[SwitchCost], value: Callable[[SwitchCost], Interval],
-                 text_of: Callable[[Interval], str] = short) -> str:
+                 of: ValueOf = Value) -> tuple[str, list[Value]]:
     """'pushad 17 / 17, callee 23 / 23, ...': each routine's symmetric / asymmetric value."""
     by = {(c.variant, c.shape): c for c in costs}
-    parts = []
+    parts, values = [], []
     for variant in dict.fromkeys(c.variant for c in costs if c.shape in SHAPES):
-        shown = [text_of(value(by[(variant, shape)])) if (variant, shape) in by else "-" for shape in SHAPES]
+        shown = []
+        for shape in SHAPES:
+            if (variant, shape) in by:
+                values.append(of(f"{variant}, {shape}", value(by[(variant, shape)])))
+                shown.append(values[-1].text)
+            else:
+                shown.append("-")
         parts.append(f"{variant} {' / '.join(shown)}")
-    return ", ".join(parts)
+    return ", ".join(parts), values
 
 
 def _round_robin(rr: list[SwitchCost], value: Callable[[SwitchCost], Interval],
-                 text_of: Callable[[Interval], str] = short) -> str:
+                 of: ValueOf = Value) -> tuple[str, list[Value]]:
     rr = sorted(rr, key=lambda c: c.n)
     ends = [rr[0], rr[-1]] if len(rr) > 1 else rr
-    return "round robin " + ", ".join(f"n={c.n}: {text_of(value(c))}" for c in ends)
+    values = [of(f"round robin n={c.n}", value(c)) for c in ends]
+    return "round robin " + ", ".join(f"n={c.n}: {v.text}" for c, v in zip(ends, values)), values
 
 
-def _summary_mode(run: Run, mine: list[SwitchCost], mode: str) -> list[str]:
+def _summary_mode(run: Run, mine: list[SwitchCost], mode: str) -> list[Answer]:
     """One paging mode's switch costs: the whole run per switch and the switch alone."""
     pairs = [c for c in mine if c.variant != "rr"]
     rr = [c for c in mine if c.variant == "rr"]
     head = f"switch cost, {run.units.short} per switch, {paper.paging_text(mode)}"
     if any(c.shape in SHAPES for c in pairs):
-        text_ = f"{head}, symmetric / asymmetric: {_both_shapes(pairs, lambda c: c.total)}"
-        alone = f"  the switch alone (total - its loop): {_both_shapes(pairs, lambda c: c.alone, alone_text)}"
+        text_, values = _both_shapes(pairs, lambda c: c.total)
+        alone_, alones = _both_shapes(pairs, lambda c: c.alone, alone)
         if rr:
-            text_ += f"; {_round_robin(rr, lambda c: c.total)}"
-            alone += f"; {_round_robin(rr, lambda c: c.alone, alone_text)}"
-        return [text_, alone]
+            more, round_robin = _round_robin(rr, lambda c: c.total)
+            text_, values = f"{text_}; {more}", values + round_robin
+            more, round_robin = _round_robin(rr, lambda c: c.alone, alone)
+            alone_, alones = f"{alone_}; {more}", alones + round_robin
+        return [Answer(f"{head}, symmetric / asymmetric", text_, tuple(values)),
+                Answer("the switch alone (total - its loop)", alone_, tuple(alones), depth=1)]
     # a log from before the shapes: one value per routine, its loop already subtracted
-    text_ = ", ".join(f"{c.variant} {alone_text(c.alone)}" for c in pairs)
+    values = [alone(c.variant, c.alone) for c in pairs]
+    text_ = listed(values)
     if rr:
-        text_ += f"; {_round_robin(rr, lambda c: c.alone, alone_text)}"
-    return [f"{head} (loop cost subtracted): {text_}"]
+        more, round_robin = _round_robin(rr, lambda c: c.alone, alone)
+        text_, values = f"{text_}; {more}", values + round_robin
+    return [Answer(f"{head} (loop cost subtracted)", text_, tuple(values))]
 
 
-def summary_ctxsw(run: Run) -> list[str]:
+def summary_ctxsw(run: Run) -> list[Answer]:
     """The first two paging modes' switch costs (modes that measured the same, once)."""
     costs = switch_costs(collect_ctxsw(run.records))
     modes = list(dict.fromkeys(c.mode for c in costs))[:2]
     out = paper.same_in_modes({m: _summary_mode(run, [c for c in costs if c.mode == m], m) for m in modes})
-    if out:
-        out.append(paper.quoted("paper", paper.PAPER_SWITCH))
-    return out
+    return beside(out, Quote("paper", paper.PAPER_SWITCH)) if out else []
 
 
 # --- workset tables ----------------------------------------------------------
@@ -205,37 +219,44 @@ def sections(run: Run) -> list[str]:
 
 # --- summary -----------------------------------------------------------------
 
-def _extremes(rows: list[Row], want: str, units: Units, advise: bool = True) -> str:
+def _extremes(rows: list[Row], want: str, units: Units, label: str, advise: bool = True) -> tuple[str, list[Value]]:
     """The extreme finding of some rows and how many sizes are resolved; 'at every size' when every
-    point is the same exact value; 'none resolved' or 'none beyond chance' otherwise. advise: Tally.brief's."""
+    point is the same exact value; 'none resolved' or 'none beyond chance' otherwise. advise: Tally.brief's.
+    With the finding as a value (`label`: which extreme), where there is one."""
     points = [r for r in rows if r.size > 0]
     counts = paper.tally(points)
     found = paper.findings(points)
     if not found:
-        return f"none {'beyond chance' if counts.by_chance else 'resolved'} ({counts.brief(advise)})"
+        return f"none {'beyond chance' if counts.by_chance else 'resolved'} ({counts.brief(advise)})", []
     if len({r.value.mid for r in found}) == 1 and counts.findings == counts.total:
-        return f"{paper.value_text(found[0], units, False)} at every size"
+        value = paper.row_value(found[0], units, label=label, where="at every size")
+        return f"{value.text} at every size", [value]
     top = paper.best(found, want)
     assert top is not None
-    return f"{paper.value_text(top, units, False)} at {paper.bytes_text(top.size)} ({counts.brief(advise)})"
+    value = paper.row_value(top, units, label=label,
+                            where=f"at {paper.bytes_text(top.size)} ({counts.brief(advise)})")
+    return f"{value.text} {value.where}", [value]
 
 
 def _lowest(text_: str) -> str:
     return text_ if text_.startswith("none") or "every size" in text_ else f"lowest {text_}"
 
 
-def _no_vm(modes: list[str]) -> str:
+def _no_vm(modes: list[str]) -> Answer:
     """Why a run has no Figures 5-8, and how to get them."""
     if all(m.startswith("host") for m in modes):
-        return ("page-size effect (the hosted analogue of Figures 5-8): not measured; a process cannot switch "
-                "paging off, pages=both compares 4 KiB with 2 MiB pages")
-    return "virtual memory (Figures 5-8): not measured; paging=both compares paging on with off"
+        return Answer("page-size effect (the hosted analogue of Figures 5-8)", "not measured; a process cannot "
+                      "switch paging off, pages=both compares 4 KiB with 2 MiB pages")
+    return Answer("virtual memory (Figures 5-8)", "not measured; paging=both compares paging on with off")
 
 
-def summary_workset(run: Run) -> list[str]:
+PEAK_PAPER = Quote("paper", "352 % at 512K per buffer, = its L2 size; ~1.125 M CPU ticks per quantum")
+
+
+def summary_workset(run: Run) -> list[Answer]:
     run = run.modelled(WORKSET)
     series, rows = derive(run.records)
-    out: list[str] = model_lines(run)[:1] if series else []
+    out: list[Answer] = [Answer(line) for line in model_lines(run)[:1]] if series else []
     units, machine = run.units, run.machine
     advise = not machine.no_answers
     for s in series[:SUMMARY_SERIES]:
@@ -245,9 +266,7 @@ def summary_workset(run: Run) -> list[str]:
         peaks = paper.same_in_modes({p.paging: paper.peak_lines([r for r in mine if r.paging == p.paging], machine,
                                                                 units, full=False, lead=lead)
                                      for p in paper.peaks(mine, machine)})
-        if peaks:
-            out += peaks + [paper.quoted("paper", "352 % at 512K per buffer, = its L2 size; ~1.125 M CPU ticks per "
-                                                  "quantum")]
+        out += beside(peaks, PEAK_PAPER)
         if not vm_pairs(s.modes()) and s is series[0]:
             out.append(_no_vm(s.modes()))
         for mode, base in vm_pairs(s.modes()):
@@ -256,22 +275,24 @@ def summary_workset(run: Run) -> list[str]:
             got = f" (the host gave other pages than asked at {len(other)} sizes)" if other else ""
             if machine.emulated:
                 got += " (the emulator's own cost of paging: it models no TLB)"
-            out.append(f"{effect_name(base)}{name}, {paper.paging_text(mode)} vs {paper.paging_text(base)}{got}:")
-            single = _extremes(pick(mine, "vm_rel_single", paging=label), "min", units, advise)
-            multi = _extremes(pick(mine, "vm_rel_multi", paging=label), "min", units, advise)
-            out.append(f"  fig 7, single: {_lowest(single)}" + paper.quoted("paper", "-7.5 % at 3M"))
-            out.append(f"  fig 7, multi: {_lowest(multi)}" + paper.quoted("paper", "-39 % at 16K"))
+            out.append(Answer(f"{effect_name(base)}{name}, {paper.paging_text(mode)} vs {paper.paging_text(base)}{got}:"))
+            for fig, quantity, quote in (("fig 7, single", "vm_rel_single", "-7.5 % at 3M"),
+                                         ("fig 7, multi", "vm_rel_multi", "-39 % at 16K")):
+                text_, values = _extremes(pick(mine, quantity, paging=label), "min", units, "lowest", advise)
+                out.append(Answer(fig, _lowest(text_), tuple(values), Quote("paper", quote), depth=1))
             conc = pick(mine, "vm_on_conc", paging=label)
-            low, high = _extremes(conc, "min", units, advise), _extremes(conc, "max", units, advise)
-            both = low if low == high or low.startswith("none") else f"lowest {low}; highest {high}"
-            out.append(f"  fig 5, on the concurrency overhead: {both}"
-                       + paper.quoted("paper", "-90 % at 16K, +44 % at 1.5K"))
+            (low, lows), (high, highs) = (_extremes(conc, "min", units, "lowest", advise),
+                                          _extremes(conc, "max", units, "highest", advise))
+            both = (low, lows) if low == high or low.startswith("none") else (f"lowest {low}; highest {high}",
+                                                                              lows + highs)
+            out.append(Answer("fig 5, on the concurrency overhead", both[0], tuple(both[1]),
+                              Quote("paper", "-90 % at 16K, +44 % at 1.5K"), depth=1))
     if len(series) > SUMMARY_SERIES:
-        out.append(f"  ({len(series) - SUMMARY_SERIES} more workset series in report.txt)")
+        out.append(Answer(f"({len(series) - SUMMARY_SERIES} more workset series in report.txt)", depth=1))
     return out
 
 
-def summary(run: Run) -> list[str]:
+def summary(run: Run) -> list[Answer]:
     return summary_ctxsw(run) + summary_workset(run)
 
 

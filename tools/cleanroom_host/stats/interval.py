@@ -476,6 +476,39 @@ def short(v: Interval | None, digits: int = 0, null: float = 0.0, unit: str = ""
     return cell(v, digits, null, unit)
 
 
+def coverage_cell(v: Interval, null: float = 0.0) -> str:
+    """What a value's interval is, for a page's cell beside it: '95.3 % rank interval', 'min..max' (no rank
+    coverage: interval arithmetic), 'exact' (zero width on a clock that repeats), 'one run', ..."""
+    kind = verdict(v, null)
+    if kind in (EXACT, ONE_RUN):
+        return kind
+    if kind == NO_SPREAD:
+        return "no spread: 1 run"
+    if not v.bounded:
+        return "unbounded: a denominator's interval holds 0"
+    if v.method in RANKED and not math.isnan(v.coverage):
+        return f"{percent(v.coverage)} rank interval" + (f" over {v.reps} replicas" if v.reps >= 2 else "")
+    return "min..max"
+
+
+def cells(v: Interval | None, digits: int = 0, null: float = 0.0, unit: str = "") -> tuple[str, str, str]:
+    """A value as a page's three cells: the value as short() writes it, without its band (with its
+    verdict's marks: "~0", "7?"); its interval "lo..hi" at the digits cell() shows it ("" where it has
+    none); and what the interval is (coverage_cell)."""
+    if v is None or not v.ok:
+        return "-", "", ""
+    kind = verdict(v, null)
+    digits_shown = precision(v, digits)
+    if kind == NOISE:
+        value = null_text(null) + unit
+    elif kind == RESOLVED and v.width <= 0.02 * abs(v.mid):
+        value = number(v.mid, digits) + unit
+    else:
+        value = number(v.mid, digits_shown) + ("?" if kind == UNRESOLVED else "") + unit
+    band = band_text(v, digits_shown)[1:-1] if v.known and v.width != 0 else ""
+    return value, band, coverage_cell(v, null)
+
+
 CHANCE_LEVEL = 0.05  # how unlikely a count of resolved points must be under noise alone to count
 
 
