@@ -8,6 +8,7 @@ from __future__ import annotations
 import base64
 import io
 import re
+import shutil
 from collections import Counter
 from dataclasses import dataclass, field
 from html.parser import HTMLParser
@@ -18,6 +19,7 @@ from PIL import Image
 
 from test_report_summary import unwrap
 
+from cleanroom_host.cli import MAKE_RUN_STEPS, main, make_run_index
 from cleanroom_host.records.results import ResultSet, load
 from cleanroom_host.records.text import Grid, TableLine
 from cleanroom_host.reports import frame as report
@@ -33,6 +35,9 @@ LOGS = sorted(FIXTURES.glob("*.log")) + sorted(DATA.glob("*.log")) + sorted(DATA
 ANSWERED = [FIXTURES / name for name in ("qemu-icount-make-run.log", "hosted-quick-locks.log", "hosted-smp.log",
                                          "hosted-smplocks-2cpu.log", "qemu-quick-suite.log")] + [
     DATA / "qemu-model-prestonia" / "serial.log"]
+# make run's parts from recorded logs: (its directory, the log, words its machine line names)
+MAKE_RUN_PARTS = {"kernel": ("qemu-icount-make-run.log", "QEMU Virtual CPU version 2.5+"),
+                  "hosted": ("hosted-quick-locks.log", "AMD EPYC"), "smp": ("hosted-smp.log", "AMD EPYC")}
 NUMBER = re.compile(r"\d+(?:\.\d+)?")
 
 
@@ -240,6 +245,45 @@ def test_the_full_tables_are_report_txts_tables(tmp_path: Path) -> None:
     for grid, table in zip(grids, page.tables):
         assert table == [list(grid.headers)] + [list(row) for row in grid.rows]
     assert "report.txt" in page.links and "<pre>" not in (tmp_path / "report.html").read_text()
+
+
+def make_run_dir(root: Path) -> Path:
+    """A make run's directory from recorded logs: each part parsed and reported, then its index.html."""
+    for step in MAKE_RUN_STEPS:
+        log, _words = MAKE_RUN_PARTS[step.out]
+        (root / step.out).mkdir(parents=True)
+        shutil.copy(FIXTURES / log, root / step.out / "serial.log")
+        assert main(["parse", str(root / step.out / "serial.log")], io.StringIO(), io.StringIO()) == 0
+        report.write_outputs(load(root / step.out), root / step.out, plots=False)
+    make_run_index(root)
+    return root
+
+
+def test_index_names_each_runs_machine_and_headline_answers(tmp_path: Path) -> None:
+    """index.html: for each part of make run, its machine and timing lines as its summary has them, and its
+    headline answers (the summary's top-level lines: question, this run, the paper's number); every part's
+    page linked."""
+    root = make_run_dir(tmp_path)
+    page = read(root / "index.html")
+    for step in MAKE_RUN_STEPS:
+        summary = unwrap(report.summary(load(root / step.out)))
+        machine = next(i for i, line in enumerate(summary) if line.startswith("machine: "))
+        assert page.lines[step.out] == summary[machine:machine + 2]
+        assert MAKE_RUN_PARTS[step.out][1] in page.lines[step.out][0]
+        assert f"{step.out}/report.html" in page.links
+    for step in MAKE_RUN_STEPS:  # each row one top-level line of its part's summary, in their order
+        answers = answer_text(root / step.out / "report.txt")
+        heads = [line for line in answers if re.match(r"  \S", line)]
+        rows = [row for row in page.rows if row.section == step.out]
+        assert len(rows) >= 3
+        for row in rows:
+            line = next((line for line in heads if line.startswith(f"  {row.cells['q']}")), None)
+            assert line is not None and spaced(row.cells["words"]) in spaced(line), (row.cells, heads)
+            assert not row.cells.get("p") or quotes(" ".join(answers)) >= {spaced(row.cells["p"])}, row.cells
+            heads = heads[heads.index(line) + 1:]
+    assert {row.section for row in page.rows} == {step.out for step in MAKE_RUN_STEPS}
+    for words in ("switch cost", "concurrency overhead", "locks,", "false sharing", "isolation"):
+        assert any(row.cells["q"].startswith(words) for row in page.rows), words
 
 
 def test_a_figure_takes_its_familys_caption(tmp_path: Path) -> None:

@@ -1,5 +1,5 @@
 """The pages in a real browser (headless Chromium, tests/browser.py): every page a fixture or docs/data
-log gives, a page with every family's figures, compare --html of three sets: each
+log gives, a page with every family's figures, make run's index.html, compare --html of three sets: each
 loads from file:// with no console error, no failed or outside request, every figure drawn (natural width
 > 0), no sideways scroll at 400 px but inside a table's own box, its tables of answers drawn with the
 values the text summary has, and their text selectable. A planted broken figure is caught."""
@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from browser import Browser, Page as Shown
-from test_html import LOGS, Page, answer_text, png_ok, read, row_problems, spaced
+from test_html import LOGS, Page, answer_text, make_run_dir, png_ok, read, row_problems, spaced
 
 from cleanroom_host.reports import frame as report
 from cleanroom_host.records.results import load
@@ -68,6 +68,18 @@ def test_a_page_with_figures_draws_every_one(tmp_path: Path, browser: Browser) -
         assert len(shown.texts["figcaption"]) == len(pngs)
         assert shown.boxes[FULL] and all(w > 0 and h > 0 for w, h in shown.boxes[FULL])
         assert "coherence_matrix.png" in shown.texts["figcaption"][0]
+
+
+def test_make_runs_index_reads_clean_on_a_phone_and_a_desktop(tmp_path: Path, browser: Browser) -> None:
+    root = make_run_dir(tmp_path)
+    parsed = read(root / "index.html")
+    for width in (PHONE, DESKTOP):
+        shown = browser.open(root / "index.html", width=width, selectors=(ANSWERS, "section h2", ".lines"))
+        assert shown.problems() == []
+        assert [t.split(":")[0] for t in shown.texts["section h2"]] == ["kernel", "hosted", "smp"]
+        assert len(shown.boxes[ANSWERS]) == 3 and all(0 < w <= width for w, _h in shown.boxes[ANSWERS])
+        assert spaced(parsed.rows[0].cells["words"]) in spaced(shown.selected[ANSWERS] or "")
+        assert "AMD EPYC" in shown.texts[".lines"][1]
 
 
 def test_compare_of_three_sets_has_three_columns_and_every_familys_figures(tmp_path: Path, cleanroom_tool: Path,

@@ -867,6 +867,14 @@ def cmd_lava_fetch(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     return results.boots_exit_status(boots)
 
 
+def make_run_index(out_dir: Path) -> Path:
+    """make run's index.html: each run's machine, its headline answers, and a link to its report.html."""
+    from .reports import frame, html
+    return html.write_index(out_dir / "index.html", f"cleanroom make run: {out_dir}",
+                            [frame.index_part(results.load(out_dir / step.out), step.out, f"{step.out}/{html.PAGE}", step.what)
+                             for step in MAKE_RUN_STEPS])
+
+
 def cmd_make_run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     out_dir, _is_new = _out_dir(args, "make-run")
     for step in MAKE_RUN_STEPS:
@@ -882,10 +890,7 @@ def cmd_make_run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         status = main(["report", str(out_dir / step.out)], out, err)
         if status != results.EXIT_OK:
             return status
-    from .reports import html
-    index = html.write_index(out_dir / "index.html", f"cleanroom make run: {out_dir}",
-                             [{"name": step.out, "href": f"{step.out}/{html.PAGE}", "what": step.what}
-                              for step in MAKE_RUN_STEPS])
+    index = make_run_index(out_dir)
     out.write(f"\npages: {index.resolve()}\n")
     return results.EXIT_OK
 

@@ -541,6 +541,15 @@ def _text(parts: Summary, tables: list[str] | None) -> str:
     return text + ("\n" + "\n".join(tables) + "\n" if tables is not None else "")
 
 
+def index_part(rs: ResultSet, name: str, href: str, what: str) -> html.Part:
+    """One run of make run's index.html: its machine and timing lines, and its headline answers (each
+    family's top-level answers, as the summary words them, with the paper's number)."""
+    run = run_of(rs)
+    heads = [a for _name, answers in answer_groups(run) for a in answers if a.depth == 0 and a.words]
+    why = run.machine.no_answers
+    return html.Part(name, href, what, _summary_machine(rs, run)[:2], heads, f"{NO_ANSWERS}: {why}" if why else "")
+
+
 # --- files --------------------------------------------------------------------
 
 def write_outputs(rs: ResultSet, out_dir: Path, plots: bool = True) -> list[Path]:

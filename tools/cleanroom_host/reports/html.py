@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any, Union
 
 from ..records.text import Grid, TableLine
-from .answers import Row
+from .answers import Answer, Row
 
 PAGE = "report.html"
 TEMPLATES = Path(__file__).resolve().parent / "templates"
@@ -99,9 +99,20 @@ def write(path: Path, title: str, columns: list[Column]) -> Path:
     return path
 
 
-def write_index(path: Path, title: str, pages: list[dict[str, str]]) -> Path:
-    """make run's index.html: a link to each run's page ({"name", "href", "what"}, hrefs relative)."""
-    path.write_text(render("index.html.j2", title=title, pages=pages), encoding="utf-8")
+@dataclass
+class Part:
+    """One run of make run's index.html."""
+    name: str
+    href: str  # its report.html, relative to the index
+    what: str
+    machine: list[str]       # its summary's machine and timing lines
+    answers: list[Answer]    # its headline answers
+    why: str = ""            # "no answers: why" ("" where they are answers)
+
+
+def write_index(path: Path, title: str, parts: list[Part]) -> Path:
+    """make run's index.html: each run's machine and headline answers, and a link to its page."""
+    path.write_text(render("index.html.j2", title=title, parts=parts), encoding="utf-8")
     return path
 
 
