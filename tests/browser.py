@@ -6,8 +6,9 @@ Chromium is driven over its DevTools protocol on the pipe it opens with --remote
 (JSON messages ending in a NUL byte, requests on its fd 3, answers and events on its fd 4): the
 standard library is the whole client, with no WebDriver in between and no port to pick. One
 browser serves many pages (starting it is the slow part: ~0.5 s of CPU); each page gets a tab of
-its own, closed after it. `tools/setup.sh test-packages` installs Debian's chromium (make test
-runs it); a test that needs it and finds none fails, naming that set-up.
+its own, closed after it. The browser is the first of NAMES on PATH or in /snap/bin (find_browser):
+Debian's chromium, Ubuntu's chromium snap, Google Chrome. `tools/setup.sh test-packages` installs one
+(make test runs it); a test that needs one and finds none fails, naming where it looked and that set-up.
 
     with Browser() as browser:                       # or the `browser` fixture (tests/conftest.py)
         page = browser.open(tmp_path / "report.html", width=400, selectors=(".answer",))
@@ -30,10 +31,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-# Debian's browser itself, not /usr/bin/chromium: that launcher is a shell script that sources
-# /etc/chromium.d (remote extensions, a findmnt of /dev/shm) before it execs this binary.
-CHROMIUM = Path("/usr/lib/chromium/chromium")
-SETUP_HINT = "tools/setup.sh test-packages installs it (make test runs it first)"
+# A headless Chromium or Chrome: the first of these names on PATH, or in SNAP_BIN (Ubuntu's chromium is a snap,
+# and /snap/bin is not on every PATH: not on make's or sudo's, often not on root's). Each name is looked for
+# on PATH and in SNAP_BIN before the next: Ubuntu's chromium-browser is a script that starts the snap.
+NAMES = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable", "chrome")
+SNAP_BIN = Path("/snap/bin")
+# A launcher found on PATH, and the browser it starts: Debian's /usr/bin/chromium is a shell script that
+# sources /etc/chromium.d (remote extensions, a findmnt of /dev/shm) before it execs its binary.
+LAUNCHERS = {Path("/usr/bin/chromium"): Path("/usr/lib/chromium/chromium")}
+SETUP_HINT = "tools/setup.sh test-packages installs one (make test runs it first)"
 
 # Hard limits: a page that has not loaded and been read by then is a failure, never a wait.
 START_TIMEOUT_S = 30.0
@@ -133,6 +139,29 @@ class BrowserError(AssertionError):
     one fails, with Chromium's stderr in the message)."""
 
 
+def find_browser(path: str | None = None, snap_bin: Path = SNAP_BIN) -> Path:
+    """The first of NAMES on `path` (default: $PATH) or in snap_bin, the browser itself where it is a known
+    launcher (LAUNCHERS); BrowserError naming what was looked for, and where, when there is none."""
+    dirs = os.environ.get("PATH", "") if path is None else path
+    search = os.pathsep.join(d for d in (dirs, str(snap_bin)) if d)
+    for name in NAMES:
+        found = shutil.which(name, path=search)
+        if found is not None:
+            binary = LAUNCHERS.get(Path(found), Path(found))
+            return binary if binary.exists() else Path(found)
+    raise BrowserError(f"no headless Chromium or Chrome: none of {', '.join(NAMES)} on PATH ({dirs or 'empty'}) "
+                       f"or in {snap_bin}; {SETUP_HINT}")
+
+
+def snap_dir(binary: Path, snap_bin: Path = SNAP_BIN) -> Path | None:
+    """Where a browser confined as a snap can read pages, None for any other: a snap sees neither /tmp nor
+    hidden files, but always its own directory, ~/snap/NAME/common (the tests' files go there:
+    tests/conftest.py)."""
+    if binary.parent != snap_bin:
+        return None
+    return Path.home() / "snap" / binary.name / "common"
+
+
 @dataclass(frozen=True)
 class PageImage:
     src: str                # the src attribute as written (a long data: URI shortened)
@@ -193,7 +222,7 @@ class _Chromium:
 
     def __init__(self, binary: Path) -> None:
         if not binary.exists():
-            raise BrowserError(f"{binary} not found (Debian's chromium): {SETUP_HINT}")
+            raise BrowserError(f"{binary} not found: {SETUP_HINT}")
         self.dir = Path(tempfile.mkdtemp(prefix="cleanroom-chromium-"))
         self.stderr_path = self.dir / "stderr"
         to_chrome_r, to_chrome_w = os.pipe()
@@ -338,8 +367,8 @@ class Browser:
     """Headless Chromium, started once and used for many pages (open); close() (or the with block)
     ends it. A page that fails (a timeout, a crash) closes this Chromium; the next open starts another."""
 
-    def __init__(self, binary: Path = CHROMIUM) -> None:
-        self.binary = binary
+    def __init__(self, binary: Path | None = None) -> None:
+        self.binary = binary if binary is not None else find_browser()
         self.chrome: _Chromium | None = None
         self._start()
 
@@ -461,3 +490,10 @@ def _short(url: str, base: Path) -> str:
     return url if len(url) <= 100 else f"{url[:80]}...({len(url)} chars)"
 
 
+
+if __name__ == "__main__":  # tools/setup.sh asks whether there is a browser: its path, or why not
+    try:
+        print(find_browser())
+    except BrowserError as exc:
+        print(exc)
+        raise SystemExit(1)

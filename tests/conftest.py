@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from booting import CACHEMODEL, HOSTED, KERNEL, PEERS64, QUICK_ICOUNT, built, shared_boot, shared_root
-from browser import Browser
+from browser import Browser, BrowserError, find_browser, snap_dir
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 TOOLS_DIR = REPO_ROOT / "tools"
@@ -30,9 +30,19 @@ if str(TOOLS_DIR) not in sys.path:
 LAB_PROPERTY = "lab"
 
 
+@pytest.hookimpl(tryfirst=True)  # before pytest's own reads --basetemp
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "scale: the multi-CPU runs at full size (make test-scale, not make test)")
     config.addinivalue_line("markers", "lab: jobs run by LAVA's own dispatcher (make test-lab, not make test)")
+    # A browser confined as a snap (Ubuntu's chromium) reads no page under /tmp: the tests' files go where it
+    # can (browser.snap_dir), unless --basetemp says where. xdist's workers take the same from the controller.
+    if config.option.basetemp is None and not hasattr(config, "workerinput"):
+        try:
+            pages = snap_dir(find_browser())
+        except BrowserError:
+            pages = None  # the tests that need a browser fail, naming where they looked
+        if pages is not None:
+            config.option.basetemp = str(pages / "cleanroom-pytest")
 
 
 def pytest_terminal_summary(terminalreporter: Any) -> None:

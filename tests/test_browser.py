@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from browser import Browser, BrowserError, PageImage
+from browser import NAMES, Browser, BrowserError, PageImage, find_browser, snap_dir
 
 # A 1x1 PNG, and the same with its data cut short (the browser cannot decode it).
 PNG_1X1 = ("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9aw"
@@ -110,3 +110,31 @@ def test_a_missing_chromium_names_the_set_up(tmp_path: Path) -> None:
     with pytest.raises(BrowserError, match=r"not found.*tools/setup\.sh test-packages"):
         Browser(binary=tmp_path / "chromium")
 
+
+def fake_browser(where: Path, name: str) -> Path:
+    where.mkdir(parents=True, exist_ok=True)
+    path = where / name
+    path.write_text("#!/bin/sh\nexit 0\n")
+    path.chmod(0o755)
+    return path
+
+
+def test_the_browser_is_found_by_any_of_its_names_on_path_or_in_snap_bin(tmp_path: Path) -> None:
+    """A Chrome on PATH is found; a chromium snap (in /snap/bin, not on PATH) comes before it, and is the one
+    whose pages must lie where a snap can read them."""
+    chrome = fake_browser(tmp_path / "bin", "google-chrome")
+    assert find_browser(path=str(tmp_path / "bin"), snap_bin=tmp_path / "snap" / "bin") == chrome
+    assert snap_dir(chrome, snap_bin=tmp_path / "snap" / "bin") is None
+    snap = fake_browser(tmp_path / "snap" / "bin", "chromium")
+    assert find_browser(path=str(tmp_path / "bin"), snap_bin=tmp_path / "snap" / "bin") == snap
+    assert snap_dir(snap, snap_bin=tmp_path / "snap" / "bin") == Path.home() / "snap" / "chromium" / "common"
+
+
+def test_no_browser_is_named_with_where_it_was_looked_for_and_the_set_up(tmp_path: Path) -> None:
+    (tmp_path / "bin").mkdir()
+    (tmp_path / "bin" / "chromium").write_text("not executable")
+    with pytest.raises(BrowserError) as failed:
+        find_browser(path=str(tmp_path / "bin"), snap_bin=tmp_path / "snap")
+    said = str(failed.value)
+    assert all(name in said for name in NAMES) and str(tmp_path / "bin") in said and str(tmp_path / "snap") in said
+    assert "tools/setup.sh test-packages" in said

@@ -37,12 +37,19 @@ gcc libc6-dev libboost-context-dev
 grub-common grub-pc-bin grub-efi-ia32-bin grub-efi-amd64-bin xorriso mtools
 qemu-system-x86 ovmf bochs bochsbios vgabios bochs-term util-linux
 python3 python3-venv lava-common"
-# Tests only: headless Chromium loads the HTML pages the host tool writes
-# (tests/browser.py drives it over its DevTools pipe: no driver, no Python
-# package); ~290 MB installed, 81 MB to download. DejaVu is the font it lays
-# text out in, named here rather than left to one of the alternatives that
+# Tests only: a headless Chromium (or Chrome) loads the HTML pages the host tool writes
+# (tests/browser.py drives it over its DevTools pipe: no driver, no Python package; it finds
+# one by its names on PATH or in /snap/bin). Debian's chromium package is ~290 MB installed,
+# 81 MB to download. Ubuntu has no such package (its chromium-browser only installs the snap):
+# there the chromium snap, through snapd (browser_for_tests, below). DejaVu is the font the
+# pages are laid out in, named here rather than left to one of the alternatives that
 # fontconfig's package accepts.
-TEST_PACKAGES="chromium fonts-dejavu-core"
+OS_ID=$( (. /etc/os-release && echo "${ID:-}") 2>/dev/null || true)
+if [ "$OS_ID" = ubuntu ]; then
+    TEST_PACKAGES="fonts-dejavu-core"
+else
+    TEST_PACKAGES="chromium fonts-dejavu-core"
+fi
 if [ "$PART" = test-packages ]; then
     PACKAGES="$PACKAGES $TEST_PACKAGES"
 fi
@@ -113,6 +120,25 @@ install_packages() {
     quiet as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $pkgs
 }
 
+# The tests' browser, as tests/browser.py finds it (its path, or where it looked, in $LOG); on Ubuntu
+# the chromium snap where there is none, or exactly what to install.
+have_browser() { python3 "$ROOT/tests/browser.py" >"$LOG" 2>&1; }
+browser_for_tests() {
+    have_browser && return 0
+    if [ "$OS_ID" = ubuntu ] && command -v snap >/dev/null 2>&1; then
+        say "installing Chromium for the tests: snap install chromium"
+        quiet as_root snap install chromium
+        have_browser || die "$(cat "$LOG")"
+    elif [ "$OS_ID" = ubuntu ]; then
+        die "$(cat "$LOG")
+       Ubuntu's Chromium is a snap and this machine has no snapd: install snapd (apt-get install snapd,
+       which needs systemd running) and then the browser (snap install chromium), or Google Chrome
+       (its google-chrome-stable package from https://www.google.com/chrome/)"
+    else
+        die "$(cat "$LOG")"
+    fi
+}
+
 if ! command -v dpkg >/dev/null 2>&1; then
     die "dpkg not found: this set-up step supports Debian and Ubuntu only; install by hand:
        $(echo $PACKAGES)"
@@ -127,7 +153,7 @@ if [ "$PART" != venv ]; then
     fi
     case "$PART" in
         packages) say "ok (Debian packages in place)"; exit 0 ;;
-        test-packages) say "ok (Debian packages and the tests' Chromium in place)"; exit 0 ;;
+        test-packages) browser_for_tests; say "ok (Debian packages in place; the tests' browser: $(cat "$LOG"))"; exit 0 ;;
     esac
 fi
 
