@@ -1,5 +1,5 @@
-"""Command line: cleanroom parse | run | capture | decode-photos | report | compare | lava-job | lava-device |
-lava-fetch | make-run."""
+"""Command line: cleanroom parse | run | ab | capture | decode-photos | report | compare | lava-job |
+lava-device | lava-fetch | make-run."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import argparse
 import os
 import sys
 import textwrap
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, NoReturn, Sequence, TextIO
 
@@ -98,6 +98,8 @@ def _paper_defaults() -> str:
 COMMANDS = {
     "parse": "check a serial log and write results.json/csv",
     "run": "boot the kernel in an emulator and capture its records",
+    "ab": "an A/B on one machine: two command lines or builds run in turn, boot by boot (process by "
+          "process), and compared pair by pair",
     "capture": "read records from a real serial port",
     "decode-photos": "read the results QR codes back from photos or screendumps",
     "report": "print a summary (machine, timing, the papers' answers); write report.txt, CSVs and plots",
@@ -138,7 +140,7 @@ def _add_parse(ps: argparse.ArgumentParser, root: Path) -> None:
                          "directory (default: each boot's set into boot-1/, boot-2/, ... there)")
 
 
-def _add_run(pr: argparse.ArgumentParser, root: Path) -> None:
+def _add_run(pr: argparse.ArgumentParser, root: Path, ab: bool = False) -> None:
     from .records import model
     never = ", ".join(e.name for e in emulators.EMULATORS if not e.refuses_long)
     pr.epilog = (_emulator_help() +
@@ -166,7 +168,8 @@ def _add_run(pr: argparse.ArgumentParser, root: Path) -> None:
     pr.add_argument("--emulator", choices=emulators.names(), default=emulators.DEFAULT_EMULATOR,
                     help=f"default: {emulators.DEFAULT_EMULATOR}")
     pr.add_argument("--cmdline", help='kernel command line, e.g. "suite=selftest"')
-    pr.add_argument("--out", type=Path, help="results directory")
+    pr.add_argument("--out", type=Path, help="results directory" + (
+        ": a/ and b/, each side's set, and compare/ (default results/<UTC time>-ab-<emulator>/)" if ab else ""))
     pr.add_argument("--silence", type=seconds, metavar="S",
                     help=f"seconds without a record before the run counts as hung (default "
                          f"{runner.DEFAULT_SILENCE_S:g}, raised for long cases)")
@@ -191,15 +194,19 @@ def _add_run(pr: argparse.ArgumentParser, root: Path) -> None:
     pr.add_argument("--oversubscribe", action="store_true",
                     help="hosted: --cpus N may exceed this machine's CPUs: N workers share them (oversubscribe=1), "
                          "to check multi-CPU logic at scale on a small machine; such a run gives no timing answers")
-    pr.add_argument("--boots", type=positive, metavar="N",
-                    help="the run as N boots (hosted: N processes) of the command line, each told replicas=N "
+    pr.add_argument("--boots", type=positive, metavar="N", help=(
+                    "each side's boots (hosted: processes), run in turn A B B A A B ... so that A's k-th and "
+                    "B's k-th pair up; each takes its command line's own rounds (runs=), as one run of it "
+                    "would, so an A/B takes 2 N runs' time. Default: 1 where the TSC counts instructions (every "
+                    f"boot is the same), else {emulators.DEFAULT_PAIRS}") if ab else (
+                    "the run as N boots (hosted: N processes) of the command line, each told replicas=N "
                          "(runs= and runs=auto's budget are shared out among them), merged into one set whose "
                          "intervals are built over the boots: two processes or boots differ by more than the "
-                         "rounds inside one; with replicas=M in the command line, N of M boots (join the logs of the rest: "
-                         "an interleaved A/B, docs/REPORT.md). Default: the command line's replicas=; else 1 where the TSC counts "
+                         "rounds inside one; with replicas=M in the command line, N of M boots (join the logs of the rest). "
+                         "For an A/B on one machine, `cleanroom ab` runs two sides in turn. Default: the command line's replicas=; else 1 where the TSC counts "
                          "instructions (qemu-icount, qemu-model, bochs: every boot is the same); else "
                          f"$CLEANROOM_BOOTS, else {emulators.DEFAULT_BOOTS}; 1 for --oversubscribe, --screendump, "
-                         "--qr-pages and an ISO's own menu entry")
+                         "--qr-pages and an ISO's own menu entry"))
     pr.add_argument("--memory", type=int, metavar="MB",
                     help=f"guest memory in MiB (default {emulators.DEFAULT_MEMORY_MB})")
     pr.add_argument("--qemu-arg", action="append", default=[], metavar="ARG",
@@ -224,6 +231,24 @@ def _add_run(pr: argparse.ArgumentParser, root: Path) -> None:
     pr.add_argument("--emulator-binary", metavar="PATH",
                     help="program to run instead of the emulator (e.g. a wrapper or a test fake)")
     pr.add_argument("--quiet", action="store_true", help="no progress output")
+
+
+def _add_ab(pa: argparse.ArgumentParser, root: Path) -> None:
+    _add_run(pa, root, ab=True)
+    pa.epilog = ("Two runs made one after the other also differ by what the machine did over their seconds (a\n"
+                 "guest's vCPU sharing its core, a frequency): on a VM that alone can read as 10-50 %. Run in\n"
+                 "turn, both sides of a pair see the same state, and compare takes B/A pair by pair (the\n"
+                 "Wilcoxon signed-rank interval of the pairs' ratios): on the 2-vCPU guest of docs/REPORT.md a\n"
+                 "planted 10-20 % slowdown was found in every A/B of 20 pairs, where two separate runs of five\n"
+                 "processes found it in half. B's options default to A's: an A/A shows the noise.\n\n"
+                 "    cleanroom ab --emulator hosted --cmdline bench=ctxsw --b-hosted ../other/build/hosted/cleanroom-hosted\n"
+                 "    cleanroom ab --emulator qemu --cmdline bench=locks --b-cmdline 'bench=locks paging=on'\n\n"
+                 "compare out/a out/b pairs them again (their results.json say they ran in turn).\n\n"
+                 + results.EXIT_HELP)
+    pa.add_argument("--b-cmdline", metavar="CMDLINE", help="B's command line (default: A's, --cmdline)")
+    pa.add_argument("--b-kernel", type=Path, metavar="ELF", help="B's kernel ELF (default: A's, --kernel)")
+    pa.add_argument("--b-iso", type=Path, metavar="ISO", help="B's ISO (default: A's, --iso)")
+    pa.add_argument("--b-hosted", type=Path, metavar="PATH", help="B's hosted build (default: A's, --hosted)")
 
 
 def _add_capture(pc: argparse.ArgumentParser, root: Path) -> None:
@@ -312,6 +337,10 @@ def _add_compare(pm: argparse.ArgumentParser, root: Path) -> None:
                          "(report.html's layout, html.py)")
     pm.add_argument("--out", type=Path, help="directory for compare.csv (default: the last set's results "
                                              "directory, B's for two)")
+    pm.add_argument("--paired", action="store_true",
+                    help="two sets whose k-th processes (boots) ran next to each other (run in turn, e.g. by "
+                         "joining logs): B/A pair by pair, Wilcoxon signed-rank; sets `cleanroom ab` wrote pair "
+                         "without it")
     pm.add_argument("--plots", action="store_true",
                     help="also draw the figures (matplotlib), beside compare.csv: each working-set quantity "
                          "against size with a line per set, the other tables as bars; a panel per unit")
@@ -412,7 +441,7 @@ def _add_make_run(pk: argparse.ArgumentParser, root: Path) -> None:
 
 
 ADDERS: dict[str, Callable[[argparse.ArgumentParser, Path], None]] = {
-    "parse": _add_parse, "run": _add_run, "capture": _add_capture, "decode-photos": _add_decode_photos,
+    "parse": _add_parse, "run": _add_run, "ab": _add_ab, "capture": _add_capture, "decode-photos": _add_decode_photos,
     "report": _add_report, "compare": _add_compare, "lava-job": _add_lava_job, "lava-device": _add_lava_device,
     "lava-fetch": _add_lava_fetch, "make-run": _add_make_run}
 
@@ -470,6 +499,30 @@ def _load_sets(paths: list[Path], err: TextIO) -> list[results.ResultSet] | None
     return sets
 
 
+def _pair_in_turn(sets: list[results.ResultSet], asked: bool, err: TextIO) -> bool:
+    """Two sets run in turn (both results.json name one token; or --paired) are told so (replicas.TURNS);
+    False after saying why --paired cannot pair them."""
+    from .records import replicas
+    tokens = {replicas.turns_token(rs.doc) for rs in sets}
+    token = tokens.pop() if len(sets) == 2 and len(tokens) == 1 else None
+    if not asked and token is None:
+        return True
+    counts = [replicas.count(rs.records) for rs in sets]
+    why = ("it pairs two sets" if len(sets) != 2 else
+           "each set needs two processes (boots) or more" if min(n for n, _ in counts) < 2 else
+           f"A has {counts[0][0]} {'processes' if counts[0][1] == replicas.LEVEL_PROCESS else 'boots'}, "
+           f"B {counts[1][0]}: the k-th of each pair up"
+           if counts[0][0] != counts[1][0] else None)
+    if why is not None:
+        if asked:
+            err.write(f"cleanroom compare: --paired: {why}; `cleanroom ab` runs two sides in turn\n")
+            return False
+        return True
+    for rs in sets:
+        replicas.stamp_turns(rs.records, token or "paired")
+    return True
+
+
 def _write_compare(sets: list[results.ResultSet], sides: list[comparesets.Side], ref: int | None,
                    matches: list[compare.Match], derived: list[compare.DerivedMatch], out_dir: Path) -> list[Path]:
     """compare.csv and compare-derived.csv (when there are derived values): two sets' layout when ref is
@@ -491,7 +544,7 @@ def cmd_compare(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         err.write(f"cleanroom compare: --ref {args.ref!r}: no such set; the sets are {', '.join(ids)}\n")
         return results.EXIT_SETUP
     sets = _load_sets(paths, err)
-    if sets is None:
+    if sets is None or not _pair_in_turn(sets, args.paired, err):
         return results.EXIT_SETUP
     out_dir = args.out if args.out is not None else _results_dir(paths[-1])
     loaded = sets  # each set as its own report reads it (the page's columns)
@@ -606,8 +659,9 @@ def _not_started(message: str, out_dir: Path, is_new: bool, err: TextIO) -> int:
 
 
 def _check_duration(args: argparse.Namespace, emu: emulators.Emulator, memory: int,
-                    err: TextIO) -> tuple[bool, float]:
-    """Print the duration estimate; (may start, silence limit for the run)."""
+                    err: TextIO, times: int = 1) -> tuple[bool, float]:
+    """Print the duration estimate (of `times` runs of the command line: an A/B's boots); (may start,
+    silence limit for the run)."""
     silence = args.silence if args.silence is not None else runner.DEFAULT_SILENCE_S
     # the multi-CPU benchmarks' k sweeps: the CPUs a hosted run gets (none counted for workers that share
     # CPUs, whose time is the scheduler's)
@@ -622,6 +676,9 @@ def _check_duration(args: argparse.Namespace, emu: emulators.Emulator, memory: i
         err.write(f"cleanroom run: not started: no duration estimate: {exc}\n")
         return False, silence
     est = estimate.estimate(p, args.emulator, memory)
+    if est is not None and times > 1:
+        est = replace(est, seconds=est.seconds * times,
+                      seconds_min=est.seconds_min * times if est.seconds_min is not None else None)
     if est is not None:
         long = est.seconds > estimate.LIMIT_S and emu.refuses_long
         if long or (est.seconds >= 30 and not args.quiet):
@@ -667,22 +724,31 @@ def _boots(args: argparse.Namespace, emu: emulators.Emulator) -> int:
     return emulators.DEFAULT_BOOTS
 
 
-def cmd_run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    emu = emulators.get(args.emulator)  # argparse took it from the table's names
+def _run_spec(args: argparse.Namespace, emu: emulators.Emulator, err: TextIO,
+              command: str = "run") -> emulators.RunSpec | None:
+    """What run's (and ab's) options ask for; None after saying what does not apply."""
     if emu.hosted and args.memory is not None:
-        err.write(f"cleanroom run: --memory does not apply to {emu.name}\n")
-        return results.EXIT_SETUP
+        err.write(f"cleanroom {command}: --memory does not apply to {emu.name}\n")
+        return None
     if args.cpus is not None and not emu.smp:
-        err.write(f"cleanroom run: --cpus does not apply to {emu.name} (it applies to: "
+        err.write(f"cleanroom {command}: --cpus does not apply to {emu.name} (it applies to: "
                   f"{', '.join(e.name for e in emulators.EMULATORS if e.smp)})\n")
-        return results.EXIT_SETUP
+        return None
     memory = args.memory if args.memory is not None else emulators.DEFAULT_MEMORY_MB
-    spec = emulators.RunSpec(
+    return emulators.RunSpec(
         emulator=args.emulator, kernel=args.kernel, iso=args.iso, cmdline=args.cmdline,
         cpu=args.cpu, memory=memory, qemu_args=list(args.qemu_arg), binary=args.emulator_binary,
         hosted=args.hosted, host_cpu=args.host_cpu, cpus=args.cpus, oversubscribe=args.oversubscribe,
         serial=args.serial,
         screendump=args.screendump, model=args.model, plugin=args.plugin, qr_pages=args.qr_pages)
+
+
+def cmd_run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    emu = emulators.get(args.emulator)  # argparse took it from the table's names
+    spec = _run_spec(args, emu, err)
+    if spec is None:
+        return results.EXIT_SETUP
+    memory = spec.memory
     try:
         boots = _boots(args, emu)
     except ValueError as exc:
@@ -707,6 +773,47 @@ def cmd_run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     status = results.boots_exit_status(outcome.boots, outcome.cut_short)
     # the model's samples not matching the results is damage, like a missing record
     return results.EXIT_DAMAGED if status == results.EXIT_OK and not outcome.model_ok else status
+
+
+def cmd_ab(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    import uuid
+    emu = emulators.get(args.emulator)
+    alone = [f"--{name.replace('_', '-')}" for name in ("screendump", "qr_pages", "oversubscribe") if getattr(args, name)]
+    if alone:
+        err.write(f"cleanroom ab: {', '.join(alone)} applies to a run of its own (cleanroom run), not to an A/B\n")
+        return results.EXIT_SETUP
+    spec = _run_spec(args, emu, err, "ab")
+    if spec is None:
+        return results.EXIT_SETUP
+    b_spec = replace(spec, cmdline=args.b_cmdline if args.b_cmdline is not None else spec.cmdline,
+                     kernel=args.b_kernel or spec.kernel, iso=args.b_iso or spec.iso, hosted=args.b_hosted or spec.hosted)
+    pairs = args.boots or (1 if emu.tsc.exact else emulators.DEFAULT_PAIRS)
+    memory = HOSTED_MEMORY_MB if emu.hosted else spec.memory
+    silences = []
+    for cmdline in dict.fromkeys((spec.cmdline, b_spec.cmdline)):
+        may_start, silence = _check_duration(argparse.Namespace(**{**vars(args), "cmdline": cmdline}), emu, memory,
+                                             err, times=pairs * (2 if spec.cmdline == b_spec.cmdline else 1))
+        if not may_start:
+            return results.EXIT_SETUP
+        silences.append(silence)
+    limits = runner.Limits(silence=max(silences), timeout=args.timeout)
+    out_dir, is_new = _out_dir(args, f"ab-{args.emulator}")
+    sides = (out_dir / "a", out_dir / "b")
+    progress = Progress.for_stream(err, args.quiet)
+    try:
+        outcomes = runner.run_in_turn((spec, b_spec), sides, limits, progress, pairs, uuid.uuid4().hex)
+    except emulators.SetupError as exc:
+        return _not_started(f"cleanroom ab: {exc}", out_dir, is_new, err)
+    status = results.EXIT_OK
+    for letter, outcome in zip(runner.TURN_SIDES, outcomes):
+        out.write(f"{letter}: ")
+        runner.print_outcome(outcome, out, err)
+        status = max(status, results.boots_exit_status(outcome.boots, outcome.cut_short))
+    if status != results.EXIT_OK:
+        return status
+    out.write("\n")
+    return cmd_compare(argparse.Namespace(a=sides[0], b=sides[1], more=[], ref=None, html=None, plots=False,
+                                          out=out_dir / "compare", paired=True), out, err)
 
 
 def cmd_capture(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
@@ -900,7 +1007,7 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None, err: Text
     err = err or sys.stderr
     words = list(sys.argv[1:] if argv is None else argv)
     args = build_parser(words[0] if words and words[0] in COMMANDS else None).parse_args(words)
-    handler = {"parse": cmd_parse, "run": cmd_run, "capture": cmd_capture, "report": cmd_report,
+    handler = {"parse": cmd_parse, "run": cmd_run, "ab": cmd_ab, "capture": cmd_capture, "report": cmd_report,
                "compare": cmd_compare, "decode-photos": cmd_decode_photos, "lava-job": cmd_lava_job,
                "lava-device": cmd_lava_device, "lava-fetch": cmd_lava_fetch, "make-run": cmd_make_run}[args.command]
     try:

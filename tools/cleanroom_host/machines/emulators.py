@@ -306,6 +306,10 @@ REPLICAS_KEY = "replicas"  # lib/config.c's key: this boot is one of N the host 
 # the median's interval over them covers 93.8 %, and compare's Mann-Whitney over 5 and 5 96.8 %; the
 # hosted quick suite's budget (lib/defaults.h) is shared among them
 DEFAULT_BOOTS = 5
+# `cleanroom ab`'s pairs (each side's boots, run in turn) where the clock is real: on the 2-vCPU Intel guest
+# of 2026-11-29 a planted 7-30 % slowdown of ctxsw's round robin was resolved in 10 of 10 A/Bs at 20 pairs,
+# an A/A in 2 of 50 cases (docs/REPORT.md, Replicas); the signed-rank interval over 20 covers 95.2 %
+DEFAULT_PAIRS = 20
 
 
 def cmdline_replicas(cmdline: str | None) -> int | None:

@@ -665,20 +665,69 @@ def run_emulator(spec: emulators.RunSpec, out_dir: Path, limits: Limits,
         spec = replace(spec, cmdline=emulators.with_replicas(spec.cmdline, boots))
     captures: list[Captured] = []
     for k in range(1, boots + 1):
-        with tempfile.TemporaryDirectory(prefix="cleanroom-") as tmp:
-            launch = emulators.prepare(spec, Path(tmp))
-            if k == 1:
-                out_dir.mkdir(parents=True, exist_ok=True)
-                for name in launch.keep:  # bochsrc, grub.cfg: how this run was made
-                    shutil.copyfile(name, out_dir / name.name)
-                if on_start is not None:
-                    on_start(out_dir)
-            if boots > 1:
-                progress.message(f"{replica_word(emu)} {k} of {boots}")
-            captures.append(_capture(spec, emu, launch, tmp, out_dir, limits, progress, append=k > 1))
+        label = f"{replica_word(emu)} {k} of {boots}" if boots > 1 else None
+        captures.append(_boot(spec, emu, out_dir, k, label, limits, progress, on_start))
         if k < boots and not _replicate_further(captures[-1], out_dir):
             break
     return _outcome(spec, emu, captures, out_dir, limits, boots)
+
+
+TURN_SIDES = "AB"  # run_in_turn's two sides
+
+
+# run_in_turn's order of the two sides in pair k (1-based): A B, then B A, and so on, so that a drift over
+# the run lands on both sides alike
+def turn_order(k: int) -> tuple[int, int]:
+    return (0, 1) if k % 2 else (1, 0)
+
+
+def run_in_turn(specs: tuple[emulators.RunSpec, emulators.RunSpec], out_dirs: tuple[Path, Path], limits: Limits,
+                progress: Progress, boots: int, token: str) -> tuple[Outcome, Outcome]:
+    """An A/B run in turn (`cleanroom ab`): two command lines (or builds) booted `boots` times each,
+    A B B A A B ... (turn_order), each boot appended to its side's serial.log, so that A's k-th boot and
+    B's k-th ran next to each other and pair up (stats/interval.py, `replica pairs`). A boot is not told
+    replicas=: each takes its command line's own rounds, as one run of it would (the rounds inside a
+    process are cheap beside its start, and each one narrows its pair). Each side's results.json says
+    it ran in turn (`run.turns`: token, side, the other side's directory, the order). Stops both at the
+    first boot that does not end `done ok` with results."""
+    emu = emulators.get(specs[0].emulator)
+    captures: tuple[list[Captured], list[Captured]] = ([], [])
+    going = True
+    for k in range(1, boots + 1):
+        for side in turn_order(k):
+            label = f"{replica_word(emu)} {k} of {boots}, {TURN_SIDES[side]}"
+            captures[side].append(_boot(specs[side], emu, out_dirs[side], k, label, limits, progress))
+            if not _replicate_further(captures[side][-1], out_dirs[side]):
+                going = False
+                break
+        if not going:
+            break
+    order = "".join(TURN_SIDES[side] for k in range(1, boots + 1) for side in turn_order(k))
+    outcomes = []
+    for side in (0, 1):
+        turns = {"token": token, "side": TURN_SIDES[side], "with": str(out_dirs[1 - side]), "order": order}
+        outcomes.append(_outcome(specs[side], emu, captures[side], out_dirs[side], limits, boots, {"turns": turns})
+                        if captures[side] else None)
+    if outcomes[1] is None:  # A's first boot already failed: B never started
+        raise emulators.SetupError(f"A's first {replica_word(emu)} did not end done ok with results; "
+                                   f"B was not run (see {out_dirs[0]})")
+    return outcomes[0], outcomes[1]  # type: ignore[return-value]
+
+
+def _boot(spec: emulators.RunSpec, emu: emulators.Emulator, out_dir: Path, k: int, label: str | None,
+          limits: Limits, progress: Progress, on_start: Callable[[Path], None] | None = None) -> "Captured":
+    """The k-th boot (1-based) of a run into out_dir's serial.log (the first writes it, the rest append)."""
+    with tempfile.TemporaryDirectory(prefix="cleanroom-") as tmp:
+        launch = emulators.prepare(spec, Path(tmp))
+        if k == 1:
+            out_dir.mkdir(parents=True, exist_ok=True)
+            for name in launch.keep:  # bochsrc, grub.cfg: how this run was made
+                shutil.copyfile(name, out_dir / name.name)
+            if on_start is not None:
+                on_start(out_dir)
+        if label is not None:
+            progress.message(label)
+        return _capture(spec, emu, launch, tmp, out_dir, limits, progress, append=k > 1)
 
 
 def replica_word(emu: emulators.Emulator) -> str:
@@ -761,7 +810,7 @@ def _capture(spec: emulators.RunSpec, emu: emulators.Emulator, launch: emulators
 
 
 def _outcome(spec: emulators.RunSpec, emu: emulators.Emulator, captures: list[Captured], out_dir: Path,
-             limits: Limits, asked: int = 1) -> Outcome:
+             limits: Limits, asked: int = 1, extra: dict[str, Any] | None = None) -> Outcome:
     """The captured log parsed, the run's record (results.json's `run`) and what to tell the user."""
     c = captures[-1]
     boots = parse_sets((out_dir / SERIAL_LOG).read_bytes())
@@ -783,6 +832,7 @@ def _outcome(spec: emulators.RunSpec, emu: emulators.Emulator, captures: list[Ca
                            "wall_seconds": [round(x.wall, 3) for x in captures]}
         if len(captures) > 1:
             run["bench_seconds"] = _summed([x.session.bench_seconds() for x in captures])
+    run.update(extra or {})
     if spec.screendump is not None:
         run["screendump"] = c.screen.screendump
     if spec.qr_pages is not None:

@@ -36,7 +36,10 @@ KEPT_TYPES = ("error", "fault", "skip", "test")
 # What a result record's replica entries hold.
 REPLICA_STATS = ("n", "min", "med", "max", "mean")
 # The result record's fields this module writes (results.csv leaves them out: lists, or host-made).
-FIELDS = ("replicas", "replica", "level", "clock")
+FIELDS = ("replicas", "replica", "level", "clock", "turns")
+# `turns`, on every result of two sets run in turn (`cleanroom ab`, or compare --paired): one token for
+# both, so that their values pair replica by replica (stats/interval.py, `replica pairs`)
+TURNS = "turns"
 # `clock`, on every result of a set: whether a TSC tick is an instruction (the run repeats to the tick)
 # or time.
 CLOCK_EXACT, CLOCK_REAL = "exact", "real"
@@ -197,6 +200,21 @@ def stamp_clock(records: list[Record]) -> list[Record]:
         if isinstance(r, dict) and r.get("t") == "result":
             r["clock"] = clock
     return records
+
+
+def turns_token(doc: dict[str, Any]) -> str | None:
+    """The token a results.json's run shares with the other side of an A/B run in turn (`run.turns`)."""
+    run = doc.get("run")
+    turns = run.get("turns") if isinstance(run, dict) else None
+    token = turns.get("token") if isinstance(turns, dict) else None
+    return token if isinstance(token, str) else None
+
+
+def stamp_turns(records: list[Record], token: str) -> None:
+    """Every result record told the token of the sets run in turn it belongs to, in place."""
+    for r in records:
+        if isinstance(r, dict) and r.get("t") == "result":
+            r[TURNS] = token
 
 
 def parse_sets(data: bytes) -> list[ParseResult]:

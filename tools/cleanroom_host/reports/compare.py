@@ -23,7 +23,7 @@ from ..records.kinds import Units
 from ..records.protocol import Record
 from ..records.results import ResultSet
 from ..records.text import WIDTH, exact, fit, format_params, table
-from ..stats.interval import EXACT, NO_SPREAD, NOISE, ONE_RUN, REPLICA_SHIFT, UNRESOLVED, Interval, cell, coverage_range, short, verdict
+from ..stats.interval import EXACT, NO_SPREAD, NOISE, ONE_RUN, REPLICA_PAIRS, REPLICA_SHIFT, UNRESOLVED, Interval, cell, coverage_range, short, verdict
 from ..machines.machine import Machine
 from . import clocks
 from .cells import ratio_digits
@@ -376,11 +376,14 @@ def render_derived(pairs: list[DerivedPair]) -> list[str]:
         return []
     differ = sum(p.verdict == "differs" for p in both)
     cov = coverage_range(p.change for p in both)
+    in_turn = any(p.change.method == REPLICA_PAIRS for p in both)
+    how = ("Wilcoxon signed-rank of the pairs of processes (boots) run in turn" if in_turn else
+           "Hodges-Lehmann / Mann-Whitney of the two runs' per-round values (min..max arithmetic without them)")
+    paired = "paired: run in turn" if in_turn else "unpaired: two runs never pair"
     out = [f"derived quantities: {len(both)} in both ({differ} differ beyond their intervals: B - A's interval"
-           f"{f' ({cov}, unpaired: two runs never pair)' if cov else ''} excludes 0 and resolves the change), "
+           f"{f' ({cov}, {paired})' if cov else ''} excludes 0 and resolves the change), "
            f"{sum(p.b is None for p in pairs)} only in A, {sum(p.a is None for p in pairs)} only in B; "
-           "value (lo..hi): each run's interval (A's and B's left out when within 2 %), B - A: Hodges-Lehmann / "
-           "Mann-Whitney of the two runs' per-round values (min..max arithmetic without them)"]
+           f"value (lo..hi): each run's interval (A's and B's left out when within 2 %), B - A: {how}"]
     if any(not p.same_unit for p in both):
         out.append("  the runs count in different units (TSC ticks, host time, instructions): values in those units "
                    f"get no B - A ({UNITS_DIFFER}); percentages and ratios compare")
@@ -412,10 +415,14 @@ def key_lines(sets: list[ResultSet], ids: str | list[str], t: clocks.Timing | No
 
 
 def ratio_source(bands: list[Interval]) -> str:
-    """What compare's ratios are built over: the replicas' values where both sets have them."""
+    """What compare's ratios are built over: the replicas' values where both sets have them, pair by pair
+    where the two ran in turn."""
+    if any(v.method == REPLICA_PAIRS for v in bands):
+        return ("the pairs of processes (boots) run in turn, each pair's ratio (Hodges-Lehmann on logs, "
+                "Wilcoxon signed-rank)")
     if any(v.method == REPLICA_SHIFT for v in bands):
-        return "the two runs' processes' (boots') medians"
-    return "the two runs' samples"
+        return "the two runs' processes' (boots') medians (Hodges-Lehmann on logs)"
+    return "the two runs' samples (Hodges-Lehmann on logs)"
 
 
 def one_run_lines(sets: list[ResultSet], ids: list[str]) -> list[str]:
@@ -438,8 +445,7 @@ def render(a: ResultSet, b: ResultSet, pairs: list[Pair], derived: list[DerivedP
     out = key_lines([a, b], LETTERS, t)
     out += [f"{len(both)} cases in both, {sum(p.where == 'a' for p in pairs)} only in A, "
             f"{sum(p.where == 'b' for p in pairs)} only in B; B/A: the ratio of "
-            f"{ratio_source([p.band for p in both])} (Hodges-Lehmann "
-            f"on logs) with its interval{f' ({cov})' if cov else ''}, ~1: the runs do not differ beyond it", LEGEND]
+            f"{ratio_source([p.band for p in both])} with its interval{f' ({cov})' if cov else ''}, ~1: the runs do not differ beyond it", LEGEND]
     out += one_run_lines([a, b], list(LETTERS[:2]))
     if any(not p.same_unit(units) for p in both):
         out.append(f"  the runs count in different units: the cases timed by the TSC get no B/A ({UNITS_DIFFER})")

@@ -358,7 +358,7 @@ def render(sides: list[Side], matches: list[Match], derived: list[DerivedMatch],
     out += [f"{len(matches)} cases: {sum(c == len(sides) for c in counted)} in every set, "
             f"{sum(1 < c < len(sides) for c in counted)} in some, {sum(c == 1 for c in counted)} in one; "
             f"each set's median (lo..hi): its interval{f' ({med_cov})' if med_cov else ''}; X/{r}: the ratio of "
-            f"{ratio_source(ratios)} (Hodges-Lehmann on logs) with its interval{f' ({cov})' if cov else ''}, "
+            f"{ratio_source(ratios)} with its interval{f' ({cov})' if cov else ''}, "
             f"~1: they do not differ beyond it; {ABSENT}: the set lacks the case", LEGEND]
     out += one_run_lines([s.rs for s in sides], [s.id for s in sides])
     if any(not m.units_agree(i, ref, units) for m in matches for i in range(len(sides))

@@ -22,6 +22,11 @@ of that replica's per-round values), and the interval is built over those replic
 and `paired` methods become order statistics of the replicas' values (`replicas`), `shift` the
 Hodges-Lehmann / Mann-Whitney interval of the two sets' replica values (`replica shift`). The spread of
 the rounds inside each replica is kept as `within` (the median, over replicas, of their rounds' range).
+Two sets run in turn (`cleanroom ab`: A's k-th process or boot beside B's k-th, in the order A B B A ...;
+every result stamped with the same `turns`, records/replicas.py) pair replica by replica: B/A and B - A
+are the one-sample Hodges-Lehmann estimate and Wilcoxon signed-rank interval of the pairs' ratios (on
+logs) or differences (`replica pairs`), so that what the machine does over the seconds of the run lands
+on both sides of a pair alike instead of reading as a difference.
 A value from one replica on a real clock (`reps` 1, `exact_clock` False) has not seen the variation
 between runs: within its own set it keeps its rounds' interval, but a band of zero width is not exact
 there (`one run`), and compared with another run (`across`) it is never a finding.
@@ -38,7 +43,7 @@ import math
 from dataclasses import dataclass, replace
 from typing import Any, Callable, Hashable, Iterable, Sequence
 
-from ..records.replicas import CLOCK_REAL, ONE_RUN_TEXT
+from ..records.replicas import CLOCK_REAL, ONE_RUN_TEXT, TURNS
 from ..records.text import number
 from . import ranks
 
@@ -58,12 +63,14 @@ FINDINGS = (EXACT, RESOLVED)
 # How an interval was obtained (module docstring).
 MEDIAN, PAIRED, SHIFT, ARITH = "median", "paired", "shift", "arith"
 REPLICAS, REPLICA_SHIFT = "replicas", "replica shift"  # the same over the replicas' values (module docstring)
+REPLICA_PAIRS = "replica pairs"  # two sets run in turn: pair by pair (module docstring)
 # exact coverage from ranks: noise alone excludes the null 1 - coverage of the time
-RANKED = (MEDIAN, PAIRED, SHIFT, REPLICAS, REPLICA_SHIFT)
+RANKED = (MEDIAN, PAIRED, SHIFT, REPLICAS, REPLICA_SHIFT, REPLICA_PAIRS)
 METHOD_TEXT = {MEDIAN: "order statistics of the runs", PAIRED: "paired by round (sign test)",
                SHIFT: "Hodges-Lehmann / Mann-Whitney", ARITH: "interval arithmetic of min..max",
                REPLICAS: "order statistics of the processes' or boots' values",
-               REPLICA_SHIFT: "Hodges-Lehmann / Mann-Whitney of the processes' or boots' values"}
+               REPLICA_SHIFT: "Hodges-Lehmann / Mann-Whitney of the processes' or boots' values",
+               REPLICA_PAIRS: "Wilcoxon signed-rank of the pairs of processes or boots run in turn"}
 
 
 
@@ -135,7 +142,9 @@ class Interval:
     they were measured in: two Intervals with the same `pair` combine round by round. `groups`: the
     replica each round came from, when the set merges several; `reps`: how many replicas the band was
     built over (0: not known, an old record); `within`: the rounds' spread inside a replica;
-    `exact_clock`: a zero width is exact (instruction counts); `across`: it compares two runs."""
+    `exact_clock`: a zero width is exact (instruction counts); `across`: it compares two runs; `turns`:
+    the sets run in turn it belongs to (records/replicas.py): two values of one `turns` pair replica by
+    replica."""
 
     mid: float
     lo: float
@@ -149,6 +158,7 @@ class Interval:
     within: float = NAN
     exact_clock: bool = True
     across: bool = False
+    turns: Hashable | None = None
 
     @classmethod
     def of(cls, rec: dict[str, Any], pair: Hashable | None = None) -> "Interval":
@@ -161,14 +171,18 @@ class Interval:
         samples = _samples(rec)
         groups = _groups(rec, len(samples)) if samples is not None else None
         if samples is not None and groups is not None and len(set(groups)) >= 2:
-            return cls.of_rounds(samples, pair, MEDIAN, groups, **clock)
+            return replace(cls.of_rounds(samples, pair, MEDIAN, groups, **clock), turns=rec.get(TURNS))
         replicas = rec.get("replicas")
         if isinstance(replicas, list) and len(replicas) >= 2:  # merged, without samples: each replica's median
             meds = [_num(x.get("med")) if isinstance(x, dict) else NAN for x in replicas]
             spans = [_num(x.get("max")) - _num(x.get("min")) if isinstance(x, dict) else NAN for x in replicas]
             if not any(math.isnan(v) for v in meds):
                 r = ranks.median_interval(meds)
-                return cls(r.est, r.lo, r.hi, r.coverage, REPLICAS, reps=len(meds), within=ranks.median(spans), **clock)
+                # run in turn: each replica's median its one value, to pair with the other side's
+                turned = {"rounds": tuple(meds), "groups": tuple(range(1, len(meds) + 1)), "turns": rec.get(TURNS)} \
+                    if rec.get(TURNS) is not None else {}
+                return cls(r.est, r.lo, r.hi, r.coverage, REPLICAS, reps=len(meds), within=ranks.median(spans),
+                           **clock, **turned)
         reps = 1 if rec.get("clock") is not None else 0
         if isinstance(n, int) and not isinstance(n, bool) and n < 2:
             return cls(med, NAN, NAN, reps=reps, **clock)
@@ -266,6 +280,13 @@ class Interval:
                 and other.rounds is not None and len(self.rounds) == len(other.rounds) >= 2
                 and self.groups == other.groups)
 
+    def in_turn_with(self, other: "Interval") -> bool:
+        """Both from sets run in turn (one `turns`), not paired round by round, with as many replicas."""
+        if self.turns is None or self.turns != other.turns or self.paired_with(other):
+            return False
+        mine, theirs = self.levels(), other.levels()
+        return mine is not None and theirs is not None and len(mine.values) == len(theirs.values)
+
     def unpaired_with(self, other: "Interval") -> bool:
         """Both have samples, not from one set: the Hodges-Lehmann / Mann-Whitney methods apply."""
         return (self.rounds is not None and other.rounds is not None and len(self.rounds) >= 2
@@ -288,7 +309,22 @@ class Interval:
         joined = self._joined(other)
         out = Interval.of_rounds([f(a, b) for a, b in zip(self.rounds, other.rounds)], self.pair,
                                  groups=self.groups, reps=joined["reps"], exact_clock=joined["exact_clock"])
-        return replace(out, across=joined["across"])
+        return replace(out, across=joined["across"], turns=self.turns if self.turns == other.turns else None)
+
+    def _in_turn(self, other: "Interval", ratio: bool) -> "Interval | None":
+        """self - other (or self / other) of two sets run in turn: the Wilcoxon signed-rank interval of
+        the replica pairs' differences (ratios); None where a ratio has a value that is not positive."""
+        mine, theirs = self.levels(), other.levels()
+        assert mine is not None and theirs is not None
+        if ratio:
+            r = ranks.paired_ratio_interval(mine.values, theirs.values)
+        else:
+            r = ranks.paired_shift_interval([a - b for a, b in zip(mine.values, theirs.values)])
+        if r is None:
+            return None
+        joined = self._joined(other)
+        joined["reps"] = len(mine.values)
+        return Interval(r.est, r.lo, r.hi, r.coverage, REPLICA_PAIRS, **joined)
 
     def _unpaired(self, other: "Interval", ratio: bool) -> "Interval | None":
         """self - other (or self / other) of two series not measured round by round: Hodges-Lehmann /
@@ -311,6 +347,10 @@ class Interval:
     def __sub__(self, other: "Interval") -> "Interval":
         if self.paired_with(other):
             return self._each(other, lambda a, b: a - b)
+        if self.in_turn_with(other):
+            out = self._in_turn(other, ratio=False)
+            assert out is not None
+            return out
         if self.unpaired_with(other):
             out = self._unpaired(other, ratio=False)
             assert out is not None
@@ -350,6 +390,8 @@ class Interval:
             return Interval(mid, -INF, INF, bonferroni(self.coverage, den.coverage), ARITH, **self._joined(den))
         if self.paired_with(den) and den.rounds is not None and all(b != 0 for b in den.rounds):
             return self._each(den, lambda a, b: a / b)
+        if self.in_turn_with(den) and (out := self._in_turn(den, ratio=True)) is not None:
+            return out
         if self.unpaired_with(den):
             out = self._unpaired(den, ratio=True)
             if out is not None:

@@ -9,6 +9,12 @@
   true shift with probability 1 - 2 P(U < k), U the Mann-Whitney statistic under no difference;
   assumes the two distributions differ by a shift. Ratios: the same on logs (a scale change), i.e.
   the order statistics of the pairwise ratios.
+- The shift between two series measured in pairs (the k-th of each side run next to each other,
+  `cleanroom ab`): the one-sample Hodges-Lehmann estimate of the pairs' differences d (the median of
+  the n (n + 1) / 2 Walsh averages (d_i + d_j) / 2, i <= j) and the Wilcoxon signed-rank interval
+  [W(k), W(M+1-k)], which covers the true shift with probability 1 - 2 P(T < k), T the signed-rank
+  statistic under no difference; assumes the differences are symmetric about the shift (under no
+  difference they are: the two sides of a pair are exchangeable). Ratios: the same on logs.
 
 k is chosen for TARGET coverage where n allows it, else the best n allows (k = 1). A bootstrap would
 be too coarse at the few runs a measurement has (n <= 11).
@@ -123,6 +129,53 @@ def ratio_interval(x: Sequence[float], y: Sequence[float], target: float = TARGE
     if not x or not y or min(x) <= 0 or min(y) <= 0:
         return None
     return _pairwise_interval([a / b for a in x for b in y], len(x), len(y), target)
+
+
+@lru_cache(maxsize=None)
+def _signed_rank_counts(n: int) -> tuple[int, ...]:
+    """How many of the 2^n sign patterns of ranks 1..n give the signed-rank statistic T = t,
+    t = 0..n(n+1)/2: the coefficients of prod_{i=1..n} (1 + q^i)."""
+    poly = [1] + [0] * (n * (n + 1) // 2)
+    for i in range(1, n + 1):
+        for t in range(len(poly) - 1, i - 1, -1):
+            poly[t] += poly[t - i]
+    return tuple(poly)
+
+
+@lru_cache(maxsize=None)
+def signed_rank_coverage(n: int, k: int) -> float:
+    """P(W(k) <= shift <= W(M+1-k)) for n pairs' differences symmetric about the shift: 1 - 2 P(T < k)."""
+    if n < 1 or not 1 <= k <= (n * (n + 1) // 2 + 1) // 2:
+        return math.nan
+    return 1.0 - 2.0 * sum(_signed_rank_counts(n)[:k]) / 2 ** n
+
+
+@lru_cache(maxsize=None)
+def signed_rank_rank(n: int, target: float = TARGET) -> int:
+    k = 1
+    while k + 1 <= (n * (n + 1) // 2 + 1) // 2 and signed_rank_coverage(n, k + 1) >= target:
+        k += 1
+    return k
+
+
+def paired_shift_interval(d: Sequence[float], target: float = TARGET) -> RankInterval:
+    """The shift of which the pairs' differences d are samples: the one-sample Hodges-Lehmann estimate
+    and the Wilcoxon signed-rank interval (module docstring); NaN for fewer than two pairs."""
+    n = len(d)
+    if n < 2:
+        return RankInterval(math.nan, math.nan, math.nan, math.nan)
+    walsh = sorted((d[i] + d[j]) / 2.0 for i in range(n) for j in range(i, n))
+    k = signed_rank_rank(n, target)
+    return RankInterval(median(walsh), walsh[k - 1], walsh[len(walsh) - k], signed_rank_coverage(n, k))
+
+
+def paired_ratio_interval(x: Sequence[float], y: Sequence[float], target: float = TARGET) -> RankInterval | None:
+    """x / y of series measured in pairs (x[i] beside y[i]), all positive: the paired shift of the logs,
+    taken back. None when a value is not positive or the two differ in length."""
+    if len(x) != len(y) or not x or min(x) <= 0 or min(y) <= 0:
+        return None
+    r = paired_shift_interval([math.log(a / b) for a, b in zip(x, y)], target)
+    return RankInterval(math.exp(r.est), math.exp(r.lo), math.exp(r.hi), r.coverage)
 
 
 def runs_for(width: float, distance: float, n: int) -> int:
