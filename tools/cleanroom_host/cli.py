@@ -813,7 +813,7 @@ def cmd_ab(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         return status
     out.write("\n")
     return cmd_compare(argparse.Namespace(a=sides[0], b=sides[1], more=[], ref=None, html=None, plots=False,
-                                          out=out_dir / "compare", paired=True), out, err)
+                                          out=out_dir / "compare", paired=False), out, err)  # the token pairs them
 
 
 def cmd_capture(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
