@@ -307,8 +307,9 @@ REPLICAS_KEY = "replicas"  # lib/config.c's key: this boot is one of N the host 
 # hosted quick suite's budget (lib/defaults.h) is shared among them
 DEFAULT_BOOTS = 5
 # `cleanroom ab`'s pairs (each side's boots, run in turn) where the clock is real: on the 2-vCPU Intel guest
-# of 2026-11-29 a planted 7-30 % slowdown of ctxsw's round robin was resolved in 10 of 10 A/Bs at 20 pairs,
-# an A/A in 2 of 50 cases (docs/REPORT.md, Replicas); the signed-rank interval over 20 covers 95.2 %
+# of 2026-11-29 a planted 10-35 % slowdown of ctxsw's round robin (delay=2) was resolved in 9 of 10 A/Bs
+# (n=4) and 10 of 10 (n=8) at 20 pairs, and an A/A called 0 of 350 cases different (docs/REPORT.md,
+# Replicas); the signed-rank interval over 20 covers 95.2 %
 DEFAULT_PAIRS = 20
 
 
