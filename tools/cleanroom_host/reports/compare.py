@@ -477,8 +477,10 @@ def write_csv(pairs: list[Pair], path: Path, units: list[Units] | None = None) -
     for p in pairs:
         rec = p.a if p.a is not None else p.b
         divided = not units or p.same_unit(units)
-        ratio = p.ratio if divided else math.nan
         band = p.band if divided else Interval.none()
+        # B/A as the table shows it: its band's estimate (Hodges-Lehmann of the samples, of the processes'
+        # medians or of the pairs run in turn), which its band holds; med_b / med_a where it has none
+        ratio = (band.mid if band.ok else p.ratio) if divided else math.nan
         rows.append([p.key[0], p.key[1], format_params(rec.get("params") if rec else None)
                      + (f" #{p.key[3] + 1}" if p.key[3] else ""),
                      _unit(p, units or []),
