@@ -571,3 +571,18 @@ def test_report_recorded_qemu_run(fixtures_dir: Path, cleanroom_tool: Path, tmp_
     for r in results:
         assert f"{r['bench']}" in text
     assert text.splitlines()[-1].startswith("done: status ok")
+
+
+def test_a_reader_that_stops_reading_ends_nothing(fixtures_dir: Path, cleanroom_tool: Path, tmp_path: Path) -> None:
+    """`cleanroom compare A B | head`: the reader closes the pipe after a few lines; compare still writes its
+    CSVs and ends with its status, without a BrokenPipeError traceback (it ended so, status 1, before)."""
+    log = str(fixtures_dir / "qemu-icount-make-run.log")
+    proc = subprocess.Popen([str(cleanroom_tool), "compare", log, log, "--out", str(tmp_path)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert proc.stdout is not None and proc.stderr is not None
+    first = os.read(proc.stdout.fileno(), 100)  # more than a pipe holds follows: compare meets the closed pipe
+    proc.stdout.close()
+    err = proc.stderr.read().decode()
+    assert proc.wait(timeout=120) == 0 and first.startswith(b"compare: A = "), err
+    assert "BrokenPipe" not in err and "Traceback" not in err, err
+    assert (tmp_path / "compare.csv").is_file() and (tmp_path / "compare-derived.csv").is_file()

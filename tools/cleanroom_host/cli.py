@@ -1003,8 +1003,38 @@ def cmd_make_run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     return results.EXIT_OK
 
 
+class _Reader:
+    """stdout for a reader that may stop reading (`cleanroom compare A B | head`): once the pipe is closed
+    the rest of the output goes nowhere, and the command still finishes its work (its files) and says
+    its status, instead of ending in a BrokenPipeError traceback."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self.stream = stream
+
+    def write(self, text: str) -> int:
+        try:
+            return self.stream.write(text)
+        except BrokenPipeError:
+            self._gone()
+            return len(text)
+
+    def flush(self) -> None:
+        try:
+            self.stream.flush()
+        except BrokenPipeError:
+            self._gone()
+
+    def _gone(self) -> None:
+        """The reader left: write on into /dev/null, stdout's descriptor too (Python flushes it at exit)."""
+        self.stream = open(os.devnull, "w", encoding="utf-8")  # noqa: SIM115: for the process' life
+        os.dup2(self.stream.fileno(), sys.stdout.fileno())
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.stream, name)
+
+
 def main(argv: Sequence[str] | None = None, out: TextIO | None = None, err: TextIO | None = None) -> int:
-    out = out or sys.stdout
+    out = out or _Reader(sys.stdout)  # type: ignore[assignment]
     err = err or sys.stderr
     words = list(sys.argv[1:] if argv is None else argv)
     args = build_parser(words[0] if words and words[0] in COMMANDS else None).parse_args(words)
