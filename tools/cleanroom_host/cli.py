@@ -196,8 +196,8 @@ def _add_run(pr: argparse.ArgumentParser, root: Path, ab: bool = False) -> None:
                          "to check multi-CPU logic at scale on a small machine; such a run gives no timing answers")
     pr.add_argument("--boots", type=positive, metavar="N", help=(
                     "each side's boots (hosted: processes), run in turn A B B A A B ... so that A's k-th and "
-                    "B's k-th pair up; each takes its command line's own rounds (runs=), as one run of it "
-                    "would, so an A/B takes 2 N runs' time. Default: 1 where the TSC counts instructions (every "
+                    "B's k-th pair up; each takes the rounds its command line takes in one process alone (runs=, "
+                    "runs=auto's budget: not shared out), so an A/B takes 2 N such processes' time. Default: 1 where the TSC counts instructions (every "
                     f"boot is the same), else {emulators.DEFAULT_PAIRS}") if ab else (
                     "the run as N boots (hosted: N processes) of the command line, each told replicas=N "
                          "(runs= and runs=auto's budget are shared out among them), merged into one set whose "

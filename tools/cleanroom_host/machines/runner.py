@@ -686,8 +686,9 @@ def run_in_turn(specs: tuple[emulators.RunSpec, emulators.RunSpec], out_dirs: tu
     """An A/B run in turn (`cleanroom ab`): two command lines (or builds) booted `boots` times each,
     A B B A A B ... (turn_order), each boot appended to its side's serial.log, so that A's k-th boot and
     B's k-th ran next to each other and pair up (stats/interval.py, `replica pairs`). A boot is not told
-    replicas=: each takes its command line's own rounds, as one run of it would (the rounds inside a
-    process are cheap beside its start, and each one narrows its pair). Each side's results.json says
+    replicas=: each takes the rounds its command line takes in one process alone (runs=, runs=auto's
+    budget, not shared out: the rounds inside a process are cheap beside its start, and each one
+    narrows its pair). Each side's results.json says
     it ran in turn (`run.turns`: token, side, the other side's directory, the order). Stops both at the
     first boot that does not end `done ok` with results."""
     emu = emulators.get(specs[0].emulator)
