@@ -201,3 +201,13 @@ def test_compare_paired_needs_two_sets_of_as_many_processes(tmp_path: Path) -> N
     assert rc == 5 and "A has 3 processs, B 2" not in err and "A has 3 processes, B 2" in err, err
     rc, out, err = tool_main("compare", str(three), str(three), "--paired", "--out", str(tmp_path / "c"))
     assert rc == 0 and "pairs of processes (boots) run in turn" in " ".join(out.split()), err
+
+
+def test_an_ab_whose_first_boot_fails_keeps_it_and_runs_no_b(tmp_path: Path) -> None:
+    """A rejected command line: A's first process says why (its records stay in a/), B is never run, and
+    ab exits with the kernel's status, as run would."""
+    out = tmp_path / "ab"
+    rc, _stdout, stderr = tool_main("ab", "--emulator", "hosted", "--hosted", str(built(HOSTED, "hosted")),
+                                    "--cmdline", "bench=nope", "--out", str(out), "--quiet")
+    assert rc == 2 and "B was not run" in stderr, stderr
+    assert '"token":"bench=nope"' in (out / "a" / "serial.log").read_text() and not (out / "b").exists()

@@ -807,6 +807,10 @@ def cmd_ab(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         return _not_started(f"cleanroom ab: {exc}", out_dir, is_new, err)
     status = results.EXIT_OK
     for letter, outcome in zip(runner.TURN_SIDES, outcomes):
+        if outcome is None:  # what A's first boot measured stays in a/: it ended without results
+            err.write(f"cleanroom ab: B was not run: A's first {runner.replica_word(emu)} did not end done ok "
+                      f"with results (see {sides[0]})\n")
+            return status
         out.write(f"{letter}: ")
         runner.print_outcome(outcome, out, err)
         status = max(status, results.boots_exit_status(outcome.boots, outcome.cut_short))

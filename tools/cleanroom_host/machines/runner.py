@@ -682,37 +682,30 @@ def turn_order(k: int) -> tuple[int, int]:
 
 
 def run_in_turn(specs: tuple[emulators.RunSpec, emulators.RunSpec], out_dirs: tuple[Path, Path], limits: Limits,
-                progress: Progress, boots: int, token: str) -> tuple[Outcome, Outcome]:
+                progress: Progress, boots: int, token: str) -> tuple[Outcome, Outcome | None]:
     """An A/B run in turn (`cleanroom ab`): two command lines (or builds) booted `boots` times each,
     A B B A A B ... (turn_order), each boot appended to its side's serial.log, so that A's k-th boot and
     B's k-th ran next to each other and pair up (stats/interval.py, `replica pairs`). A boot is not told
     replicas=: each takes the rounds its command line takes in one process alone (runs=, runs=auto's
     budget, not shared out: the rounds inside a process are cheap beside its start, and each one
-    narrows its pair). Each side's results.json says
-    it ran in turn (`run.turns`: token, side, the other side's directory, the order). Stops both at the
-    first boot that does not end `done ok` with results."""
+    narrows its pair). Each side's results.json says it ran in turn (`run.turns`: token, side, the
+    other side's directory, the order). Stops both at the first boot that does not end `done ok` with
+    results; B's outcome is None when A's first boot was that one (B never started)."""
     emu = emulators.get(specs[0].emulator)
+    turns = [(k, side) for k in range(1, boots + 1) for side in turn_order(k)]
     captures: tuple[list[Captured], list[Captured]] = ([], [])
-    going = True
-    for k in range(1, boots + 1):
-        for side in turn_order(k):
-            label = f"{replica_word(emu)} {k} of {boots}, {TURN_SIDES[side]}"
-            captures[side].append(_boot(specs[side], emu, out_dirs[side], k, label, limits, progress))
-            if not _replicate_further(captures[side][-1], out_dirs[side]):
-                going = False
-                break
-        if not going:
+    for k, side in turns:
+        label = f"{replica_word(emu)} {k} of {boots}, {TURN_SIDES[side]}"
+        captures[side].append(_boot(specs[side], emu, out_dirs[side], k, label, limits, progress))
+        if not _replicate_further(captures[side][-1], out_dirs[side]):
             break
-    order = "".join(TURN_SIDES[side] for k in range(1, boots + 1) for side in turn_order(k))
-    outcomes = []
-    for side in (0, 1):
-        turns = {"token": token, "side": TURN_SIDES[side], "with": str(out_dirs[1 - side]), "order": order}
-        outcomes.append(_outcome(specs[side], emu, captures[side], out_dirs[side], limits, boots, {"turns": turns})
-                        if captures[side] else None)
-    if outcomes[1] is None:  # A's first boot already failed: B never started
-        raise emulators.SetupError(f"A's first {replica_word(emu)} did not end done ok with results; "
-                                   f"B was not run (see {out_dirs[0]})")
-    return outcomes[0], outcomes[1]  # type: ignore[return-value]
+    order = "".join(TURN_SIDES[side] for _k, side in turns)
+    a, b = (_outcome(specs[side], emu, captures[side], out_dirs[side], limits, boots,
+                     {"turns": {"token": token, "side": TURN_SIDES[side], "with": str(out_dirs[1 - side]),
+                                "order": order}}) if captures[side] else None
+            for side in (0, 1))
+    assert a is not None  # A boots first
+    return a, b
 
 
 def _boot(spec: emulators.RunSpec, emu: emulators.Emulator, out_dir: Path, k: int, label: str | None,
