@@ -509,11 +509,14 @@ def _pair_in_turn(sets: list[results.ResultSet], asked: bool, err: TextIO) -> bo
     if not asked and token is None:
         return True
     counts = [replicas.count(rs.records) for rs in sets]
-    why = ("it pairs two sets" if len(sets) != 2 else
-           "each set needs two processes (boots) or more" if min(n for n, _ in counts) < 2 else
-           f"A has {counts[0][0]} {'processes' if counts[0][1] == replicas.LEVEL_PROCESS else 'boots'}, "
-           f"B {counts[1][0]}: the k-th of each pair up"
-           if counts[0][0] != counts[1][0] else None)
+    why = None
+    if len(sets) != 2:
+        why = "it pairs two sets"
+    elif min(n for n, _level in counts) < 2:
+        why = "each set needs two processes (boots) or more"
+    elif counts[0][0] != counts[1][0]:
+        level = "processes" if counts[0][1] == replicas.LEVEL_PROCESS else "boots"
+        why = f"A has {counts[0][0]} {level}, B {counts[1][0]}: the k-th of each pair up"
     if why is not None:
         if asked:
             err.write(f"cleanroom compare: --paired: {why}; `cleanroom ab` runs two sides in turn\n")
