@@ -9,6 +9,7 @@ does the same for the C sources; docs/LAYOUT.md says the same."""
 from __future__ import annotations
 
 import ast
+import functools
 import shutil
 from pathlib import Path
 
@@ -31,9 +32,16 @@ def modules(root: Path) -> dict[str, Path]:
     return out
 
 
+@functools.cache
+def parsed(text: str) -> ast.Module:
+    """A module's syntax tree, parsed once a session for each text: the planted trees below are copies of
+    the package, and each test builds the graph of one (parsing was most of this file's 5 s of CPU)."""
+    return ast.parse(text)
+
+
 def family_names(path: Path) -> list[str]:
     """The module names of families.py's FAMILIES table: Family("name", ...) calls."""
-    tree = ast.parse(path.read_text())
+    tree = parsed(path.read_text())
     return [node.args[0].value for node in ast.walk(tree)
             if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "Family"
             and node.args and isinstance(node.args[0], ast.Constant)]
@@ -45,7 +53,7 @@ def imports(name: str, path: Path, known: set[str]) -> list[tuple[str, int]]:
     is_package = path.name == "__init__.py"
     here = name.split(".") if is_package else name.split(".")[:-1]
     out = []
-    for node in ast.walk(ast.parse(path.read_text())):
+    for node in ast.walk(parsed(path.read_text())):
         if isinstance(node, ast.ImportFrom):
             if node.level:
                 base = here[:len(here) - node.level + 1] if node.level > 1 else here

@@ -95,7 +95,7 @@ def test_hosted_suite_smp_oversubscribed_ends_and_every_check_holds(tmp_path: Pa
     for bench in HOSTED_BENCHES:
         assert smpestimate.cases(bench, plan) == sum(1 for r in of_type(res, "result") if r["bench"] == bench), bench
     # the report says it is no timing answer, and why
-    rc, out, _err = tool_main("report", str(tmp_path / "hosted"))
+    rc, out, _err = tool_main("report", str(tmp_path / "hosted"), "--no-plots")
     assert rc == 0
     flat = " ".join(out.split())
     assert f"no answers: {cpus} workers took turns on {allowed} CPUs (oversubscribe=1)" in flat

@@ -13,6 +13,7 @@ style or font from elsewhere: one HTML file (Jinja2 template templates/page.html
 from __future__ import annotations
 
 import base64
+import functools
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Union
@@ -86,12 +87,18 @@ def figure(path: Path, captions: dict[str, str]) -> Figure:
     return Figure(path.name, caption, base64.b64encode(path.read_bytes()).decode("ascii"))
 
 
-def render(template: str, **values: Any) -> str:
+@functools.cache
+def _environment() -> Any:
+    """The pages' jinja2 environment, made once a process: it keeps each template compiled (compiling the
+    page's took 0.1 s, a tenth of a report's time without figures)."""
     from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
 
-    env = Environment(loader=FileSystemLoader(str(TEMPLATES)), autoescape=select_autoescape(["html", "j2"]),
-                      undefined=StrictUndefined, keep_trailing_newline=True)
-    return env.get_template(template).render(**values)
+    return Environment(loader=FileSystemLoader(str(TEMPLATES)), autoescape=select_autoescape(["html", "j2"]),
+                       undefined=StrictUndefined, keep_trailing_newline=True)
+
+
+def render(template: str, **values: Any) -> str:
+    return _environment().get_template(template).render(**values)
 
 
 def write(path: Path, title: str, columns: list[Column]) -> Path:
