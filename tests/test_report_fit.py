@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import copy
 import csv
+import functools
 import json
 import re
 import subprocess
@@ -47,7 +48,14 @@ def ids(p: Any) -> str:
 
 
 def summary(log: Path) -> list[str]:
-    return report.summary(load(log))
+    """A recorded log's summary lines (a copy each call)."""
+    return list(_summary(log))
+
+
+@functools.cache
+def _summary(log: Path) -> tuple[str, ...]:
+    """Made once a session for each log: five tests below read every log's (a third of this file's CPU)."""
+    return tuple(report.summary(load(log)))
 
 
 def too_wide(lines: list[str]) -> list[str]:
