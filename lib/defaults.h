@@ -86,9 +86,8 @@
 
 #define CR_DEF_SWEEP_PAPER_REPS 100000
 /* quick: QUICK_BYTES / size refills, clamped to [MIN, MAX]. An emulator
- * models no cache: 1 MiB a series shows every shape (4 MiB took the quick
- * suite under qemu-icount, make run's kernel step, twice as long). */
-#define CR_DEF_SWEEP_QUICK_BYTES_KERNEL (1u << 20)
+ * models no cache: a few MiB show every shape. */
+#define CR_DEF_SWEEP_QUICK_BYTES_KERNEL (4u << 20)
 #define CR_DEF_SWEEP_QUICK_MIN_REPS_KERNEL 4
 #define CR_DEF_SWEEP_QUICK_MAX_REPS_KERNEL 10000
 /* Real caches: a series long enough (2-10 ms: a cached buffer fills at
