@@ -17,12 +17,6 @@ bool perfstate_has_smi(void) { return smi_why == 0; }
 const char *perfstate_aperf_mperf_why(void) { return aperf_why; }
 const char *perfstate_smi_why(void) { return smi_why; }
 
-static void spin(void)
-{
-    for (volatile uint32_t i = 0; i < PROBE_SPINS; i++)
-        compiler_barrier();
-}
-
 /* Present in CPUID, readable, and both counting (QEMU TCG reads such MSRs
  * as 0 and never advances them). */
 static const char *probe_aperf_mperf(void)
@@ -37,7 +31,7 @@ static const char *probe_aperf_mperf(void)
     uint64_t a0, m0, a1, m1;
     if (!msr_try_read(MSR_APERF, &a0) || !msr_try_read(MSR_MPERF, &m0))
         return "rdmsr of IA32_APERF/IA32_MPERF raised #GP";
-    spin();
+    spin_turns(PROBE_SPINS);
     if (!msr_try_read(MSR_APERF, &a1) || !msr_try_read(MSR_MPERF, &m1))
         return "rdmsr of IA32_APERF/IA32_MPERF raised #GP";
     if (a1 == a0 || m1 == m0)

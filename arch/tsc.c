@@ -74,20 +74,14 @@ uint64_t tsc_empty_region(uint32_t samples)
 
 /* TSC ticks over one window of tb, from one edge of its count to another
  * (an edge pins the instant a count began better than any read does). */
-static void spin(uint32_t turns)
-{
-    for (uint32_t i = 0; i < turns; i++)
-        compiler_barrier();
-}
-
 static uint64_t measure(const struct timebase *tb, const char **why)
 {
     uint64_t window_counts = WINDOW_FS / tb->period_fs;
-    uint64_t spaced_until = window_counts - window_counts / TIGHT_PART;
     if (window_counts == 0 || window_counts > tb->mask / 2) {
         *why = "its counter is too slow or too narrow for the window";
         return 0;
     }
+    uint64_t spaced_until = window_counts - window_counts / TIGHT_PART;
     uint32_t prev = tb->read(), count = prev, reads = 0;
     uint64_t t = 0;
     while (count == prev) { /* the first edge */
@@ -124,7 +118,7 @@ static uint64_t measure(const struct timebase *tb, const char **why)
             return 0;
         }
         if (counted < spaced_until)
-            spin(SPACED_TURNS);
+            spin_turns(SPACED_TURNS);
     }
     uint64_t elapsed_ns = (uint64_t)counted * tb->period_fs / FS_PER_NS;
     if (elapsed_ns == 0 || t - start == 0) {

@@ -138,6 +138,13 @@ static inline void busy_turn(void)
     __asm__ volatile("" ::: "memory");
     CPU_WAIT_TURN();
 }
+/* A short wait of `turns` turns of an empty loop: it touches no device and
+ * gives no build its turn (a delay, not a busy wait on something). */
+static inline void spin_turns(uint32_t turns)
+{
+    for (volatile uint32_t i = 0; i < turns; i++)
+        compiler_barrier();
+}
 /* Interrupts on / off (only where a CPU takes IPIs on purpose: kernel/smp.h). */
 static inline void sti(void) { __asm__ volatile("sti" ::: "memory"); }
 static inline void ud2(void) { __asm__ volatile("ud2" ::: "memory"); }
