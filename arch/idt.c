@@ -16,16 +16,18 @@ struct __attribute__((packed)) gate {
 
 extern const uint32_t isr_stub_table[EXC_COUNT];
 extern const char isr_syscall_stub[];
-extern const char isr_ipi_stub[], isr_spurious_stub[];
+extern const char isr_ipi_stub[], isr_wake_stub[], isr_spurious_stub[];
 
 /* Vectors 32-0x7f and the rest stay not present (an `int n` to one of them
- * raises #NP): interrupts are off, but for VEC_IPI where a benchmark opens it. */
+ * raises #NP): interrupts are off, but for VEC_IPI where a benchmark opens it
+ * and VEC_WAKE in an idle CPU's halt. */
 static struct gate idt[IDT_ENTRIES];
 static const char *names[EXC_COUNT];
 static exc_handler_fn handlers[EXC_COUNT];
 static void (*fallback_handler)(struct trapframe *);
 static user_trap_fn user_handler;
 static void (*ipi_handler)(void);
+static void (*wake_handler)(void);
 
 static void set_gate(uint32_t vector, uint32_t entry, uint8_t type)
 {
@@ -64,6 +66,12 @@ void idt_set_ipi_handler(void (*fn)(void))
     set_gate(VEC_SPURIOUS, (uint32_t)isr_spurious_stub, GATE_INTERRUPT_DPL0);
 }
 
+void idt_set_wake_handler(void (*fn)(void))
+{
+    wake_handler = fn;
+    set_gate(VEC_WAKE, (uint32_t)isr_wake_stub, GATE_INTERRUPT_DPL0);
+}
+
 void idt_use_double_fault_task(void)
 {
     idt[EXC_DF] = (struct gate){ 0, SEL_DF_TSS, 0, GATE_TASK, 0 };
@@ -90,6 +98,10 @@ void exc_dispatch(struct trapframe *tf)
         return;
     if (v == VEC_IPI && ipi_handler) {
         ipi_handler();
+        return;
+    }
+    if (v == VEC_WAKE && wake_handler) {
+        wake_handler();
         return;
     }
     if (fallback_handler)

@@ -13,10 +13,13 @@
 /* int 0x80: the system call gate of ring-3 threads (DPL 3). sysenter
  * arrives with the same vector in its frame. */
 #define VEC_SYSCALL 0x80
-/* The one interrupt a CPU may take: the IPI a multi-CPU benchmark sends
- * (only while the receiver has IF=1 on purpose), and the local APIC's
- * spurious vector, which is ignored. arch/isr.asm has the same numbers. */
+/* The interrupts a CPU may take: the IPI a multi-CPU benchmark sends (only
+ * while the receiver has IF=1 on purpose), the IPI that wakes an idle CPU
+ * from its halt (kernel/smp.c: IF=1 for the hlt alone), and the local
+ * APIC's spurious vector, which is ignored. arch/isr.asm has the same
+ * numbers. */
 #define VEC_IPI 0xf0
+#define VEC_WAKE 0xf1
 #define VEC_SPURIOUS 0xff
 #define IDT_ENTRIES 256
 #define EXC_DE 0
@@ -54,6 +57,8 @@ void idt_load(void);
 /* Opens the IPI and spurious gates: fn runs for every VEC_IPI (it sends
  * the EOI itself). */
 void idt_set_ipi_handler(void (*fn)(void));
+/* Opens the wake-up gate: fn runs for every VEC_WAKE (it sends the EOI). */
+void idt_set_wake_handler(void (*fn)(void));
 /* Route #DF through a task gate to the double-fault task (arch/gdt.h). */
 void idt_use_double_fault_task(void);
 void exc_register(uint32_t vector, const char *name, exc_handler_fn handler);

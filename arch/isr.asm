@@ -15,11 +15,12 @@ ERRCODE_MASK equ (1 << 8) | (1 << 10) | (1 << 11) | (1 << 12) | (1 << 13) | (1 <
 
 VEC_SYSCALL equ 0x80
 VEC_IPI equ 0xf0                ; arch/idt.h
+VEC_WAKE equ 0xf1
 EFLAGS_USER equ 0x2
 
 section .text
 extern exc_dispatch
-global isr_syscall_stub, isr_ipi_stub, isr_spurious_stub, isr_return, sysenter_entry, user_enter
+global isr_syscall_stub, isr_ipi_stub, isr_wake_stub, isr_spurious_stub, isr_return, sysenter_entry, user_enter
 
 %assign vec 0
 %rep 32
@@ -40,6 +41,11 @@ isr_syscall_stub:
 isr_ipi_stub:
     push dword 0
     push dword VEC_IPI
+    jmp isr_common
+
+isr_wake_stub:
+    push dword 0
+    push dword VEC_WAKE
     jmp isr_common
 
 ; The local APIC's spurious vector: no EOI, nothing to do.

@@ -156,6 +156,12 @@ static inline void wbinvd(void) { __asm__ volatile("wbinvd" ::: "memory"); }
  * would (provoke=mc tests the fault path; no MCA register says "error"). */
 static inline void int18(void) { __asm__ volatile("int $18" ::: "memory"); }
 
+/* Halts until an interrupt, with IF=1 for the halt alone: an interrupt
+ * already pending is not taken between sti and hlt (sti's one-instruction
+ * shadow) but ends the halt at once, and IF is 0 again when this returns
+ * (kernel/smp.c's idle CPUs, whose one interrupt is their wake-up IPI). */
+static inline void halt_until_interrupt(void) { __asm__ volatile("sti; hlt; cli" ::: "memory"); }
+
 static inline __attribute__((noreturn)) void halt_forever(void)
 {
     for (;;)

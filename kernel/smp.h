@@ -5,9 +5,10 @@
  * run goes on with those that did.
  *
  * A started CPU runs with IF=0 on a stack, GDT and TSS of its own and the
- * shared IDT, and waits on its mailbox (spinning with pause) for work: a
- * function and an argument (smp_post), run with the boot CPU's paging
- * state, then idle again (smp_wait). It never touches the console: the
+ * shared IDT, and waits on its mailbox for work (spinning with pause for a
+ * millisecond, then halted with IF=1 for the hlt alone until smp_post's
+ * wake-up IPI): a function and an argument (smp_post), run with the boot
+ * CPU's paging state, then idle again (smp_wait). It never touches the console: the
  * boot CPU writes every record, and an exception on another CPU becomes
  * the boot CPU's `fault` record naming that CPU and its APIC id.
  *

@@ -6,7 +6,7 @@ the linuxvm hang of 2026-11-27 (its sleepers woken one at a time while the calle
 turn, which stranded all but one from 4 CPUs on) ends such a run with a `cpu_silent` error within
 seconds, and so fails here. Such a run checks logic only: its report gives no timing answers. The
 kernel boots `suite=smp` on 5 vCPUs of multi-threaded TCG and starts all 32 CPUs `cpus=` allows;
-`make test-scale` (not `make test`: about a minute each on 2 host cores) runs `suite=smp` on 16
+`make test-scale` (not `make test`: 32 s and 20 s side by side on 2 host cores) runs `suite=smp` on 16
 vCPUs, the self-tests on 32 and the hosted suite at its default repetitions on 32 workers. Nothing
 here asserts a time: under TCG and oversubscribed the CPUs are host threads taking turns."""
 
@@ -161,9 +161,10 @@ def test_the_kernel_refuses_oversubscribe(tmp_path: Path) -> None:
     assert any("hosted build's" in e["msg"] for e in of_type(res, "error") if e["code"] == "cpus")
 
 
-# More vCPUs than the host has cores spin in each other's waits: suite=smp alone took 3.3 s on 4, 5.4 s on
-# 5 and 15 s on 8 vCPUs of the 2-CPU Intel guest, 61 s on 8 beside the rest of make test. Five is the
-# fewest that sweeps k past the self-tests' four, to a count that is no power of two (k = 1, 2, 4, 5).
+# More vCPUs than the host has cores spin in each other's waits: suite=smp alone took 2.2 s on 4, 2.8 s on
+# 5 and 5.4 s on 8 vCPUs of the 2-CPU Intel guest (3.1, 4.8 and 9.2 s before idle CPUs halted; 61 s on 8
+# beside the rest of make test). Five is the fewest that sweeps k past the self-tests' four, to a count
+# that is no power of two (k = 1, 2, 4, 5).
 KERNEL_CPUS = 5
 
 
