@@ -56,7 +56,7 @@ def installed(program: str) -> str:
 
 # The quick suite under -icount (the TSC counts instructions, runs repeat
 # exactly): booted once per session, read by every test of its shape.
-QUICK_ICOUNT = ("qemu-icount", "suite=quick")
+QUICK_ICOUNT = ("qemu-icount", "suite=quick runs=2 warmup=0")  # make run's kernel step (the Makefile's CMDLINE)
 # Every benchmark and self-test, each case as small as still shows it: for
 # tests that need all of it (old CPUs, small memory, every record field).
 SMALL_ALL = "suite=all raw=1 runs=2 warmup=0 maxsize=64K reps=200"

@@ -280,8 +280,8 @@ def test_multi_cpu_ratios_pair_the_cases_of_one_set() -> None:
 # --- qemu-icount: exact --------------------------------------------------------------------------------
 
 def test_icount_records_carry_samples_and_every_interval_is_exact(quick_icount: tuple[int, dict[str, Any]]) -> None:
-    """The quick suite under qemu-icount (default runs): every result carries its samples in run order,
-    and every derived value is exact (zero width), paired or not."""
+    """The quick suite under qemu-icount (make run's two runs a case): every result carries its samples in run
+    order, and every derived value is exact (zero width), paired or not."""
     rc, res = quick_icount
     assert rc == 0
     results = [r for r in res["records"] if r.get("t") == "result"]

@@ -15,6 +15,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent / "fixtures"))
 
 import synth_workset  # noqa: E402
 
+from booting import QUICK_ICOUNT  # noqa: E402
 from cleanroom_host.machines import defaults, estimate  # noqa: E402
 
 MIB = 1 << 20
@@ -38,9 +39,9 @@ def test_paper_suite_plan_is_the_kernels_default() -> None:
 
 
 def test_model_matches_a_real_quick_run(quick_icount: tuple[int, dict[str, Any]]) -> None:
-    """Sizes and reps of this kernel's quick run are what the model assumes for suite=quick."""
+    """Sizes and reps of this kernel's quick run (make run's: two runs a case) are what the model assumes."""
     _, res = quick_icount
-    plan = estimate.plan("suite=quick")
+    plan = estimate.plan(QUICK_ICOUNT[1])
     cfg = next(r for r in res["records"] if r["t"] == "config")
     assert (cfg["cfg"]["runs"], cfg["cfg"]["warmup"]) == (plan.runs, plan.warmup)
     results = [r for r in res["records"] if r["t"] == "result"]
