@@ -24,9 +24,12 @@
 #define REG_LVT_LINT0 0x350
 #define REG_LVT_LINT1 0x360
 #define REG_LVT_ERROR 0x370
+#define REG_TIMER_INITIAL 0x380
+#define REG_TIMER_DIVIDE 0x3e0
 
 #define SVR_ENABLE (1u << 8)
 #define LVT_MASKED (1u << 16)
+#define TIMER_DIVIDE_BY_1 0xbu /* one-shot is the LVT's timer mode 0 */
 #define ICR_PENDING (1u << 12) /* xAPIC: delivery status; x2APIC has none */
 #define ICR_LEVEL_ASSERT (1u << 14)
 #define ICR_INIT (5u << 8)
@@ -143,3 +146,13 @@ bool lapic_send_init(uint32_t apic_id) { return send(apic_id, ICR_INIT | ICR_LEV
 bool lapic_send_sipi(uint32_t apic_id, uint32_t page) { return send(apic_id, ICR_STARTUP | ICR_LEVEL_ASSERT | (page >> 12)); }
 bool lapic_send_ipi(uint32_t apic_id, uint32_t vector) { return send(apic_id, ICR_FIXED | ICR_LEVEL_ASSERT | vector); }
 void lapic_eoi(void) { reg_write(REG_EOI, 0); }
+
+bool lapic_timer_once(uint32_t count, uint32_t vector)
+{
+    if (!info.present)
+        return false;
+    reg_write(REG_TIMER_DIVIDE, TIMER_DIVIDE_BY_1);
+    reg_write(REG_LVT_TIMER, vector); /* unmasked, one-shot */
+    reg_write(REG_TIMER_INITIAL, count); /* this write starts it */
+    return true;
+}

@@ -4,16 +4,17 @@
  * xAPIC through its MMIO page (uncached; the address from IA32_APIC_BASE),
  * or x2APIC through MSRs when the firmware left it enabled (a CPU in x2APIC
  * mode cannot go back to xAPIC without a reset). Every LVT entry is masked
- * and the timer never runs: the only interrupts a CPU can get are the IPIs
- * a benchmark sends, and only while that CPU has IF=1 on purpose. Every wait
- * for the ICR is bounded. */
+ * and the timer does not run while anything is measured: the only
+ * interrupts a CPU can get are the IPIs a benchmark sends, and only while
+ * that CPU has IF=1 on purpose, and an idle CPU's wake-up IPI; after done
+ * the QR pager's timer ends its halts. Every wait for the ICR is bounded. */
 #ifndef ARCH_LAPIC_H
 #define ARCH_LAPIC_H
 
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "arch/idt.h" /* VEC_IPI, VEC_SPURIOUS */
+#include "arch/idt.h" /* VEC_IPI, VEC_WAKE, VEC_SPURIOUS */
 
 struct lapic_info {
     bool present;      /* CPUID.1:EDX.APIC and IA32_APIC_BASE readable */
@@ -37,5 +38,9 @@ bool lapic_send_init(uint32_t apic_id);
 bool lapic_send_sipi(uint32_t apic_id, uint32_t page);
 bool lapic_send_ipi(uint32_t apic_id, uint32_t vector);
 void lapic_eoi(void);
+/* Arms the timer once: after `count` ticks of its clock (the bus or the core
+ * crystal clock, undivided: its rate is not known here) it raises `vector`
+ * and stops. For a wait that needs no precision. False without an APIC. */
+bool lapic_timer_once(uint32_t count, uint32_t vector);
 
 #endif

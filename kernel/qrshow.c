@@ -1,5 +1,7 @@
 #include "kernel/qrshow.h"
 
+#include "arch/idt.h"
+#include "arch/lapic.h"
 #include "arch/ps2.h"
 #include "arch/tsc.h"
 #include "arch/x86.h"
@@ -220,9 +222,22 @@ static void draw_screen(struct pages *p, const struct layout *l, const struct ca
 
 /* --- paging --------------------------------------------------------------------- */
 
+/* Between two polls the CPU halts until the local APIC's timer, armed for QRSHOW_NAP_TICKS of its
+ * clock (1 ms at QEMU's 1 GHz, 10 ms on a 100 MHz bus), ends the halt: nothing is measured any more,
+ * and a screen left up for hours then costs the CPU (or an emulator's host) almost nothing. Without
+ * an APIC, or without a TSC rate to end the page by, it spins. */
+static bool can_nap(void)
+{
+    const struct lapic_info *l = lapic_info()->present ? lapic_info() : lapic_init();
+    if (!l->present || !tsc_info()->hz)
+        return false;
+    idt_set_wake_handler(lapic_eoi); /* the timer's vector: the halt is over, nothing else to do */
+    return true;
+}
+
 /* The next screen on a key press or after QRSHOW_PAGE_SECONDS, whichever comes first: an i8042
  * that answers need not pass keys on (a USB keyboard without the firmware's legacy support). */
-static void wait_for_next(bool keyboard)
+static void wait_for_next(bool keyboard, bool nap)
 {
     uint64_t hz = tsc_info()->hz, start = hz ? rdtsc() : 0;
     for (uint32_t polls = 0;; polls++) { /* each poll reads the status port: ~1 us */
@@ -232,7 +247,10 @@ static void wait_for_next(bool keyboard)
             (void)inb(PS2_STATUS_PORT);
         if (hz ? rdtsc() - start >= hz * QRSHOW_PAGE_SECONDS : polls >= QRSHOW_PAGE_POLLS)
             return;
-        cpu_pause();
+        if (nap && lapic_timer_once(QRSHOW_NAP_TICKS, VEC_WAKE))
+            halt_until_interrupt();
+        else
+            cpu_pause();
     }
 }
 
@@ -289,7 +307,7 @@ void qrshow_results(void)
     }
     if (!framebuffer)
         vgagfx_init(); /* VGA text: 640x480 graphics from here on */
-    bool keyboard = ps2_present();
+    bool keyboard = ps2_present(), nap = can_nap();
     uint32_t per_screen = layout.columns * layout.rows, screens = (p.count + per_screen - 1) / per_screen;
     for (uint32_t screen = 0;; screen = (screen + 1) % screens) {
         draw_screen(&p, &layout, &canvas, screen);
@@ -297,6 +315,6 @@ void qrshow_results(void)
             fbcon_show_bitmap(canvas.bits, canvas.pitch);
         else
             vgagfx_show(canvas.bits);
-        wait_for_next(keyboard);
+        wait_for_next(keyboard, nap);
     }
 }

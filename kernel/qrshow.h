@@ -19,6 +19,7 @@
 #define QRSHOW_VERSION_MAX 12
 #define QRSHOW_PAGE_SECONDS 8 /* a screen stays this long without a key press */
 #define QRSHOW_PAGE_POLLS (QRSHOW_PAGE_SECONDS * 1000000u) /* ...in status-port reads (~1 us) without tsc.hz */
+#define QRSHOW_NAP_TICKS 1000000u /* the APIC timer's ticks a halt between two polls lasts at most */
 
 /* Shows the codes and never returns when this run should (qr=, a halting
  * exit, a screen); returns at once otherwise, having said on screen why not

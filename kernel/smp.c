@@ -224,7 +224,6 @@ static void ipi_entry(void)
     lapic_eoi();
 }
 
-static void wake_entry(void) { lapic_eoi(); } /* the halt is over: nothing else to do */
 
 static const char *prepare(struct madt_cpus *cpus, uint32_t *page)
 {
@@ -274,7 +273,7 @@ void smp_init(uint32_t want, bool oversubscribe)
     summary.trampoline = page;
     memcpy((void *)page, ap_trampoline, (uint32_t)(ap_trampoline_end - ap_trampoline));
     idt_set_ipi_handler(ipi_entry);
-    idt_set_wake_handler(wake_entry);
+    idt_set_wake_handler(lapic_eoi); /* the halt is over: nothing else to do */
     uint32_t boot = lapic_id(), limit = want ? want : SMP_MAX_CPUS;
     slots[0] = (struct slot){ .state = SMP_CPU_BUSY, .apic_id = boot };
     summary.used_ids[0] = boot;

@@ -19,6 +19,7 @@ import hashlib
 import io
 import json
 import os
+import re
 import shutil
 import socket
 import subprocess
@@ -79,6 +80,31 @@ def connect_when_listening(sock: Path, proc: subprocess.Popen[Any], limit_s: flo
         except (FileNotFoundError, ConnectionRefusedError):
             assert time.monotonic() < deadline, f"{sock.name} did not answer for {limit_s:g} s"
             time.sleep(0.05)
+
+
+def _to_prompt(monitor: socket.socket) -> str:
+    """What QEMU's human monitor printed up to its next prompt."""
+    out = b""
+    while not out.endswith(b"(qemu) "):
+        chunk = monitor.recv(4096)
+        assert chunk, f"the monitor closed: {out!r}"
+        out += chunk
+    return out.decode(errors="replace")
+
+
+def human_monitor(sock: Path, proc: subprocess.Popen[Any], limit_s: float) -> socket.socket:
+    """Connected to the human monitor a QEMU (proc) serves at sock (-monitor unix:SOCK,server=on,wait=off),
+    its banner read."""
+    conn = connect_when_listening(sock, proc, limit_s)
+    _to_prompt(conn)
+    return conn
+
+
+def halted_cpus(monitor: socket.socket) -> dict[int, bool]:
+    """Each vCPU of that QEMU: halted or not, as its `info registers` says (HLT=1)."""
+    monitor.sendall(b"info registers -a\n")
+    found = re.findall(r"^CPU#(\d+)\r?\n(?:.*\n)*?.*\bHLT=(\d)", _to_prompt(monitor), re.M)
+    return {int(cpu): hlt == "1" for cpu, hlt in found}
 
 
 def tool_main(*argv: str) -> tuple[int, str, str]:
