@@ -15,7 +15,8 @@
 #define VEC_SYSCALL 0x80
 /* The interrupts a CPU may take: the IPI a multi-CPU benchmark sends (only
  * while the receiver has IF=1 on purpose), the IPI that wakes an idle CPU
- * from its halt (kernel/smp.c: IF=1 for the hlt alone), and the local
+ * from its halt (kernel/smp.c: IF=1 for the hlt alone; after done the QR
+ * pager's APIC timer ends its halts with the same vector), and the local
  * APIC's spurious vector, which is ignored. arch/isr.asm has the same
  * numbers. */
 #define VEC_IPI 0xf0

@@ -159,7 +159,8 @@ static inline void int18(void) { __asm__ volatile("int $18" ::: "memory"); }
 /* Halts until an interrupt, with IF=1 for the halt alone: an interrupt
  * already pending is not taken between sti and hlt (sti's one-instruction
  * shadow) but ends the halt at once, and IF is 0 again when this returns
- * (kernel/smp.c's idle CPUs, whose one interrupt is their wake-up IPI). */
+ * (an idle CPU until its wake-up IPI; the QR pager, after done, until the
+ * APIC timer's). */
 static inline void halt_until_interrupt(void) { __asm__ volatile("sti; hlt; cli" ::: "memory"); }
 
 static inline __attribute__((noreturn)) void halt_forever(void)
