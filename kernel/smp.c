@@ -43,7 +43,7 @@
  * no case uses is idle for real, as the hosted build's workers sleep on a
  * futex. An SMT sibling then leaves its core to the worker beside it, and
  * under an emulator a vCPU gives its host thread back (QEMU's suite=smp on
- * 5 vCPUs of a 2-core host: 10 CPU-s a boot spinning, 5-6 halting). */
+ * 5 vCPUs of a 2-core host: 8.0 CPU-s a boot spinning, 4.5 halting). */
 #define IDLE_SPIN_US 1000u
 #define AP_STACK_BYTES 16384u
 #define AP_DF_STACK_BYTES 8192u
@@ -223,7 +223,6 @@ static void ipi_entry(void)
         ipi_fn();
     lapic_eoi();
 }
-
 
 static const char *prepare(struct madt_cpus *cpus, uint32_t *page)
 {

@@ -562,6 +562,7 @@ def test_the_pager_turns_the_screens_with_no_key_and_photos_at_25_degrees_read(t
                              "-append", "bench=tsc runs=2 exit=halt qr=on"],
                             stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, text=True)
     looks: list[bool] = []
+    monitor = None
     try:
         size, quiet_since = -1, time.monotonic()
         while b'"t":"done"' not in (serial_log.read_bytes() if serial_log.exists() else b""):
@@ -572,6 +573,7 @@ def test_the_pager_turns_the_screens_with_no_key_and_photos_at_25_degrees_read(t
             time.sleep(0.2)
         screens: dict[frozenset[int], Path] = {}
         total, last_new = None, time.monotonic()
+        monitor = human_monitor(sock, qemu, 30)
         while total is None or set().union(*screens) != set(range(total)):
             dump = tmp_path / f"screen-{len(screens)}.ppm"
             screendump(qemu, dump)
@@ -582,13 +584,14 @@ def test_the_pager_turns_the_screens_with_no_key_and_photos_at_25_degrees_read(t
             # the screen must change by itself within a few of the kernel's page times
             assert time.monotonic() - last_new < 3 * seconds + 30, \
                 f"the screen showed no new codes for {3 * seconds + 30} s with no key pressed: {sorted(map(sorted, screens))}"
-            with human_monitor(sock, qemu, 30) as monitor:  # halted between polls: nearly all the time
-                looks += [halted_cpus(monitor)[0] for _ in range(3)]
+            looks += [halted_cpus(monitor)[0] for _ in range(3)]  # halted between polls: nearly all the time
             time.sleep(1)
         qemu.stdin.write("quit\n")  # type: ignore[union-attr]
         qemu.stdin.flush()  # type: ignore[union-attr]
         qemu.wait(timeout=30)
     finally:
+        if monitor is not None:
+            monitor.close()
         if qemu.poll() is None:
             qemu.kill()
             qemu.wait()
