@@ -30,12 +30,12 @@ def _cpu() -> tuple[float, float]:
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_protocol(item: pytest.Item, nextitem: Any) -> Iterator[None]:
     own, kids = _cpu()
-    start = time.monotonic()
+    began, start = time.time(), time.monotonic()
     yield
     own2, kids2 = _cpu()
     with open(f"{OUT}-{os.getpid()}.jsonl", "a", encoding="utf-8") as fh:
         fh.write(json.dumps({"id": item.nodeid, "self": own2 - own, "children": kids2 - kids,
-                             "wall": time.monotonic() - start}) + "\n")
+                             "wall": time.monotonic() - start, "began": began}) + "\n")
 
 
 def main() -> None:

@@ -63,6 +63,7 @@ def test_every_case_with_its_parameters(icount_run: dict[str, Any]) -> None:
     assert not [s for s in of_type(icount_run, "skip") if s["bench"] == "aspace"]
 
 
+@pytest.mark.early
 def test_quick_suite_keeps_every_kind_at_four_sizes(quick_icount: tuple[int, dict[str, Any]]) -> None:
     """suite=quick: every case, but workset_threads at one size per region of
     the sweep (the full sweep is suite=paper's, or sizes=)."""

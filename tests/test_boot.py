@@ -64,6 +64,7 @@ def test_iso_bios_through_grub(tmp_path: Path) -> None:
     assert_grub_multiboot2(res)
 
 
+@pytest.mark.early
 def test_iso_uefi_through_grub(tmp_path: Path) -> None:
     rc, res = boot(tmp_path, "uefi", "suite=selftest")
     assert_selftest_passes(rc, res)
@@ -249,6 +250,7 @@ SLOW_WORKLOAD = "bench=tsc,ctxsw,locks,workset paging=both runs=8 warmup=0 reps=
 SILENCE_S = 4
 
 
+@pytest.mark.early
 def test_a_slow_run_that_keeps_talking_is_not_a_hang(tmp_path: Path) -> None:
     """Total time does not matter, only silence: a run several times longer
     than the silence limit completes (a fixed limit that long would have

@@ -48,6 +48,7 @@ def test_qemu_model_boots_calibrates_and_passes(tmp_path: Path, model: str) -> N
     assert of_type(res, "evidence"), "the per-case evidence record (MTRRs, APERF/MPERF, SMI) is there"
 
 
+@pytest.mark.early
 @pytest.mark.parametrize("model", BOCHS_MODELS)
 def test_bochs_model_boots_and_passes(tmp_path: Path, model: str) -> None:
     rc, res = boot(tmp_path, "bochs", "suite=selftest", "--cpu", model)

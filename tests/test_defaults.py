@@ -282,6 +282,7 @@ def test_an_unreadable_header_stops_a_run_before_it_starts(tmp_path: Path) -> No
     *(pytest.param(False, c, id=f"kernel {c}") for c in KERNEL_BOOTS),
     *(pytest.param(True, c, id=f"hosted {c}") for c in HOSTED_BOOTS),
 ])
+@pytest.mark.early
 def test_the_builds_use_the_estimates_figures(boots_root: Path, hosted: bool, cmdline: str) -> None:
     rc, res = booted(boots_root, hosted, cmdline)
     assert rc == 0 and res["complete"]

@@ -17,6 +17,8 @@ from cleanroom_host.records.results import ResultSet, load
 from cleanroom_host.reports import clocks, compare, compareplots, comparesets, frame
 from cleanroom_host.reports.families import modules as families
 
+pytestmark = pytest.mark.early  # its drawn fixture (~10 s of figures) starts with the run
+
 REPO = Path(__file__).resolve().parent.parent
 DATA, FIXTURES = REPO / "docs" / "data", REPO / "tests" / "fixtures"
 TOLERANCE_PX = 1.0

@@ -82,6 +82,7 @@ def test_make_runs_index_reads_clean_on_a_phone_and_a_desktop(tmp_path: Path, br
         assert "AMD EPYC" in shown.texts[".lines"][1]
 
 
+@pytest.mark.early
 def test_compare_of_three_sets_has_three_columns_and_every_familys_figures(tmp_path: Path, cleanroom_tool: Path,
                                                                            browser: Browser) -> None:
     """Three sets whose families are all five (make run's kernel half: workset, locks, aspace; hosted smp;

@@ -185,6 +185,7 @@ def run_here(out: Path, *argv: str) -> tuple[int, str, dict[str, Any] | None]:
     return status, err.getvalue(), doc
 
 
+@pytest.mark.early
 @pytest.mark.skipif(usable_kvm() is not None, reason=str(usable_kvm()))
 @pytest.mark.usefixtures("kernel_elf")
 def test_kvm_on_this_machine_ends_with_what_its_hypervisor_did(tmp_path: Path) -> None:

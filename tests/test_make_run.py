@@ -13,6 +13,8 @@ import re
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from booting import QUICK_ICOUNT, REPO, done, of_type, shared_dir, tool_main
 from smpchecks import layout_problems
 
@@ -70,6 +72,7 @@ def test_make_runs_recipe_is_the_make_run_command() -> None:
     assert [step.option for step in MAKE_RUN_STEPS] == list(OPTION_VARIABLE)
 
 
+@pytest.mark.early
 def test_make_run_on_small_command_lines(tmp_path: Path) -> None:
     lines = {step.out: smaller(make_variable(OPTION_VARIABLE[step.option]), SMALLER[step.out])
              for step in MAKE_RUN_STEPS}

@@ -20,6 +20,7 @@ CHEAP = "bench=tsc runs=1 exit=auto"
 pytestmark = pytest.mark.usefixtures("kernel_elf")
 
 
+@pytest.mark.early
 def test_grub_multiboot_v1_puts_the_image_on_bad_memory_and_the_kernel_says_so(tmp_path: Path) -> None:
     iso = grub_iso(tmp_path, f"    insmod mmap\n    cutmem 2M 4M\n    multiboot /boot/cleanroom.elf {CHEAP}")
     rc, res = boot_iso(tmp_path, "uefi", iso)
@@ -40,6 +41,7 @@ def test_grub_multiboot_v1_puts_the_image_on_bad_memory_and_the_kernel_says_so(t
         "multiboot v1 passes no RSDP and OVMF keeps no legacy copy: the map's ACPI ranges are scanned"
 
 
+@pytest.mark.early
 def test_grub_multiboot2_on_uefi_places_the_image_where_the_map_has_room(tmp_path: Path) -> None:
     """Half a MiB cut at 1 MiB (GRUB for EFI takes the range from the
     firmware): GRUB puts the image right after it, half a MiB below its link

@@ -465,6 +465,7 @@ def assert_photos_give_back(photos: dict[int, list[Path]], serial: list[bytes], 
 # A short run on both: the same kernel code in its two graphics modes. The quick suite's screens
 # (26 measured on UEFI, 20 on a BIOS) follow from its log's size and the bytes a screen carries
 # here; photographing all of them took 30 s of CPU more.
+@pytest.mark.early
 @pytest.mark.parametrize("emulator", ["iso", "uefi"])
 def test_phone_photos_of_every_screen_give_back_the_serial_log(emulator: str, tmp_path: Path, boots_root: Path,
                                                                  quick_icount: tuple[int, dict[str, Any]]) -> None:
@@ -547,6 +548,7 @@ def screendump(monitor: subprocess.Popen[str], dest: Path, wait: float = 30) -> 
             time.sleep(0.2)
 
 
+@pytest.mark.early
 def test_the_pager_turns_the_screens_with_no_key_and_photos_at_25_degrees_read(tmp_path: Path) -> None:
     """Issue 23: QEMU's i8042 answers but no key comes (a USB keyboard without legacy support);
     the screens still turn. Under QEMU -kernel (VGA text, so the kernel's 640x480 graphics), no

@@ -161,6 +161,7 @@ def test_two_runs_of_one_build_agree(tmp_path: Path) -> None:
                                                    f"build called different: {different}")
 
 
+@pytest.mark.early
 def test_a_planted_slowdown_of_ten_to_twenty_percent_is_found(tmp_path: Path) -> None:
     rows = [r for r in _ab(tmp_path, ("bench=ctxsw", f"bench=ctxsw delay={PLANTED_DELAY}"))
             if r["case"] == "rr" and r["params"].startswith(PLANTED_CASES)]

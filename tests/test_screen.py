@@ -93,6 +93,7 @@ pytestmark = pytest.mark.usefixtures("kernel_elf")
 # through the window of PSE-36 4 MiB pages a framebuffer above 4 GiB is drawn
 # through, which no emulator puts there (tests/unit/test_pse36.c and the
 # paging_pse36 self-test check the high address bits)
+@pytest.mark.early
 @pytest.mark.parametrize("access, extra", [("direct", ""), ("pse36", " provoke=fbwindow")])
 def test_uefi_screen_shows_the_summary(tmp_path: Path, access: str, extra: str) -> None:
     dump = tmp_path / "screen.ppm"

@@ -168,6 +168,7 @@ def test_the_kernel_refuses_oversubscribe(tmp_path: Path) -> None:
 KERNEL_CPUS = 5
 
 
+@pytest.mark.early
 @needs_kernel
 def test_kernel_suite_smp_on_five_cpus(tmp_path: Path) -> None:
     rc, res = boot(tmp_path, "qemu", f"suite=smp {SHORT.replace('500', '20')}", "--cpus", str(KERNEL_CPUS))

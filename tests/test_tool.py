@@ -284,6 +284,7 @@ def test_run_silent_from_the_start(cleanroom_tool: Path, fake: dict[str, Any], t
     assert run["hung"] is True and run["last_seq"] is None and run["bench_seconds"] == {}
 
 
+@pytest.mark.early
 def test_slow_run_is_not_a_hang(cleanroom_tool: Path, fake: dict[str, Any], tmp_path: Path) -> None:
     """6 records 1 s apart (7 s in all, with the noise line before them) under a 3 s silence limit."""
     fake["log"].write_bytes(make_log(benches=0))
