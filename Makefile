@@ -299,7 +299,8 @@ test:
 	$(MAKE) --no-print-directory -j$$(nproc) all iso units hosted; built=$$?; wait; exit $$built
 	@# two workers a CPU: a worker often waits (a run throttled on purpose, a QR page the kernel
 	@# holds on screen, a silence limit, a shared boot another worker is making); 2 CPUs here:
-	@# 177 s with 4 workers, 190 s with 3, one after the other on one build
+	@# 177 s with 4 workers, 190 s with 3, one after the other on one build; the tests marked early
+	@# (long waits, long work) start first, at the heads of the workers' shares (tests/conftest.py)
 	PYTHONDONTWRITEBYTECODE= .venv/bin/python -m pytest -n $$((2 * $$(nproc))) --dist worksteal --durations=15 -m "not scale and not lab" tests
 
 # The multi-CPU runs at full size (tests marked `scale`): suite=smp on 16 vCPUs, the self-tests on 32,

@@ -188,6 +188,15 @@ def shared_boot(root: Path, emulator: str, cmdline: str, *extra: str) -> tuple[i
         return int(status.read_text()), json.loads((where / emulator / "results.json").read_text())
 
 
+def uefi_selftest(root: Path) -> tuple[int, dict[str, Any], Path]:
+    """suite=selftest on UEFI (OVMF, the tool's GRUB ISO, the framebuffer console) with a screendump at its
+    end, booted once per session: (exit status, results.json, the screendump). test_boot's UEFI boot and
+    test_screen's direct framebuffer read it (an OVMF boot takes ~4.5 CPU-s)."""
+    dump = root / "uefi-selftest.ppm"
+    rc, res = shared_boot(root, "uefi", "suite=selftest", "--screendump", str(dump))
+    return rc, res, dump
+
+
 def of_type(res: dict[str, Any], t: str) -> list[dict[str, Any]]:
     return [r for r in res["records"] if r["t"] == t]
 

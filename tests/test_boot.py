@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from booting import (HOSTED, KERNEL, SMALL_ALL, TOOL_CMD, TOOL_SAFETY_NET_S, boot, built, done, errors, of_type,
-                     shared_boot)
+                     shared_boot, uefi_selftest)
 
 # What the issue asks the self-test to cover, by record name.
 REQUIRED_SELFTESTS = {
@@ -65,8 +65,8 @@ def test_iso_bios_through_grub(tmp_path: Path) -> None:
 
 
 @pytest.mark.early
-def test_iso_uefi_through_grub(tmp_path: Path) -> None:
-    rc, res = boot(tmp_path, "uefi", "suite=selftest")
+def test_iso_uefi_through_grub(boots_root: Path) -> None:
+    rc, res, _screen = uefi_selftest(boots_root)  # test_screen reads its screen
     assert_selftest_passes(rc, res)
     hello = of_type(res, "hello")[0]
     assert hello["loader"].startswith("GRUB")
