@@ -55,12 +55,14 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     left near an end finished the run alone, the other CPU idle (12 s of 209 on 2026-11-29), and a test that
     mostly waits (a 10 s bound) is best waited while the others work."""
     early: dict[str, list[pytest.Item]] = {}
+    rest: list[pytest.Item] = []
     for item in items:
         if item.get_closest_marker("early"):
             early.setdefault(item.nodeid.split("::")[0], []).append(item)
+        else:
+            rest.append(item)
     if not early:
         return
-    rest = [item for item in items if not item.get_closest_marker("early")]
     workers = int(getattr(config, "workerinput", {}).get("workercount", 1))
     items[:] = heads_of_shares(list(early.values()), rest, workers)
 

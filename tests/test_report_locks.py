@@ -16,6 +16,8 @@ import pytest
 from booting import tool_proc
 
 from cleanroom_host.records.protocol import encode_record, parse_log
+from cleanroom_host.reports import locks as lockplots
+from cleanroom_host.reports.context import Run
 
 HOSTED = "hosted-quick-locks.log"
 ICOUNT = "qemu-icount-quick-locks.log"
@@ -190,9 +192,6 @@ def test_locks_csv(hosted) -> None:
 def test_plots(fixtures_dir: Path, tmp_path: Path) -> None:
     """The family's figures of both fixtures, drawn by its module alone (the reports above are text: each
     other family's figures cost ~0.3 s of CPU apiece; the tool's report with figures: test_report_figures)."""
-    from cleanroom_host.reports import locks as lockplots
-    from cleanroom_host.reports.context import Run
-
     drawn = {}
     for log in (HOSTED, ICOUNT):
         written = lockplots.write_all(Run.of(parse_log((fixtures_dir / log).read_bytes()).records), tmp_path / log)
