@@ -292,12 +292,18 @@ class FakeQmp:
     before it is refused, as QEMU does), `screendump` (a blank screen first, as while the
     kernel compresses, then the current code), `send-key` spc (the next code, after the last
     the first; the first key press is lost) and `quit`. Replies carry the command's id.
-    greet=False: a QEMU that accepts the connection and never says a word."""
+    greet=False: a QEMU that accepts the connection and never says a word. torn: the first dump of
+    each new screen is taken while the kernel copies it to the framebuffer: its top (TORN_AT) over
+    the old screen's bottom, its code cut and still readable."""
+
+    TORN_AT = 0.85
 
     def __init__(self, path: Path, pages: list[Path], blank_dumps: int = 2, greet: bool = True,
-                 fail: dict[str, str] | None = None) -> None:
+                 fail: dict[str, str] | None = None, torn: bool = False) -> None:
         from PIL import Image
         self.images = [Image.open(p).convert("RGB") for p in pages]
+        self.torn = torn
+        self.shown = 0  # the page on the screen at the last dump
         self.blank = Image.new("RGB", self.images[0].size, (255, 255, 255)) if pages else None
         self.blank_dumps = blank_dumps
         self.greet = greet
@@ -330,6 +336,12 @@ class FakeQmp:
                     reply = {"error": {"class": "GenericError", "desc": self.fail[cmd]}}
                 elif cmd == "screendump":
                     screen = self.blank if self.blank_dumps > 0 else self.images[self.page]
+                    if self.blank_dumps <= 0:
+                        if self.torn and self.page != self.shown:  # caught mid-copy: new top, old bottom
+                            old, cut = self.images[self.shown], int(screen.height * self.TORN_AT)
+                            screen = screen.copy()
+                            screen.paste(old.crop((0, cut, old.width, old.height)), (0, cut))
+                        self.shown = self.page
                     self.blank_dumps -= 1
                     screen.save(args["filename"], format="PPM")
                 elif cmd == "send-key":
@@ -371,6 +383,22 @@ def test_qr_pages_saves_every_code_once_named_by_its_index(tmp_path: Path,
     assert fake.commands[0] == "qmp_capabilities" and fake.commands[-1] == "quit"
     assert decode_photos(sorted((tmp_path / "pages").iterdir()), tmp_path / "out").returncode == 0
     assert (tmp_path / "out" / "serial.log").read_bytes() == quick_log()
+
+
+def test_qr_pages_saves_a_screen_only_once_it_stands_still(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A dump taken while the kernel copied the next screen (its code cut, still readable) is never saved:
+    each page is the screen as it stood."""
+    from PIL import Image
+
+    monkeypatch.setattr(runner, "QR_KEY_AGAIN_S", 0.3)
+    sock = tmp_path / "qmp.sock"
+    fake = FakeQmp(sock, CODES, torn=True)
+    pages = runner.collect_qr_pages(sock, tmp_path / "pages")
+    fake.thread.join(timeout=10)
+    assert pages.error is None and pages.saved == [0, 1, 2] and pages.screens == 3
+    for k, code in enumerate(CODES):
+        with Image.open(tmp_path / "pages" / runner.qr_page_name(k)) as saved:
+            assert saved.convert("RGB").tobytes() == fake.images[k].tobytes(), f"page {k}: a torn dump was saved"
 
 
 def test_screendump_saves_the_screen_then_quits(tmp_path: Path) -> None:

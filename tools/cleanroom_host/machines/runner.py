@@ -432,8 +432,9 @@ class QrPages:
 def collect_qr_pages(qmp: Path, directory: Path) -> QrPages:
     """Screendump every QR screen of a halted kernel into directory (qr-III.ppm, III the index of
     the first code it was the first to show), pressing space between screens, until every code
-    0..n-1 is saved; each dump is decoded to know which codes it shows. Bounded: QR_FIRST_CODE_S
-    for the first code, QR_PAGE_S per screen, 3n + 10 key presses in all. Then tells QEMU to quit."""
+    0..n-1 is saved; each screen is decoded once it stands still (two dumps in a row agree) to know
+    which codes it shows. Bounded: QR_FIRST_CODE_S for the first code, QR_PAGE_S per screen, 3n + 10
+    key presses in all. Then tells QEMU to quit."""
     from ..records import qrdecode  # zxing-cpp is needed only here
 
     pages = QrPages(directory)
@@ -449,12 +450,17 @@ def collect_qr_pages(qmp: Path, directory: Path) -> QrPages:
         now = time.monotonic()
         deadline, key_again = now + QR_FIRST_CODE_S, float("inf")
         last: tuple[bytes, list[Any]] = (b"", [])  # the last screen decoded and its codes
+        previous = b""  # the dump before this one
         while True:
             client.screendump(dump)
             image = dump.read_bytes()
-            if image != last[0]:  # the same screen again (the kernel still drawing or waiting): read once
+            # A screen is read once two dumps in a row agree: one taken while the kernel copies the next
+            # screen to the framebuffer shows the top of the new screen over the bottom of the old, and a
+            # code cut there can still read in the dump and not in a photo of the saved page.
+            steady, previous = image == previous, image
+            if steady and image != last[0]:  # a screen read once, however long it stays up
                 last = (image, qrdecode.read_image(dump).chunks)
-            chunks = last[1]
+            chunks = last[1] if steady else []
             now = time.monotonic()
             # a screen shows several codes: it is named by its first
             index = min((c.index for c in chunks), default=None)
