@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import os
 import sys
 from collections.abc import Iterator
@@ -65,6 +66,14 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         return
     workers = int(getattr(config, "workerinput", {}).get("workercount", 1))
     items[:] = heads_of_shares(list(early.values()), rest, workers)
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """What collection made (the test modules, their imports, the items) frozen out of the garbage collector's
+    sight: it lives to the end, and every full collection walked it again (gc was ~6 % of a worker's CPU; this
+    saves about a third of it)."""
+    gc.collect()
+    gc.freeze()
 
 
 def heads_of_shares(groups: list[list[Any]], rest: list[Any], workers: int) -> list[Any]:
