@@ -5,10 +5,11 @@ requests that left the machine, broken images, a page wider than the window).
 Chromium is driven over its DevTools protocol on the pipe it opens with --remote-debugging-pipe
 (JSON messages ending in a NUL byte, requests on its fd 3, answers and events on its fd 4): the
 standard library is the whole client, with no WebDriver in between and no port to pick. One
-browser serves many pages (starting it is the slow part: ~0.5 s of CPU); each page gets a tab of
-its own, closed after it. The browser is the first of NAMES on PATH or in /snap/bin (find_browser):
-Debian's chromium, Ubuntu's chromium snap, Google Chrome. `tools/setup.sh test-packages` installs one
-(make test runs it); a test that needs one and finds none fails, naming where it looked and that set-up.
+browser serves many pages (starting it is the slow part: ~0.5 s of CPU), each loaded in turn in its
+one tab (a tab of its own cost a page a renderer process). The browser is the first of NAMES on PATH
+or in /snap/bin (find_browser): Debian's chromium, Ubuntu's chromium snap, Google Chrome.
+`tools/setup.sh test-packages` installs one (make test runs it); a test that needs one and finds
+none fails, naming where it looked and that set-up.
 
     with Browser() as browser:                       # or the `browser` fixture (tests/conftest.py)
         page = browser.open(tmp_path / "report.html", width=400, selectors=(".answer",))
@@ -255,6 +256,7 @@ class _Chromium:
         self.next_id = 0
         self.events: list[dict[str, Any]] = []
         self.alive = True
+        self.tab: str | None = None  # the session of the tab pages load in (Browser._tab)
 
     def stderr_tail(self, chars: int = 3000) -> str:
         """The end of Chromium's stderr, without its complaints that it has no D-Bus (none in a container
@@ -320,8 +322,8 @@ class _Chromium:
                     return
 
     def take_events(self, session: str) -> list[dict[str, Any]]:
-        """The tab's events; the rest (the browser's own: a tab attached, detached) are dropped, since
-        one tab is open at a time."""
+        """The tab's events; the rest (the browser's own: the tab attached) are dropped, since one tab is
+        open."""
         mine = [e for e in self.events if e.get("sessionId") == session]
         self.events = []
         return mine
@@ -400,9 +402,9 @@ class Browser:
 
     def open(self, path: Path, width: int = 1200, selectors: Sequence[str] = (),
              timeout_s: float = PAGE_TIMEOUT_S) -> Page:
-        """Load `path` (an HTML file) in a new tab `width` CSS px wide, wait for its load event, read it
+        """Load `path` (an HTML file) in the tab, `width` CSS px wide, wait for its load event, read it
         (for each CSS selector in `selectors`: every match's innerText and drawn size, and the text that
-        selecting the first match gives), close the tab; all of it within timeout_s, else BrowserError."""
+        selecting the first match gives); all of it within timeout_s, else BrowserError."""
         path = Path(path).resolve()
         if not path.is_file():
             raise BrowserError(f"{path}: no such page")
@@ -414,23 +416,34 @@ class Browser:
             self.close(kill=True)
             raise
 
-    def _open(self, chrome: _Chromium, path: Path, width: int, selectors: list[str], deadline: float) -> Page:
-        target = chrome.call("Target.createTarget", {"url": "about:blank"}, None, deadline)["targetId"]
-        session = chrome.call("Target.attachToTarget", {"targetId": target, "flatten": True}, None,
-                              deadline)["sessionId"]
-        # On a failure the tab stays open: open() closes this Chromium.
-        try:
+    def _tab(self, chrome: _Chromium, deadline: float) -> str:
+        """The session of the one tab every page of this Chromium loads in, made for the first: a tab of
+        its own cost each page a renderer process, half of its CPU (0.42 against 0.21 CPU-s a report page
+        on the 2-vCPU guest, 2026-11-29)."""
+        if chrome.tab is None:
+            target = chrome.call("Target.createTarget", {"url": "about:blank"}, None, deadline)["targetId"]
+            session = chrome.call("Target.attachToTarget", {"targetId": target, "flatten": True}, None,
+                                  deadline)["sessionId"]
             # Sent together, answered in order: one round trip for the tab's set-up.
-            setup = [chrome.send(m, p, session) for m, p in (
-                ("Runtime.enable", None), ("Log.enable", None), ("Network.enable", None), ("Page.enable", None),
-                ("Emulation.setDeviceMetricsOverride",
-                 {"width": width, "height": WINDOW_HEIGHT, "deviceScaleFactor": 1, "mobile": False}))]
+            setup = [chrome.send(m, None, session) for m in ("Runtime.enable", "Log.enable", "Network.enable",
+                                                              "Page.enable")]
             for ident in setup:
                 chrome.wait_answer(ident, deadline, "the tab's set-up")
-            nav = chrome.call("Page.navigate", {"url": path.as_uri()}, session, deadline)
-            if nav.get("errorText"):
-                raise chrome.fail(f"{path}: navigation failed: {nav['errorText']}")
-            chrome.wait_event("Page.loadEventFired", session, deadline)
+            chrome.tab = session
+        return chrome.tab
+
+    def _open(self, chrome: _Chromium, path: Path, width: int, selectors: list[str], deadline: float) -> Page:
+        session = self._tab(chrome, deadline)
+        # The events from here on are this page's: the last page was read when its load event had fired and
+        # its fonts were ready (a page still at work then, on a timer, would leave its events to the next;
+        # leaving it for about:blank first cost a renderer process again). On a failure the tab is left as
+        # it is: open() closes this Chromium.
+        chrome.take_events(session)
+        try:
+            chrome.call("Emulation.setDeviceMetricsOverride",
+                        {"width": width, "height": WINDOW_HEIGHT, "deviceScaleFactor": 1, "mobile": False},
+                        session, deadline)
+            self._load(chrome, session, path.as_uri(), deadline)
             probe = chrome.call("Runtime.evaluate", {
                 "expression": f"({PROBE_JS})({json.dumps(selectors)})",
                 "awaitPromise": True, "returnByValue": True}, session, deadline)
@@ -441,8 +454,15 @@ class Browser:
             seen = probe["result"]["value"]
         finally:
             events = chrome.take_events(session)
-        chrome.call("Target.closeTarget", {"targetId": target}, None, deadline)
         return _page(path, width, seen, events)
+
+    @staticmethod
+    def _load(chrome: _Chromium, session: str, url: str, deadline: float) -> None:
+        """Navigates the tab to url and waits for its load event."""
+        nav = chrome.call("Page.navigate", {"url": url}, session, deadline)
+        if nav.get("errorText"):
+            raise chrome.fail(f"{url}: navigation failed: {nav['errorText']}")
+        chrome.wait_event("Page.loadEventFired", session, deadline)
 
 
 def _page(path: Path, width: int, seen: dict[str, Any], events: Iterable[dict[str, Any]]) -> Page:

@@ -95,6 +95,18 @@ def test_a_planted_fault_is_found_and_only_it(browser: Browser, tmp_path: Path, 
     assert {name: getattr(p, name) for name in says} == says
 
 
+def test_pages_loaded_in_turn_in_one_tab_keep_their_own_problems(browser: Browser, tmp_path: Path) -> None:
+    """A page with several faults, a clean page, the faulty one again (one tab loads them all): the clean
+    page reads clean, and the faulty one gives the same problems both times, each fault's among them."""
+    faulty = ("missing_image", "js_error", "console_error", "https_image")
+    (tmp_path / "bad").mkdir()
+    bad = page(tmp_path / "bad", "".join(FAULTS[k][0] for k in faulty), "".join(FAULTS[k][1] for k in faulty))
+    first = sorted(browser.open(bad, width=400).problems())  # the two requests fail in either order
+    assert browser.open(page(tmp_path), width=400).problems() == []
+    assert sorted(browser.open(bad, width=400).problems()) == first
+    assert all(any(FAULTS[k][3] in line for line in first) for k in faulty), first
+
+
 def test_a_page_that_never_loads_fails_in_time_and_the_next_page_loads(browser: Browser, tmp_path: Path) -> None:
     # Its script is a FIFO nobody writes: the page waits for it forever, using no CPU.
     os.mkfifo(tmp_path / "never.js")
