@@ -124,9 +124,23 @@ def tool_main(*argv: str) -> tuple[int, str, str]:
     return rc, out.getvalue(), err.getvalue()
 
 
-def tool_proc(*argv: str) -> subprocess.CompletedProcess[str]:
-    """tool_main() as subprocess.run(..., capture_output=True, text=True) would have returned it."""
-    rc, stdout, stderr = tool_main(*argv)
+def tool_proc(*argv: str, env: dict[str, str] | None = None, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    """tool_main() as subprocess.run(..., capture_output=True, text=True) would have returned it; env: variables
+    set for it (and the emulators it starts) and put back after, cwd: the directory it runs in (a worker runs
+    one test at a time)."""
+    saved, here = {k: os.environ.get(k) for k in env or {}}, os.getcwd()
+    try:
+        os.environ.update(env or {})
+        if cwd is not None:
+            os.chdir(cwd)
+        rc, stdout, stderr = tool_main(*argv)
+    finally:
+        os.chdir(here)
+        for k, v in saved.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
     return subprocess.CompletedProcess(["cleanroom", *argv], rc, stdout, stderr)
 
 

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from booting import TOOL_SAFETY_NET_S
+from booting import tool_proc
 
 sys.path.insert(0, str(Path(__file__).resolve().parent / "fixtures"))
 
@@ -20,8 +20,8 @@ from cleanroom_host.records.protocol import parse_log  # noqa: E402
 
 
 def tool(cleanroom_tool: Path, *args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, str(cleanroom_tool), *args], capture_output=True, text=True,
-                          timeout=TOOL_SAFETY_NET_S, stdin=subprocess.DEVNULL, cwd=cwd)
+    """The tool's command line, run in this process (booting.tool_proc)."""
+    return tool_proc(*args, cwd=cwd)
 
 
 def read_csv(path: Path) -> list[dict[str, str]]:

@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from booting import installed
+from booting import installed, tool_proc
 from cleanroom_host.machines import runner
 from cleanroom_host.machines.progress import Progress
 from cleanroom_host.records.results import to_json_doc
@@ -53,9 +53,17 @@ def make_log(status: str = "ok", extra: list[dict[str, Any]] | None = None, benc
 
 
 def tool(cleanroom_tool: Path, *args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    """The tool's command line, run in this process (booting.tool_proc: a new interpreter's start cost each
+    call ~0.15 CPU-s). What only the script does is tested through it: script() below, and the tests that
+    start it themselves (concurrent runs, a reader that stops reading)."""
+    return tool_proc(*args, env=env)
+
+
+def script(cleanroom_tool: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """tools/cleanroom itself, in an interpreter of its own: its exit status is the process's."""
     # The timeout is a safety net only: the tool's own silence limit ends a stuck run.
     return subprocess.run([sys.executable, str(cleanroom_tool), *args], capture_output=True, text=True,
-                          env=dict(os.environ, **(env or {})), timeout=600, stdin=subprocess.DEVNULL)
+                          timeout=600, stdin=subprocess.DEVNULL)
 
 
 # --- parse ------------------------------------------------------------------
@@ -177,8 +185,8 @@ def test_report_never_mixes_two_boots(tmp_path: Path, cleanroom_tool: Path, repo
 
 
 def test_usage_error_exit_status(cleanroom_tool: Path) -> None:
-    assert tool(cleanroom_tool, "run", "--emulator", "vmware").returncode == 5
-    assert tool(cleanroom_tool).returncode == 5
+    assert script(cleanroom_tool, "run", "--emulator", "vmware").returncode == 5
+    assert script(cleanroom_tool).returncode == 5
     for bad in ("0", "-3", "soon", "inf"):
         p = tool(cleanroom_tool, "run", "--silence", bad)
         assert p.returncode == 5 and "--silence" in p.stderr, bad

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -15,15 +14,15 @@ sys.path.insert(0, str(Path(__file__).resolve().parent / "fixtures"))
 
 import synth_workset  # noqa: E402
 
-from booting import QUICK_ICOUNT  # noqa: E402
+from booting import QUICK_ICOUNT, tool_proc  # noqa: E402
 from cleanroom_host.machines import defaults, estimate  # noqa: E402
 
 MIB = 1 << 20
 
 
 def tool(cleanroom_tool: Path, *args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, str(cleanroom_tool), *args], capture_output=True, text=True,
-                          env=dict(os.environ, **(env or {})), timeout=600, stdin=subprocess.DEVNULL)
+    """The tool's command line, run in this process (booting.tool_proc)."""
+    return tool_proc(*args, env=env)
 
 
 def test_paper_suite_plan_is_the_kernels_default() -> None:

@@ -6,16 +6,14 @@ from __future__ import annotations
 
 import csv
 import json
-import os
 import subprocess
-import sys
 import zlib
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from booting import boot, installed
+from booting import boot, installed, tool_proc
 from cleanroom_host.records import model
 from cleanroom_host.reports import frame as report
 from cleanroom_host.reports.context import Run
@@ -30,8 +28,8 @@ PRESTONIA = {"t": "model", "version": 1, "preset": "prestonia",
 
 
 def tool(cleanroom_tool: Path, *args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, str(cleanroom_tool), *args], capture_output=True, text=True,
-                          env=dict(os.environ, **(env or {})), timeout=600, stdin=subprocess.DEVNULL)
+    """The tool's command line, run in this process (booting.tool_proc)."""
+    return tool_proc(*args, env=env)
 
 
 def frame(obj: dict[str, Any]) -> bytes:
