@@ -9,13 +9,12 @@ import math
 import random
 import re
 import statistics
-import subprocess
 from pathlib import Path
 from typing import Any, Callable
 
 import pytest
 
-from booting import TOOL_CMD, TOOL_SAFETY_NET_S, boot
+from booting import boot, tool_proc
 
 from cleanroom_host.reports import compare, derive, smplocks as smplockreport, smp as smpreport
 from cleanroom_host.machines import defaults
@@ -310,10 +309,8 @@ def test_runs_auto_hosted_prints_the_runs_of_every_case(tmp_path: Path) -> None:
     """`run --emulator hosted --cmdline "bench=workset runs=auto"` says per case how many runs it took
     and whether it converged; the records agree; a budget in rounds is never exceeded."""
     out = tmp_path / "auto"
-    proc = subprocess.run(
-        [*TOOL_CMD, "run", "--emulator", "hosted", "--cmdline",
-         "bench=workset runs=auto sizes=0,64K reps=16 budget=7 precision=100", "--out", str(out)],
-        capture_output=True, text=True, timeout=TOOL_SAFETY_NET_S, stdin=subprocess.DEVNULL)
+    proc = tool_proc("run", "--emulator", "hosted", "--cmdline",
+                     "bench=workset runs=auto sizes=0,64K reps=16 budget=7 precision=100", "--out", str(out))
     assert proc.returncode == 0, proc.stderr
     results = [r for r in load(out).records if r.get("t") == "result"]
     assert len(results) == 4
@@ -333,9 +330,7 @@ def test_a_suites_own_runs_auto_is_one_line(tmp_path: Path) -> None:
     """The hosted quick suite is on runs=auto without being asked (make run: hundreds of cases):
     `run` says how many runs the cases took in one line and where each case's are, no line a case."""
     out = tmp_path / "quick"
-    proc = subprocess.run([*TOOL_CMD, "run", "--emulator", "hosted", "--cmdline", "suite=quick bench=tsc",
-                           "--out", str(out)],
-                          capture_output=True, text=True, timeout=TOOL_SAFETY_NET_S, stdin=subprocess.DEVNULL)
+    proc = tool_proc("run", "--emulator", "hosted", "--cmdline", "suite=quick bench=tsc", "--out", str(out))
     assert proc.returncode == 0, proc.stderr
     results = [r for r in load(out).records if r.get("t") == "result"]
     assert results and all("converged" in r for r in results)

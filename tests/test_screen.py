@@ -6,12 +6,11 @@ and finds the summary the serial records agree with."""
 from __future__ import annotations
 
 import re
-import subprocess
 from pathlib import Path
 
 import pytest
 
-from booting import TOOL_CMD, TOOL_SAFETY_NET_S, boot, boot_iso, done, grub_iso, of_type, uefi_selftest
+from booting import boot, boot_iso, done, grub_iso, of_type, tool_proc, uefi_selftest
 
 REPO = Path(__file__).resolve().parent.parent
 FONT_C = REPO / "kernel" / "font.c"
@@ -155,7 +154,5 @@ def test_a_framebuffer_a_cpu_without_pse36_cannot_reach_is_named(tmp_path: Path)
     (["--emulator", "uefi"], "give --cmdline"),
 ])
 def test_screendump_is_refused_where_it_cannot_work(tmp_path: Path, args: list[str], why: str) -> None:
-    proc = subprocess.run([*TOOL_CMD, "run", *args, "--screendump", str(tmp_path / "s.ppm"), "--out",
-                           str(tmp_path / "out"), "--quiet"], capture_output=True, text=True,
-                          timeout=TOOL_SAFETY_NET_S, stdin=subprocess.DEVNULL)
+    proc = tool_proc("run", *args, "--screendump", str(tmp_path / "s.ppm"), "--out", str(tmp_path / "out"), "--quiet")
     assert proc.returncode == 5 and why in proc.stderr, proc.stderr

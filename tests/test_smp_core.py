@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from booting import KERNEL, boot, done, halted_cpus, human_monitor, of_type
+from booting import KERNEL, boot, done, halted_cpus, human_monitor, of_type, tool_proc
 
 needs_kernel = pytest.mark.usefixtures("kernel_elf")
 SMP_TESTS = {"smp_every_cpu_answers", "smp_no_lost_increment", "smp_paging_follows", "smp_ipi"}
@@ -114,11 +114,7 @@ def test_the_hosted_build_pins_one_thread_per_cpu(tmp_path: Path) -> None:
 
 
 def test_cpus_is_refused_where_it_does_not_apply(tmp_path: Path) -> None:
-    import subprocess
-    from booting import TOOL_CMD
-    proc = subprocess.run([*TOOL_CMD, "run", "--emulator", "bochs", "--cpus", "2", "--out", str(tmp_path / "b")],
-                          capture_output=True, text=True, stdin=subprocess.DEVNULL)
+    proc = tool_proc("run", "--emulator", "bochs", "--cpus", "2", "--out", str(tmp_path / "b"))
     assert proc.returncode != 0 and "--cpus does not apply to bochs" in proc.stderr
-    proc = subprocess.run([*TOOL_CMD, "run", "--emulator", "qemu", "--cpus", "0", "--out", str(tmp_path / "z")],
-                          capture_output=True, text=True, stdin=subprocess.DEVNULL)
+    proc = tool_proc("run", "--emulator", "qemu", "--cpus", "0", "--out", str(tmp_path / "z"))
     assert proc.returncode != 0 and "not a whole number from 1" in proc.stderr

@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 
-from booting import KERNEL, TOOL_CMD, TOOL_SAFETY_NET_S, boot, built, done, of_type, shared_boot
+from booting import KERNEL, TOOL_SAFETY_NET_S, boot, built, done, of_type, shared_boot, tool_main
 from smpchecks import check_problems
 from test_hosted import HOSTED
 
@@ -250,7 +250,7 @@ def run_hosted(tmp: Path, cmd: str, cpus: int = 2) -> tuple[int, dict[str, Any]]
     with log.open("wb") as f:
         proc = subprocess.run(["taskset", "-c", ",".join(map(str, allowed)), str(HOSTED), *cmd.split(), f"cpus={cpus}"],
                               stdout=f, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, timeout=TOOL_SAFETY_NET_S)
-    subprocess.run([*TOOL_CMD, "parse", str(log), "--out", str(tmp)], capture_output=True, timeout=TOOL_SAFETY_NET_S)
+    tool_main("parse", str(log), "--out", str(tmp))
     return proc.returncode, json.loads((tmp / "results.json").read_text())
 
 
