@@ -30,7 +30,7 @@ from typing import Any, Iterator
 import base45
 import pytest
 
-from booting import KERNEL, QUICK_ICOUNT, REPO, TOOL_CMD, TOOL_SAFETY_NET_S, halted_cpus, human_monitor, shared_dir
+from booting import KERNEL, QUICK_ICOUNT, REPO, halted_cpus, human_monitor, shared_dir, tool_proc
 from photosim import Shot, photograph_file, screen_corners_in_photo
 from cleanroom_host.machines import emulators, runner
 from cleanroom_host.records import qrdecode
@@ -53,8 +53,7 @@ def quick_log() -> bytes:
 
 
 def decode_photos(images: list[Path], out: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([*TOOL_CMD, "decode-photos", *map(str, images), "--out", str(out)],
-                          capture_output=True, text=True, timeout=TOOL_SAFETY_NET_S, stdin=subprocess.DEVNULL)
+    return tool_proc("decode-photos", *map(str, images), "--out", str(out))
 
 
 # --- base45 (RFC 9285, section 4.3's examples) ---
@@ -442,9 +441,8 @@ def test_a_missing_qmp_client_is_named_before_qemu_starts(tmp_path: Path, monkey
     (["--emulator", "qemu", "--screendump", "s.ppm"], "choose one"),
 ])
 def test_qr_pages_is_refused_where_it_cannot_work(tmp_path: Path, args: list[str], why: str) -> None:
-    proc = subprocess.run([*TOOL_CMD, "run", *args, "--qr-pages", str(tmp_path / "pages"), "--out",
-                           str(tmp_path / "out"), "--quiet"], capture_output=True, text=True,
-                          timeout=TOOL_SAFETY_NET_S, stdin=subprocess.DEVNULL, cwd=tmp_path)
+    proc = tool_proc("run", *args, "--qr-pages", str(tmp_path / "pages"), "--out", str(tmp_path / "out"), "--quiet",
+                     cwd=tmp_path)
     assert proc.returncode == 5 and why in proc.stderr, proc.stderr
 
 
@@ -505,9 +503,8 @@ def test_phone_photos_of_every_screen_give_back_the_serial_log(emulator: str, tm
     screen is named and the records before it are kept."""
     cmdline = SHORT_QR
     where = tmp_path
-    proc = subprocess.run([*TOOL_CMD, "run", "--emulator", emulator, "--cmdline", cmdline,
-                           "--qr-pages", str(where / "pages"), "--out", str(where / "run"), "--quiet"],
-                          capture_output=True, text=True, timeout=TOOL_SAFETY_NET_S, stdin=subprocess.DEVNULL)
+    proc = tool_proc("run", "--emulator", emulator, "--cmdline", cmdline, "--qr-pages", str(where / "pages"),
+                     "--out", str(where / "run"), "--quiet")
     assert proc.returncode == 0, proc.stdout + proc.stderr
     pages = sorted((where / "pages").glob("qr-*.ppm"))
     info = json.loads((where / "run" / "results.json").read_text())["run"]["qr_pages"]
