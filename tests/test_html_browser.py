@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import re
 import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
 
+from booting import tool_proc
 from browser import Browser, Page as Shown
 from test_html import LOGS, Page, answer_text, make_run_dir, png_ok, read, row_problems, spaced
 
@@ -83,8 +83,7 @@ def test_make_runs_index_reads_clean_on_a_phone_and_a_desktop(tmp_path: Path, br
 
 
 @pytest.mark.early
-def test_compare_of_three_sets_has_three_columns_and_every_familys_figures(tmp_path: Path, cleanroom_tool: Path,
-                                                                           browser: Browser) -> None:
+def test_compare_of_three_sets_has_three_columns_and_every_familys_figures(tmp_path: Path, browser: Browser) -> None:
     """Three sets whose families are all five (make run's kernel half: workset, locks, aspace; hosted smp;
     hosted smplocks): a column each, every figure drawn after its own family's answers with its caption;
     and the same page with one figure's data cut short fails (the test of the test). The logs lie under a
@@ -96,8 +95,7 @@ def test_compare_of_three_sets_has_three_columns_and_every_familys_figures(tmp_p
     for log in logs:
         shutil.copy(FIXTURES / log.name, log)
     page_path = tmp_path / "compare.html"
-    p = subprocess.run([str(cleanroom_tool), "compare", *map(str, logs), "--out", str(tmp_path / "c"),
-                        "--html", str(page_path)], capture_output=True, text=True, timeout=300)
+    p = tool_proc("compare", *map(str, logs), "--out", str(tmp_path / "c"), "--html", str(page_path))
     assert p.returncode == 0, p.stderr
     assert p.stdout.splitlines()[-1] == f"wrote {page_path}"
     text = page_path.read_text(encoding="utf-8")
