@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from booting import boot, done, of_type
+from booting import boot, done, of_type, shared_boot
 
 pytestmark = pytest.mark.usefixtures("kernel_elf")
 
@@ -123,8 +123,8 @@ def test_icount_aspace_records_repeat_exactly(icount_run: dict[str, Any], tmp_pa
     assert all(r["min"] == r["max"] for r in results(icount_run)), "under icount every run costs the same"
 
 
-def test_thread_faults_stop_the_thread_not_the_run(tmp_path: Path) -> None:
-    rc, res = boot(tmp_path, "qemu", "suite=selftest")
+def test_thread_faults_stop_the_thread_not_the_run(boots_root: Path) -> None:
+    rc, res = shared_boot(boots_root, "qemu", "suite=selftest")  # test_boot.py's self-test boot
     assert rc == 0 and done(res)["status"] == "ok"
     faults = of_type(res, "thread_fault")
     assert [(f["vector"], f["name"]) for f in faults] == [(14, "page_fault")] * 3 + [(13, "general_protection")]

@@ -41,8 +41,8 @@ def assert_selftest_passes(rc: int, res: dict[str, Any]) -> None:
     assert types[:5] == ["hello", "cpu", "tsc", "mem", "config"]
 
 
-def test_selftest_qemu(tmp_path: Path) -> None:
-    rc, res = boot(tmp_path, "qemu", "suite=selftest")
+def test_selftest_qemu(boots_root: Path) -> None:
+    rc, res = shared_boot(boots_root, "qemu", "suite=selftest")  # test_aspace.py reads its thread faults
     assert_selftest_passes(rc, res)
     hello = of_type(res, "hello")[0]
     assert hello["proto"] == 1 and hello["loader"] == "qemu" and "suite=selftest" in hello["cmdline"]
