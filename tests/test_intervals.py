@@ -337,3 +337,19 @@ def test_a_suites_own_runs_auto_is_one_line(tmp_path: Path) -> None:
     assert not [ln for ln in proc.stdout.splitlines() if ln.endswith(("converged", "budget spent"))], proc.stdout
     [line] = [ln for ln in proc.stdout.splitlines() if ln.startswith("runs=auto:")]
     assert f"of {len(results)} converged" in line and "results.csv" in line
+
+
+def test_a_changed_copy_is_what_dataclasses_replace_makes() -> None:
+    """interval._with copies an Interval's fields and nothing else: it stays right while the class has no
+    __post_init__ and keeps no value of its own beside its fields (a cached property would be copied stale)."""
+    from dataclasses import fields, replace
+
+    from cleanroom_host.stats import interval
+
+    v = Interval.of({"n": 5, "med": 3, "samples": [1, 2, 3, 4, 5]}, pair="set")
+    assert not hasattr(Interval, "__post_init__")
+    assert set(vars(v)) == {f.name for f in fields(Interval)}
+    for changes in ({"mid": 7.0}, {"lo": 0.0, "hi": 9.0, "rounds": None}, {"across": True, "turns": "t"}):
+        assert interval._with(v, **changes) == replace(v, **changes)
+        assert vars(interval._with(v, **changes)) == vars(replace(v, **changes))
+    assert v.shift(1.0).mid == 4.0 and v.mid == 3.0  # the original is left as it was

@@ -423,9 +423,10 @@ class Interval:
 
 
 def _with(v: Interval, **changes: Any) -> Interval:
-    """v with some fields changed, as dataclasses.replace makes it (an Interval has no __post_init__), without
-    its look at the class's fields on every call: 1 us against 5.6, and a report makes hundreds of
-    thousands (every derived quantity's band through shift, scale, ratio and rel)."""
+    """v with some fields changed, as dataclasses.replace makes it (an Interval has no __post_init__ and keeps
+    nothing but its fields: tests/test_intervals.py), without its look at the class's fields on every call:
+    1 us against 5.6, and a report makes hundreds of thousands (every derived band through shift, scale,
+    ratio and rel)."""
     new = object.__new__(Interval)
     new.__dict__.update(v.__dict__, **changes)
     return new
