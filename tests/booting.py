@@ -27,6 +27,7 @@ import sys
 import time
 from pathlib import Path
 from typing import Any
+from unittest import mock
 
 REPO = Path(__file__).resolve().parent.parent
 TOOL = REPO / "tools" / "cleanroom"
@@ -128,19 +129,8 @@ def tool_proc(*argv: str, env: dict[str, str] | None = None, cwd: Path | None = 
     """tool_main() as subprocess.run(..., capture_output=True, text=True) would have returned it; env: variables
     set for it (and the emulators it starts) and put back after, cwd: the directory it runs in (a worker runs
     one test at a time)."""
-    saved, here = {k: os.environ.get(k) for k in env or {}}, os.getcwd()
-    try:
-        os.environ.update(env or {})
-        if cwd is not None:
-            os.chdir(cwd)
+    with mock.patch.dict(os.environ, env or {}), contextlib.chdir(cwd or os.getcwd()):
         rc, stdout, stderr = tool_main(*argv)
-    finally:
-        os.chdir(here)
-        for k, v in saved.items():
-            if v is None:
-                os.environ.pop(k, None)
-            else:
-                os.environ[k] = v
     return subprocess.CompletedProcess(["cleanroom", *argv], rc, stdout, stderr)
 
 

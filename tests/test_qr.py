@@ -395,7 +395,7 @@ def test_qr_pages_saves_a_screen_only_once_it_stands_still(tmp_path: Path, monke
     pages = runner.collect_qr_pages(sock, tmp_path / "pages")
     fake.thread.join(timeout=10)
     assert pages.error is None and pages.saved == [0, 1, 2] and pages.screens == 3
-    for k, code in enumerate(CODES):
+    for k in range(len(CODES)):
         with Image.open(tmp_path / "pages" / runner.qr_page_name(k)) as saved:
             assert saved.convert("RGB").tobytes() == fake.images[k].tobytes(), f"page {k}: a torn dump was saved"
 
