@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import csv
-import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -17,11 +16,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parent / "fixtures"))
 import synth_workset  # noqa: E402
 
 from cleanroom_host.records.protocol import parse_log  # noqa: E402
-
-
-def tool(cleanroom_tool: Path, *args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
-    """The tool's command line, run in this process (booting.tool_proc)."""
-    return tool_proc(*args, cwd=cwd)
 
 
 def read_csv(path: Path) -> list[dict[str, str]]:
@@ -43,9 +37,9 @@ def two_runs(tmp_path: Path) -> tuple[Path, Path]:
     return a, b
 
 
-def test_compare_matches_cases_and_lists_the_rest(two_runs: tuple[Path, Path], cleanroom_tool: Path) -> None:
+def test_compare_matches_cases_and_lists_the_rest(two_runs: tuple[Path, Path]) -> None:
     a, b = two_runs
-    p = tool(cleanroom_tool, "compare", str(a), str(b))
+    p = tool_proc("compare", str(a), str(b))
     assert p.returncode == 0, p.stderr
     rows = read_csv(b / "compare.csv")  # default: B's results directory
     assert p.stdout.splitlines()[-1] == f"wrote {b / 'compare.csv'} and {b / 'compare-derived.csv'}"
@@ -66,11 +60,11 @@ def test_compare_matches_cases_and_lists_the_rest(two_runs: tuple[Path, Path], c
     assert "only in A (12)" in text and "only in B (12)" in text
 
 
-def test_compare_ratios_of_a_scaled_run(tmp_path: Path, cleanroom_tool: Path) -> None:
+def test_compare_ratios_of_a_scaled_run(tmp_path: Path) -> None:
     (tmp_path / "a.log").write_bytes(synth_workset.replicated())
     (tmp_path / "b.log").write_bytes(synth_workset.replicated(scale=3.0))
     out = tmp_path / "cmp"
-    p = tool(cleanroom_tool, "compare", str(tmp_path / "a.log"), str(tmp_path / "b.log"), "--out", str(out))
+    p = tool_proc("compare", str(tmp_path / "a.log"), str(tmp_path / "b.log"), "--out", str(out))
     assert p.returncode == 0, p.stderr
     rows = read_csv(out / "compare.csv")
     assert rows and all(r["in"] == "both" for r in rows)
@@ -83,9 +77,9 @@ def test_compare_ratios_of_a_scaled_run(tmp_path: Path, cleanroom_tool: Path) ->
     assert float(ratio) == pytest.approx(3.0, abs=1e-4) and band.startswith("(") and ".." in band
 
 
-def test_compare_real_run_with_itself(fixtures_dir: Path, cleanroom_tool: Path, tmp_path: Path) -> None:
+def test_compare_real_run_with_itself(fixtures_dir: Path, tmp_path: Path) -> None:
     log = fixtures_dir / "qemu-quick-workset.log"
-    p = tool(cleanroom_tool, "compare", str(log), str(log), "--out", str(tmp_path))
+    p = tool_proc("compare", str(log), str(log), "--out", str(tmp_path))
     assert p.returncode == 0, p.stderr
     rows = read_csv(tmp_path / "compare.csv")
     assert len(rows) == len(results(log.read_bytes()))
@@ -94,15 +88,15 @@ def test_compare_real_run_with_itself(fixtures_dir: Path, cleanroom_tool: Path, 
     assert "0 only in A, 0 only in B" in p.stdout and "only in A (" not in p.stdout
 
 
-def test_compare_missing_side(tmp_path: Path, cleanroom_tool: Path) -> None:
-    p = tool(cleanroom_tool, "compare", str(tmp_path / "nope"), str(tmp_path))
+def test_compare_missing_side(tmp_path: Path) -> None:
+    p = tool_proc("compare", str(tmp_path / "nope"), str(tmp_path))
     assert p.returncode == 5 and "cleanroom compare:" in p.stderr
 
 
-def test_compare_qemu_and_hosted_fixtures(fixtures_dir: Path, cleanroom_tool: Path, tmp_path: Path) -> None:
+def test_compare_qemu_and_hosted_fixtures(fixtures_dir: Path, tmp_path: Path) -> None:
     """Two real runs that share no case (paging off/on vs host, other reps): every case listed once."""
     qemu, hosted = fixtures_dir / "qemu-quick-workset.log", fixtures_dir / "hosted-workset.log"
-    p = tool(cleanroom_tool, "compare", str(qemu), str(hosted), "--out", str(tmp_path))
+    p = tool_proc("compare", str(qemu), str(hosted), "--out", str(tmp_path))
     assert p.returncode == 0, p.stderr
     rows = read_csv(tmp_path / "compare.csv")
     na, nb = len(results(qemu.read_bytes())), len(results(hosted.read_bytes()))

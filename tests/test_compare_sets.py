@@ -10,7 +10,6 @@ import io
 import json
 import re
 import struct
-import subprocess
 import sys
 from collections import Counter
 from pathlib import Path
@@ -45,11 +44,6 @@ def model_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     rc = cli.main(["parse", str(MODEL_LOG), "--out", str(out)], io.StringIO(), io.StringIO())
     assert rc == 0 and (out / "results.json").is_file()
     return out
-
-
-def tool(*args: str) -> subprocess.CompletedProcess[str]:
-    """The command line in this process (argparse's usage errors included)."""
-    return tool_proc(*args)
 
 
 def read_csv(path: Path) -> list[dict[str, str]]:
@@ -98,7 +92,7 @@ def test_three_sets_a_column_each_and_their_units(model_dir: Path, tmp_path: Pat
     """The issue's example: qemu-icount, hosted and qemu-model. The key names each set's CPU, platform
     and unit; the workset table has a column per set and says which counts in what; every case and
     derived value of every set is a row of the CSV files, under its set's id."""
-    p = tool("compare", str(ICOUNT), str(HOSTED), str(model_dir), "--out", str(tmp_path))
+    p = tool_proc("compare", str(ICOUNT), str(HOSTED), str(model_dir), "--out", str(tmp_path))
     assert p.returncode == 0, p.stderr
     lines = p.stdout.splitlines()
     assert not too_wide(lines[:-1]), "\n".join(too_wide(lines))
@@ -168,7 +162,7 @@ def test_ref_picks_the_reference(tmp_path: Path) -> None:
     for name, scale in (("a", 1.0), ("b", 2.0), ("c", 3.0)):
         (tmp_path / f"{name}.log").write_bytes(synth_workset.log(scale=scale))
     out = tmp_path / "cmp"
-    p = tool("compare", *(str(tmp_path / f"{n}.log") for n in "abc"), "--ref", "b", "--out", str(out))
+    p = tool_proc("compare", *(str(tmp_path / f"{n}.log") for n in "abc"), "--ref", "b", "--out", str(out))
     assert p.returncode == 0, p.stderr
     lines = p.stdout.splitlines()
     assert lines[0].startswith("compare: 3 result sets; B is the reference")
@@ -180,7 +174,7 @@ def test_ref_picks_the_reference(tmp_path: Path) -> None:
     assert big and all(float(r["ratio_ref"]) == pytest.approx(0.5 if r["set"] == "A" else 1.5, rel=1e-3)
                        for r in big)
     # two sets with --ref: the layout of several, the first set divided by the second
-    p = tool("compare", str(tmp_path / "a.log"), str(tmp_path / "b.log"), "--ref", "B",
+    p = tool_proc("compare", str(tmp_path / "a.log"), str(tmp_path / "b.log"), "--ref", "B",
              "--out", str(out))
     assert p.returncode == 0 and p.stdout.startswith("compare: 2 result sets; B is the reference")
     assert {r["ref"] for r in read_csv(out / "compare.csv")} == {"B"}
@@ -241,7 +235,7 @@ def tsc_only(path: Path, out: Path) -> Path:
 
 def test_plots_on_the_command_line(tmp_path: Path) -> None:
     sets = [tsc_only(p, tmp_path / name) for p, name in ((ICOUNT, "icount"), (TCG, "tcg"), (MAKE_RUN, "run"))]
-    p = tool("compare", *map(str, sets), "--plots")
+    p = tool_proc("compare", *map(str, sets), "--plots")
     assert p.returncode == 0, p.stderr
     assert p.stdout.splitlines()[-1].endswith("and 1 figure (compare-*.png)")
     assert png_size(sets[-1] / "compare-cases-tsc.png")[0] > 500  # default --out: the last set's directory
@@ -249,14 +243,14 @@ def test_plots_on_the_command_line(tmp_path: Path) -> None:
 
 
 def test_clear_errors(tmp_path: Path) -> None:
-    p = tool("compare", str(ICOUNT))
+    p = tool_proc("compare", str(ICOUNT))
     assert p.returncode == 5 and "the following arguments are required: B" in p.stderr
-    p = tool("compare", str(ICOUNT), str(TCG), str(tmp_path / "nope"))
+    p = tool_proc("compare", str(ICOUNT), str(TCG), str(tmp_path / "nope"))
     assert p.returncode == 5 and "cleanroom compare: set C: " in p.stderr and "nope" in p.stderr
     (tmp_path / "bad.json").write_text("{}")
-    p = tool("compare", str(ICOUNT), str(tmp_path / "bad.json"), str(TCG))
+    p = tool_proc("compare", str(ICOUNT), str(tmp_path / "bad.json"), str(TCG))
     assert p.returncode == 5 and "set B: " in p.stderr and "not a results.json" in p.stderr
-    p = tool("compare", str(ICOUNT), str(TCG), str(DATA / "." / ICOUNT.name))
+    p = tool_proc("compare", str(ICOUNT), str(TCG), str(DATA / "." / ICOUNT.name))
     assert p.returncode == 5 and f"A and C are the same result set ({ICOUNT})" in p.stderr
-    p = tool("compare", str(ICOUNT), str(TCG), str(HOSTED), "--ref", "D")
+    p = tool_proc("compare", str(ICOUNT), str(TCG), str(HOSTED), "--ref", "D")
     assert p.returncode == 5 and "--ref 'D': no such set; the sets are A, B, C" in p.stderr

@@ -7,7 +7,6 @@ Expected values are worked out here from the records' medians."""
 from __future__ import annotations
 
 import csv
-import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -33,11 +32,6 @@ REAL_LOG = Path(__file__).resolve().parent / "fixtures" / "qemu-icount-aspace.lo
 NOTES = ("one CPU", "no PGE", "no mutex_fiber_contended")
 
 
-def tool(cleanroom_tool: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    """The tool's command line, run in this process (booting.tool_main)."""
-    return tool_proc(*args)
-
-
 def body(text: str, head: str) -> dict[str, list[str]]:
     """The rows of a table by their first cell (test and params joined for the case tables)."""
     out = {}
@@ -61,11 +55,11 @@ def render(recs: list[dict[str, Any]]) -> str:
 
 
 @pytest.fixture(scope="module")
-def full(cleanroom_tool: Path, tmp_path_factory: pytest.TempPathFactory):
+def full(tmp_path_factory: pytest.TempPathFactory):
     """The tool's report of a whole synthetic run (PGE, sysenter, one paging mode, two thread faults)."""
     out = tmp_path_factory.mktemp("aspace")
     (out / "serial.log").write_bytes(synth_aspace.log(thread_faults=2))
-    proc = tool(cleanroom_tool, "report", str(out / "serial.log"), "--out", str(out), "--full", "--no-plots")
+    proc = tool_proc("report", str(out / "serial.log"), "--out", str(out), "--full", "--no-plots")
     assert proc.returncode == 0, proc.stderr
     return proc.stdout, out, synth_aspace.records(thread_faults=2)
 
@@ -221,7 +215,7 @@ def test_plots(tmp_path: Path) -> None:
         png_ok(drawn[name])
 
 
-def test_thread_faults_section_and_exit_status(full, cleanroom_tool: Path, tmp_path: Path) -> None:
+def test_thread_faults_section_and_exit_status(full, tmp_path: Path) -> None:
     text, out, _recs = full
     assert "thread_fault" in RECORD_TYPES
     lines = block(text, "thread faults (the thread was stopped, the run went on)")
@@ -231,7 +225,7 @@ def test_thread_faults_section_and_exit_status(full, cleanroom_tool: Path, tmp_p
     assert cells(lines[4])[:7] == ["14", "page_fault", "0x40001235", "0xc0001000", "4", "-", "-"]
     res = parse_log((out / "serial.log").read_bytes())
     assert res.complete and res.status == "ok" and exit_status(res) == EXIT_OK
-    proc = tool(cleanroom_tool, "parse", str(out / "serial.log"), "--out", str(tmp_path))
+    proc = tool_proc("parse", str(out / "serial.log"), "--out", str(tmp_path))
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert not any(line.startswith("faults (") for line in text.splitlines())
 
@@ -387,10 +381,10 @@ def real_medians(recs: list[dict[str, Any]], bench: str, case: str, **params: An
             and all(r["params"].get(k) == v for k, v in params.items())]
 
 
-def test_real_qemu_log_end_to_end(cleanroom_tool: Path, tmp_path: Path) -> None:
+def test_real_qemu_log_end_to_end(tmp_path: Path) -> None:
     """The report of a real run (QEMU -icount, bench=workset,aspace paging=on sizes=0,4K,64K runs=2
     reps=200), through the command line."""
-    proc = tool(cleanroom_tool, "report", str(REAL_LOG), "--out", str(tmp_path), "--full")
+    proc = tool_proc("report", str(REAL_LOG), "--out", str(tmp_path), "--full")
     assert proc.returncode == 0, proc.stdout + proc.stderr
     text = proc.stdout
     recs = parse_log(REAL_LOG.read_bytes()).records

@@ -28,11 +28,6 @@ FIGURES = ["fig3-concurrency-overhead-absolute.png", "fig4-concurrency-overhead-
 QEMU_FIXTURE = "qemu-quick-workset.log"
 
 
-def tool(cleanroom_tool: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    """The tool's command line, run in this process (booting.tool_main)."""
-    return tool_proc(*args)
-
-
 def png_size(path: Path) -> tuple[int, int]:
     """Width and height from a PNG's IHDR; fails on anything that is not a PNG."""
     data = path.read_bytes()
@@ -100,10 +95,10 @@ def hand_computed(m: dict[tuple[str, str, int], dict[str, int]], size: int) -> d
 
 
 @pytest.fixture(scope="module")
-def qemu_report(fixtures_dir: Path, cleanroom_tool: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+def qemu_report(fixtures_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     log = fixtures_dir / QEMU_FIXTURE
     out = tmp_path_factory.mktemp("qemu-report")
-    p = tool(cleanroom_tool, "report", str(log), "--out", str(out), "--full")
+    p = tool_proc("report", str(log), "--out", str(out), "--full")
     return {"log": log, "out": out, "proc": p, "records": parse_log(log.read_bytes()).records}
 
 
@@ -164,7 +159,7 @@ def test_qemu_plots(qemu_report: dict[str, Any]) -> None:
     assert len({(plots / n).read_bytes() for n in FIGURES}) == len(FIGURES)
 
 
-def test_synthetic_report_without_vm_data_draws_only_its_figures(tmp_path: Path, cleanroom_tool: Path) -> None:
+def test_synthetic_report_without_vm_data_draws_only_its_figures(tmp_path: Path) -> None:
     recs = [r for r in synth_workset.records() if (r.get("params") or {}).get("paging") != "on"]
     for i, r in enumerate(recs):
         r["seq"] = i
@@ -173,7 +168,7 @@ def test_synthetic_report_without_vm_data_draws_only_its_figures(tmp_path: Path,
 
     log = tmp_path / "serial.log"
     log.write_bytes(b"".join(encode_record(r) for r in recs))
-    p = tool(cleanroom_tool, "report", str(tmp_path), "--full")
+    p = tool_proc("report", str(tmp_path), "--full")
     assert p.returncode == 0, p.stderr
     assert sorted(os.listdir(tmp_path / "plots")) == ["ctxsw.png", FIGURES[0], FIGURES[1]]
     assert "vs paging off" not in p.stdout and "note:" not in p.stdout  # hardware, no emulator note
@@ -181,10 +176,10 @@ def test_synthetic_report_without_vm_data_draws_only_its_figures(tmp_path: Path,
     assert quantities == {"conc_abs", "conc_per_quantum", "conc_rel"}
 
 
-def test_synthetic_report_peak_and_bands(tmp_path: Path, cleanroom_tool: Path) -> None:
+def test_synthetic_report_peak_and_bands(tmp_path: Path) -> None:
     log = tmp_path / "serial.log"
     log.write_bytes(synth_workset.log(runs=5))
-    p = tool(cleanroom_tool, "report", str(log), "--out", str(tmp_path / "out"), "--full")
+    p = tool_proc("report", str(log), "--out", str(tmp_path / "out"), "--full")
     assert p.returncode == 0, p.stderr
     assert ("peak relative concurrency overhead, paging off: 299.97 % (299.96..299.97) at 512K per buffer, = L2 size"
             in p.stdout)
@@ -195,10 +190,9 @@ def test_synthetic_report_peak_and_bands(tmp_path: Path, cleanroom_tool: Path) -
         assert_real_plot(tmp_path / "out" / "plots" / name)
 
 
-def test_report_without_workset_writes_only_report_txt(tmp_path: Path, fixtures_dir: Path,
-                                                       cleanroom_tool: Path) -> None:
+def test_report_without_workset_writes_only_report_txt(tmp_path: Path, fixtures_dir: Path) -> None:
     """... and its page (report.html)."""
-    p = tool(cleanroom_tool, "report", str(fixtures_dir / "qemu-quick.log"), "--out", str(tmp_path), "--full")
+    p = tool_proc("report", str(fixtures_dir / "qemu-quick.log"), "--out", str(tmp_path), "--full")
     assert p.returncode == 0 and sorted(os.listdir(tmp_path)) == ["report.html", "report.txt"]
     assert p.stdout.splitlines()[-1].startswith("done: status ok")
 
@@ -216,14 +210,14 @@ def test_no_plots_never_loads_matplotlib(tmp_path: Path, fixtures_dir: Path, rep
 HOSTED_FIXTURE = "hosted-workset.log"
 
 
-def test_hosted_fixture_report(fixtures_dir: Path, cleanroom_tool: Path, tmp_path: Path) -> None:
+def test_hosted_fixture_report(fixtures_dir: Path, tmp_path: Path) -> None:
     """A real hosted sweep: one paging mode ("host"), so Figures 3, 4 and ctxsw only."""
     log = fixtures_dir / HOSTED_FIXTURE
     res = parse_log(log.read_bytes())
     assert res.complete and res.status == "ok" and not res.damaged
     hello = res.first("hello")
     assert hello is not None and hello["platform"] == "hosted"
-    p = tool(cleanroom_tool, "report", str(log), "--out", str(tmp_path), "--full")
+    p = tool_proc("report", str(log), "--out", str(tmp_path), "--full")
     assert p.returncode == 0, p.stderr
     assert "paging host: concurrency overhead (Figures 3, 4)" in p.stdout
     assert "note: hosted run" in p.stdout and "emulators model no caches" not in p.stdout

@@ -8,7 +8,6 @@ from __future__ import annotations
 import csv
 import re
 import struct
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -22,11 +21,6 @@ from cleanroom_host.reports.context import Run
 HOSTED = "hosted-quick-locks.log"
 ICOUNT = "qemu-icount-quick-locks.log"
 LOCK_PLOTS = ["litethreads.png", "valchanov.png", "create.png"]
-
-
-def tool(cleanroom_tool: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    """The tool's command line, run in this process (booting.tool_main)."""
-    return tool_proc(*args)
 
 
 def medians(log: Path) -> dict[tuple[str, str, tuple[tuple[str, object], ...]], int]:
@@ -75,17 +69,17 @@ def png_ok(path: Path) -> None:
 
 
 @pytest.fixture(scope="module")
-def hosted(cleanroom_tool: Path, fixtures_dir: Path, tmp_path_factory: pytest.TempPathFactory):
+def hosted(fixtures_dir: Path, tmp_path_factory: pytest.TempPathFactory):
     out = tmp_path_factory.mktemp("hosted")
-    proc = tool(cleanroom_tool, "report", str(fixtures_dir / HOSTED), "--out", str(out), "--full", "--no-plots")
+    proc = tool_proc("report", str(fixtures_dir / HOSTED), "--out", str(out), "--full", "--no-plots")
     assert proc.returncode == 0, proc.stderr
     return proc.stdout, out, medians(fixtures_dir / HOSTED)
 
 
 @pytest.fixture(scope="module")
-def icount(cleanroom_tool: Path, fixtures_dir: Path, tmp_path_factory: pytest.TempPathFactory):
+def icount(fixtures_dir: Path, tmp_path_factory: pytest.TempPathFactory):
     out = tmp_path_factory.mktemp("icount")
-    proc = tool(cleanroom_tool, "report", str(fixtures_dir / ICOUNT), "--out", str(out), "--full", "--no-plots")
+    proc = tool_proc("report", str(fixtures_dir / ICOUNT), "--out", str(out), "--full", "--no-plots")
     assert proc.returncode == 0, proc.stderr
     return proc.stdout, out, medians(fixtures_dir / ICOUNT)
 
@@ -159,7 +153,7 @@ def test_peers_table(hosted) -> None:
     assert "NPTL mutex+cond, one CPU" in rows["ping-pong, 1 CPU"][3]
 
 
-def test_peers_skip_shown(cleanroom_tool: Path, fixtures_dir: Path, tmp_path: Path) -> None:
+def test_peers_skip_shown(fixtures_dir: Path, tmp_path: Path) -> None:
     """A machine with one CPU writes a skip for pingpong_pthread_2cpu instead of a result."""
     lines = (fixtures_dir / HOSTED).read_bytes().splitlines(keepends=True)
     kept = [line for line in lines if b'"case":"pingpong_pthread_2cpu"' not in line]
@@ -169,7 +163,7 @@ def test_peers_skip_shown(cleanroom_tool: Path, fixtures_dir: Path, tmp_path: Pa
     kept.insert(len(kept) - 1, skip)
     log = tmp_path / "one-cpu.log"
     log.write_bytes(b"".join(kept))
-    proc = tool(cleanroom_tool, "report", str(log), "--no-plots", "--out", str(tmp_path / "out"), "--full")
+    proc = tool_proc("report", str(log), "--no-plots", "--out", str(tmp_path / "out"), "--full")
     assert proc.returncode == 0, proc.stderr
     row = next(line for line in proc.stdout.splitlines() if line.strip().startswith("ping-pong, 2 CPUs"))
     assert "skipped: this machine has one CPU online" in row
@@ -203,8 +197,8 @@ def test_plots(fixtures_dir: Path, tmp_path: Path) -> None:
     assert "peers.png" not in drawn[ICOUNT]  # no peers in a kernel run
 
 
-def test_no_plots(cleanroom_tool: Path, fixtures_dir: Path, tmp_path: Path) -> None:
-    proc = tool(cleanroom_tool, "report", str(fixtures_dir / HOSTED), "--no-plots", "--out", str(tmp_path))
+def test_no_plots(fixtures_dir: Path, tmp_path: Path) -> None:
+    proc = tool_proc("report", str(fixtures_dir / HOSTED), "--no-plots", "--out", str(tmp_path))
     assert proc.returncode == 0, proc.stderr
     assert (tmp_path / "locks.csv").is_file()
     assert not list(tmp_path.rglob("*.png"))

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import csv
 import re
-import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -50,11 +49,6 @@ REMOTE = ["switch_callee64", "switch_jump64", "switch_popjmp64", "switch_boost",
           "handoff_pthread64"]
 OTHER_PEERS = [("switch_fiber", 8, 8, 9), ("pingpong_fiber", 150, 160, 170),
                ("pingpong_pthread_1cpu", 20000, 21000, 22000)]
-
-
-def tool(cleanroom_tool: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    """The tool's command line, run in this process (booting.tool_main)."""
-    return tool_proc(*args)
 
 
 def result(seq: int, bench: str, case: str, params: dict[str, Any], lo: int, med: int, hi: int,
@@ -100,8 +94,8 @@ def make_log(fixtures_dir: Path, path: Path, *, ctxsw_shapes: bool = True, helpe
     return path
 
 
-def report(cleanroom_tool: Path, log: Path, out: Path, *extra: str) -> str:
-    proc = tool(cleanroom_tool, "report", str(log), "--out", str(out), "--full", *extra)
+def report(log: Path, out: Path, *extra: str) -> str:
+    proc = tool_proc("report", str(log), "--out", str(out), "--full", *extra)
     assert proc.returncode == 0, proc.stderr
     return proc.stdout
 
@@ -111,10 +105,10 @@ def med(case: str, shape: str) -> int:
 
 
 @pytest.fixture(scope="module")
-def full(cleanroom_tool: Path, fixtures_dir: Path, tmp_path_factory: pytest.TempPathFactory):
+def full(fixtures_dir: Path, tmp_path_factory: pytest.TempPathFactory):
     where = tmp_path_factory.mktemp("peers-report")
     log = make_log(fixtures_dir, where / "peers.log")
-    return report(cleanroom_tool, log, where / "out"), where / "out"
+    return report(log, where / "out"), where / "out"
 
 
 def table_rows(text: str) -> tuple[list[str], dict[tuple[str, str], list[str]], list[str]]:
@@ -181,19 +175,19 @@ def test_switch_figure(full) -> None:
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
-def test_older_ctxsw_records_are_left_out_not_an_error(cleanroom_tool: Path, fixtures_dir: Path,
+def test_older_ctxsw_records_are_left_out_not_an_error(fixtures_dir: Path,
                                                       tmp_path: Path) -> None:
     log = make_log(fixtures_dir, tmp_path / "old.log", ctxsw_shapes=False)
-    text = report(cleanroom_tool, log, tmp_path / "out", "--no-plots")
+    text = report(log, tmp_path / "out", "--no-plots")
     _head, rows, lines = table_rows(text)
     assert not any(s in ("cleanroom pushad", "cleanroom fxsave") for s, _shape in rows)
     assert rows[("cleanroom callee", "symmetric")][2].startswith("6 (")  # only the 64-bit column: cells shift
     assert any("come from bench ctxsw" in line and "not in this run" in line for line in lines)
 
 
-def test_missing_helper_is_named_under_the_table(cleanroom_tool: Path, fixtures_dir: Path, tmp_path: Path) -> None:
+def test_missing_helper_is_named_under_the_table(fixtures_dir: Path, tmp_path: Path) -> None:
     log = make_log(fixtures_dir, tmp_path / "alone.log", helper=False)
-    text = report(cleanroom_tool, log, tmp_path / "out", "--no-plots")
+    text = report(log, tmp_path / "out", "--no-plots")
     head, rows, lines = table_rows(text)
     assert head == ["system", "shape", "32-bit", "/ Boost"]  # no Boost anywhere: no ratio
     assert rows[("glibc swapcontext", "asymmetric")][2].startswith("1100 (")
@@ -202,9 +196,9 @@ def test_missing_helper_is_named_under_the_table(cleanroom_tool: Path, fixtures_
     assert not any("per switch over Boost.Context's" in line for line in text.splitlines())
 
 
-def test_records_of_a_failed_helper_are_void(cleanroom_tool: Path, fixtures_dir: Path, tmp_path: Path) -> None:
+def test_records_of_a_failed_helper_are_void(fixtures_dir: Path, tmp_path: Path) -> None:
     log = make_log(fixtures_dir, tmp_path / "void.log", void="switch_jump64")
-    text = report(cleanroom_tool, log, tmp_path / "out", "--no-plots")
+    text = report(log, tmp_path / "out", "--no-plots")
     _head, rows, lines = table_rows(text)
     assert rows[("cleanroom jump (ret or pop + jmp)", "symmetric")][2].startswith("10 (")  # ctxsw's 32-bit stays
     assert len(rows[("cleanroom jump (ret or pop + jmp)", "symmetric")]) == 4  # the 64-bit one is gone

@@ -45,11 +45,6 @@ BOCHS = REPO / "docs" / "data" / "bochs-quick-256k.log"
 HOSTED = FIXTURES / "hosted-workset.log"
 
 
-def tool(cleanroom_tool: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    """The tool's command line, run in this process (booting.tool_main)."""
-    return tool_proc(*args)
-
-
 def result_set(records: list[dict[str, Any]], run: dict[str, Any] | None = None) -> ResultSet:
     doc: dict[str, Any] = {"records": records, "complete": True}
     if run is not None:
@@ -168,8 +163,8 @@ def test_tcg_fixture_every_value_whose_band_holds_zero_is_marked(tmp_path: Path)
     assert "none beyond chance" in fig5 or "none resolved" in fig5
 
 
-def test_tcg_summary_answers_with_bands(cleanroom_tool: Path, tmp_path: Path) -> None:
-    p = tool(cleanroom_tool, "report", str(TCG), "--out", str(tmp_path), "--no-plots")
+def test_tcg_summary_answers_with_bands(tmp_path: Path) -> None:
+    p = tool_proc("report", str(TCG), "--out", str(tmp_path), "--no-plots")
     assert p.returncode == 0, p.stderr
     assert len(p.stdout.splitlines()) <= report.SUMMARY_BUDGET
     lines = unwrap(p.stdout.splitlines())
@@ -217,11 +212,11 @@ def test_summary_of_synthetic_runs_fits_too() -> None:
         assert len(report.summary(rs)) <= report.SUMMARY_BUDGET
 
 
-def test_full_prints_report_txt(cleanroom_tool: Path, tmp_path: Path) -> None:
-    p = tool(cleanroom_tool, "report", str(HOSTED), "--out", str(tmp_path), "--full", "--no-plots")
+def test_full_prints_report_txt(tmp_path: Path) -> None:
+    p = tool_proc("report", str(HOSTED), "--out", str(tmp_path), "--full", "--no-plots")
     assert p.returncode == 0, p.stderr
     assert p.stdout == (tmp_path / "report.txt").read_text()
-    summary = tool(cleanroom_tool, "report", str(HOSTED), "--out", str(tmp_path), "--no-plots").stdout
+    summary = tool_proc("report", str(HOSTED), "--out", str(tmp_path), "--no-plots").stdout
     assert p.stdout.startswith(summary) and len(p.stdout) > 2 * len(summary)
 
 
@@ -473,10 +468,10 @@ def test_results_without_a_report_module_are_named() -> None:
 
 # --- compare -------------------------------------------------------------------
 
-def test_compare_shows_derived_quantities_with_bands(tmp_path: Path, cleanroom_tool: Path) -> None:
+def test_compare_shows_derived_quantities_with_bands(tmp_path: Path) -> None:
     (tmp_path / "a.log").write_bytes(synth_workset.replicated())
     (tmp_path / "b.log").write_bytes(synth_workset.replicated(scale=1.5))
-    p = tool(cleanroom_tool, "compare", str(tmp_path / "a.log"), str(tmp_path / "b.log"), "--out", str(tmp_path))
+    p = tool_proc("compare", str(tmp_path / "a.log"), str(tmp_path / "b.log"), "--out", str(tmp_path))
     assert p.returncode == 0, p.stderr
     assert "derived quantities: " in p.stdout
     # one table per report table and unit, the words every key begins with named above it

@@ -18,10 +18,10 @@ from typing import Any
 
 import pytest
 
-from booting import TOOL_SAFETY_NET_S, boot, done, of_type
+from booting import TOOL_SAFETY_NET_S, boot, done, of_type, tool_proc
 from smpchecks import check_problems, layout_problems
 from test_hosted import HOSTED
-from test_report_locks import png_ok, tool
+from test_report_locks import png_ok
 from test_report_summary import unwrap
 
 from cleanroom_host.machines import defaults
@@ -124,7 +124,7 @@ def expected_lines(bench: str, case: str, params: dict[str, Any]) -> int:
 
 
 @kernel_only
-def test_thirty_two_cpus_record_the_lines_their_words_span(tmp_path: Path, cleanroom_tool: Path) -> None:
+def test_thirty_two_cpus_record_the_lines_their_words_span(tmp_path: Path) -> None:
     """SMP_MAX_CPUS: from 17 CPUs on, 16 ints to a line no longer fit one line. Every record says how many
     lines its k workers' words span, and the report says "2 lines", never "one line", where they do.
     (-accel tcg,thread=single: 32 vCPUs in one host thread, a few seconds; -smp 32 under multi-threaded
@@ -139,7 +139,7 @@ def test_thirty_two_cpus_record_the_lines_their_words_span(tmp_path: Path, clean
     assert layout_problems(recs) == []  # the addresses say so too: 16 ints to a line, then two lines
     packed = {r["params"]["cpus"]: r["params"]["lines"] for r in results(res, "falseshare") if r["case"] == "packed"}
     assert packed[16] == 1 and packed[17] == 2 and packed[32] == 2
-    proc = tool(cleanroom_tool, "report", str(tmp_path / "qemu"), "--out", str(tmp_path / "report"), "--no-plots")
+    proc = tool_proc("report", str(tmp_path / "qemu"), "--out", str(tmp_path / "report"), "--no-plots")
     assert proc.returncode == 0, proc.stderr
     lines = unwrap(proc.stdout[proc.stdout.index("answers"):].splitlines())
     assert any(line.strip().startswith("false sharing, plain increments, k=32") and "2 lines / padded" in line
@@ -254,7 +254,7 @@ def test_false_sharing_is_slower_than_padding(hosted_run: Run) -> None:
         assert one.slowdown.holds(1.0)  # one worker has nobody to share a line with
 
 
-def test_the_steady_state_does_not_move_with_reps(cleanroom_tool: Path, fixtures_dir: Path, tmp_path: Path) -> None:
+def test_the_steady_state_does_not_move_with_reps(fixtures_dir: Path, tmp_path: Path) -> None:
     """bench=falseshare cpus=2 at reps=20000 (the hosted default) and at reps=200000, run one after the
     other on the two vCPUs of a KVM guest of an AMD EPYC (family 26, model 2), 2026-11-27, at a quiet
     moment (load average 0.9-1.4). At ten times the updates the steady-state figure,
@@ -277,7 +277,7 @@ def test_the_steady_state_does_not_move_with_reps(cleanroom_tool: Path, fixtures
         change = long_run[key].slowdown.mid / row.slowdown.mid
         assert 0.8 < change < 1.2, (key, row.slowdown, long_run[key].slowdown)
     # the summary names the figure its headline is
-    proc = tool(cleanroom_tool, "report", str(fixtures_dir / STEADY_R), "--out", str(tmp_path), "--no-plots")
+    proc = tool_proc("report", str(fixtures_dir / STEADY_R), "--out", str(tmp_path), "--no-plots")
     assert proc.returncode == 0, proc.stderr
     lines = unwrap(proc.stdout[proc.stdout.index("answers"):].splitlines())
     for op in ("atomic", "plain"):
@@ -324,12 +324,12 @@ def text_of(v: Band, digits: int, unit: str = "") -> str:
     return f"{v[0]:.{digits}f}{unit} ({v[1]:.{digits}f}..{v[2]:.{digits}f})"
 
 
-def test_hosted_report_answers_with_the_papers_numbers(cleanroom_tool: Path, fixtures_dir: Path,
+def test_hosted_report_answers_with_the_papers_numbers(fixtures_dir: Path,
                                                        hosted_run: Run, tmp_path: Path) -> None:
     """The summary's figures are the recorded run's own, worked out here from its records: false sharing
     packed / padded, the share of its cost isolation removes at the commit interval of the highest speedup,
     the cross-CPU round trip; the papers' numbers follow in brackets."""
-    proc = tool(cleanroom_tool, "report", str(fixtures_dir / HOSTED_SMP), "--out", str(tmp_path), "--no-plots")
+    proc = tool_proc("report", str(fixtures_dir / HOSTED_SMP), "--out", str(tmp_path), "--no-plots")
     assert proc.returncode == 0, proc.stderr
     lines = unwrap(proc.stdout[proc.stdout.index("answers"):].splitlines())  # each line as written, unwrapped
     answers = "\n".join(lines)
@@ -363,9 +363,9 @@ def test_hosted_report_answers_with_the_papers_numbers(cleanroom_tool: Path, fix
         png_ok(path)
 
 
-def test_emulator_run_is_labelled_and_its_matrix_drawn(cleanroom_tool: Path, fixtures_dir: Path,
+def test_emulator_run_is_labelled_and_its_matrix_drawn(fixtures_dir: Path,
                                                         tmp_path: Path) -> None:
-    proc = tool(cleanroom_tool, "report", str(fixtures_dir / QEMU_SMP4), "--out", str(tmp_path), "--no-plots")
+    proc = tool_proc("report", str(fixtures_dir / QEMU_SMP4), "--out", str(tmp_path), "--no-plots")
     assert proc.returncode == 0, proc.stderr
     answers = proc.stdout[proc.stdout.index("answers"):]
     assert "multi-core, emulator: its CPUs are host threads" in answers

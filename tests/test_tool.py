@@ -52,15 +52,11 @@ def make_log(status: str = "ok", extra: list[dict[str, Any]] | None = None, benc
     return b"SeaBIOS noise\r\n\x1b[2J" + b"".join(frame(r) for r in recs)
 
 
-def tool(cleanroom_tool: Path, *args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    """The tool's command line, run in this process (booting.tool_proc: a new interpreter's start cost each
-    call ~0.15 CPU-s). What only the script does is tested through it: script() below, and the tests that
-    start it themselves (concurrent runs, a reader that stops reading)."""
-    return tool_proc(*args, env=env)
-
-
 def script(cleanroom_tool: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    """tools/cleanroom itself, in an interpreter of its own: its exit status is the process's."""
+    """tools/cleanroom itself, in an interpreter of its own: its exit status is the process's. The other tests
+    here run the command line in this process (booting.tool_proc: a new interpreter's start cost each call
+    ~0.15 CPU-s); what only the script does is tested through it: here, and in the tests that start it
+    themselves (concurrent runs, a reader that stops reading)."""
     # The timeout is a safety net only: the tool's own silence limit ends a stuck run.
     return subprocess.run([sys.executable, str(cleanroom_tool), *args], capture_output=True, text=True,
                           timeout=600, stdin=subprocess.DEVNULL)
@@ -68,10 +64,10 @@ def script(cleanroom_tool: Path, *args: str) -> subprocess.CompletedProcess[str]
 
 # --- parse ------------------------------------------------------------------
 
-def test_parse_good_log_writes_results(tmp_path: Path, cleanroom_tool: Path) -> None:
+def test_parse_good_log_writes_results(tmp_path: Path) -> None:
     log = tmp_path / "serial.log"
     log.write_bytes(make_log())
-    p = tool(cleanroom_tool, "parse", str(log))
+    p = tool_proc("parse", str(log))
     assert p.returncode == 0, p.stdout + p.stderr
     assert p.stdout.splitlines()[0] == "records: 14 good, 0 corrupt, 0 missing, complete: yes"
     doc = json.loads((tmp_path / "results.json").read_text())
@@ -84,14 +80,14 @@ def test_parse_good_log_writes_results(tmp_path: Path, cleanroom_tool: Path) -> 
                        "n": "64", "min": "101", "med": "111", "max": "191", "mean": "121"}
 
 
-def test_parse_damaged_log_still_writes_good_records(tmp_path: Path, cleanroom_tool: Path) -> None:
+def test_parse_damaged_log_still_writes_good_records(tmp_path: Path) -> None:
     lines = make_log().split(b"\r\n")
     lines[2] = lines[2].replace(b'"family":23', b'"family":24')  # CRC now wrong
     del lines[9]
     log = tmp_path / "serial.log"
     log.write_bytes(b"\r\n".join(lines))
     out = tmp_path / "out"
-    p = tool(cleanroom_tool, "parse", str(log), "--out", str(out))
+    p = tool_proc("parse", str(log), "--out", str(out))
     assert p.returncode == 4
     first = p.stdout.splitlines()[0]
     assert first == "records: 12 good, 1 corrupt, 2 missing, complete: no"
@@ -102,22 +98,22 @@ def test_parse_damaged_log_still_writes_good_records(tmp_path: Path, cleanroom_t
 
 
 @pytest.mark.parametrize("status,code", [("ok", 0), ("fail", 1), ("config", 2), ("fault", 3)])
-def test_parse_exit_status_follows_done(tmp_path: Path, cleanroom_tool: Path, status: str, code: int) -> None:
+def test_parse_exit_status_follows_done(tmp_path: Path, status: str, code: int) -> None:
     log = tmp_path / "serial.log"
     log.write_bytes(make_log(status))
-    assert tool(cleanroom_tool, "parse", str(log)).returncode == code
+    assert tool_proc("parse", str(log)).returncode == code
 
 
-def test_parse_incomplete_log_fails(tmp_path: Path, cleanroom_tool: Path) -> None:
+def test_parse_incomplete_log_fails(tmp_path: Path) -> None:
     log = tmp_path / "serial.log"
     log.write_bytes(make_log().rsplit(b"@cr1", 1)[0])  # done lost
-    p = tool(cleanroom_tool, "parse", str(log))
+    p = tool_proc("parse", str(log))
     assert p.returncode == 4
     assert "complete: no" in p.stdout and (tmp_path / "results.csv").is_file()
 
 
-def test_parse_missing_file(tmp_path: Path, cleanroom_tool: Path) -> None:
-    p = tool(cleanroom_tool, "parse", str(tmp_path / "nope.log"))
+def test_parse_missing_file(tmp_path: Path) -> None:
+    p = tool_proc("parse", str(tmp_path / "nope.log"))
     assert p.returncode == 5 and "cannot read" in p.stderr
 
 
@@ -127,13 +123,12 @@ def two_boots(repo_root: Path) -> bytes:
             + (repo_root / "docs" / "data" / "qemu-icount-ctxsw.log").read_bytes())
 
 
-def test_parse_a_log_of_two_boots_writes_a_set_per_boot(tmp_path: Path, cleanroom_tool: Path,
-                                                         repo_root: Path) -> None:
+def test_parse_a_log_of_two_boots_writes_a_set_per_boot(tmp_path: Path, repo_root: Path) -> None:
     """Issue 19: the second boot's records were kept after the first done
     ("conflicting records", "2 done records"), never said to be a boot."""
     log = tmp_path / "serial.log"
     log.write_bytes(two_boots(repo_root))
-    p = tool(cleanroom_tool, "parse", str(log))
+    p = tool_proc("parse", str(log))
     assert p.returncode == 4, p.stderr
     out = p.stdout.splitlines()
     assert out[0].startswith("the log holds 2 boots")
@@ -150,37 +145,37 @@ def test_parse_a_log_of_two_boots_writes_a_set_per_boot(tmp_path: Path, cleanroo
         benches.append({r["bench"] for r in doc["records"] if r["t"] == "result"})
     assert benches == [{"tsc"}, {"ctxsw"}]
     # --boot K: that boot alone, as a log of one boot is written
-    p = tool(cleanroom_tool, "parse", str(log), "--boot", "2", "--out", str(tmp_path / "two"))
+    p = tool_proc("parse", str(log), "--boot", "2", "--out", str(tmp_path / "two"))
     assert p.returncode == 0, p.stdout + p.stderr
     doc = json.loads((tmp_path / "two" / "results.json").read_text())
     assert doc["boot"]["index"] == 2 and doc["boot"]["of"] == 2 and doc["boot"]["lines"][0] == 19
     assert {r["bench"] for r in doc["records"] if r["t"] == "result"} == {"ctxsw"}
-    p = tool(cleanroom_tool, "parse", str(log), "--boot", "3")
+    p = tool_proc("parse", str(log), "--boot", "3")
     assert p.returncode == 5 and "--boot 3: " in p.stderr and "holds 2 boots; choose 1 to 2" in p.stderr
-    assert tool(cleanroom_tool, "parse", str(log), "--boot", "0").returncode == 5
+    assert tool_proc("parse", str(log), "--boot", "0").returncode == 5
 
 
-def test_report_never_mixes_two_boots(tmp_path: Path, cleanroom_tool: Path, repo_root: Path) -> None:
+def test_report_never_mixes_two_boots(tmp_path: Path, repo_root: Path) -> None:
     """Issue 19: report exited 0 with the first boot's command line above the
     second boot's ctxsw results."""
     log = tmp_path / "serial.log"
     log.write_bytes(two_boots(repo_root))
     for path in (log, tmp_path):
-        p = tool(cleanroom_tool, "report", "--no-plots", str(path))
+        p = tool_proc("report", "--no-plots", str(path))
         assert p.returncode == 5 and not p.stdout
         assert "holds 2 boots (1: log lines 1-18, ok; 2: log lines 19-" in p.stderr and "--boot K" in p.stderr
-    p = tool(cleanroom_tool, "report", "--no-plots", str(log), "--boot", "2")
+    p = tool_proc("report", "--no-plots", str(log), "--boot", "2")
     assert p.returncode == 0, p.stderr
     assert "bench=ctxsw" in p.stdout and "suite=quick" not in p.stdout
     assert (tmp_path / "boot-2" / "report.txt").is_file() and not (tmp_path / "report.txt").exists()
-    tool(cleanroom_tool, "parse", str(log))
-    p = tool(cleanroom_tool, "report", "--no-plots", str(tmp_path), "--boot", "1")
+    tool_proc("parse", str(log))
+    p = tool_proc("report", "--no-plots", str(tmp_path), "--boot", "1")
     assert p.returncode == 0 and "suite=quick" in p.stdout and "bench=ctxsw" not in p.stdout
     # a results.json written before boots were told apart
     from cleanroom_host.records.protocol import assemble, scan
     (tmp_path / "old").mkdir()
     (tmp_path / "old" / "results.json").write_text(json.dumps(to_json_doc(assemble(scan(log.read_bytes())), "x")))
-    p = tool(cleanroom_tool, "report", "--no-plots", str(tmp_path / "old"))
+    p = tool_proc("report", "--no-plots", str(tmp_path / "old"))
     assert p.returncode == 5 and "mixes the records of 2 boots" in p.stderr
 
 
@@ -188,9 +183,9 @@ def test_usage_error_exit_status(cleanroom_tool: Path) -> None:
     assert script(cleanroom_tool, "run", "--emulator", "vmware").returncode == 5
     assert script(cleanroom_tool).returncode == 5
     for bad in ("0", "-3", "soon", "inf"):
-        p = tool(cleanroom_tool, "run", "--silence", bad)
+        p = tool_proc("run", "--silence", bad)
         assert p.returncode == 5 and "--silence" in p.stderr, bad
-        assert tool(cleanroom_tool, "capture", "--port", "/dev/null", "--timeout", bad).returncode == 5
+        assert tool_proc("capture", "--port", "/dev/null", "--timeout", bad).returncode == 5
 
 
 # --- run with a fake emulator ----------------------------------------------
@@ -209,8 +204,8 @@ def fake(tmp_path: Path, fixtures_dir: Path) -> dict[str, Any]:
             "binary": str(fixtures_dir / "fake_emulator.py")}
 
 
-def run_fake(cleanroom_tool: Path, fake: dict[str, Any], *args: str, **env: str) -> subprocess.CompletedProcess[str]:
-    return tool(cleanroom_tool, "run", "--kernel", str(fake["kernel"]), "--emulator-binary", fake["binary"],
+def run_fake(fake: dict[str, Any], *args: str, **env: str) -> subprocess.CompletedProcess[str]:
+    return tool_proc("run", "--kernel", str(fake["kernel"]), "--emulator-binary", fake["binary"],
                 *args, env=dict(fake["env"], **env))
 
 
@@ -226,9 +221,9 @@ def pid_alive(pid: int) -> bool:
         return False
 
 
-def test_run_qemu_command_line_and_results(tmp_path: Path, cleanroom_tool: Path, fake: dict[str, Any]) -> None:
+def test_run_qemu_command_line_and_results(tmp_path: Path, fake: dict[str, Any]) -> None:
     out = tmp_path / "out"
-    p = run_fake(cleanroom_tool, fake, "--cmdline", "suite=selftest", "--out", str(out),
+    p = run_fake(fake, "--cmdline", "suite=selftest", "--out", str(out),
                  "--cpu", "486", "--memory", "16", "--qemu-arg=-s")
     assert p.returncode == 0, p.stdout + p.stderr
     argv = json.loads(fake["info"].read_text())["argv"]
@@ -248,8 +243,8 @@ def test_run_qemu_command_line_and_results(tmp_path: Path, cleanroom_tool: Path,
     assert not fake["results"].exists()  # --out given: results/ untouched
 
 
-def test_run_icount_keeps_exit_token(cleanroom_tool: Path, fake: dict[str, Any], tmp_path: Path) -> None:
-    p = run_fake(cleanroom_tool, fake, "--emulator", "qemu-icount", "--cmdline", "suite=quick exit=halt",
+def test_run_icount_keeps_exit_token(fake: dict[str, Any], tmp_path: Path) -> None:
+    p = run_fake(fake, "--emulator", "qemu-icount", "--cmdline", "suite=quick exit=halt",
                  "--out", str(tmp_path / "o"))
     assert p.returncode == 0, p.stderr
     argv = json.loads(fake["info"].read_text())["argv"]
@@ -257,20 +252,20 @@ def test_run_icount_keeps_exit_token(cleanroom_tool: Path, fake: dict[str, Any],
     assert argv[-2:] == ["-icount", "shift=0"] and "-m" in argv and argv[argv.index("-m") + 1] == "128"
 
 
-def test_run_stops_soon_after_done(cleanroom_tool: Path, fake: dict[str, Any], tmp_path: Path) -> None:
+def test_run_stops_soon_after_done(fake: dict[str, Any], tmp_path: Path) -> None:
     # The fake lingers after `done` for longer than the test's safety net: only
     # the tool stopping it after the grace period lets this pass.
-    p = run_fake(cleanroom_tool, fake, "--out", str(tmp_path / "o"), FAKE_HANG="900")
+    p = run_fake(fake, "--out", str(tmp_path / "o"), FAKE_HANG="900")
     assert p.returncode == 0, p.stderr
     run = json.loads((tmp_path / "o" / "results.json").read_text())["run"]
     assert run["stopped_after_done"] is True and run["timed_out"] is False and run["hung"] is False
     assert not pid_alive(json.loads(fake["info"].read_text())["pid"])
 
 
-def test_run_silence_is_a_hang(cleanroom_tool: Path, fake: dict[str, Any], tmp_path: Path) -> None:
+def test_run_silence_is_a_hang(fake: dict[str, Any], tmp_path: Path) -> None:
     """9 records, then only noise and a corrupt frame: hung after 2 s without a good record."""
     out = tmp_path / "o"
-    p = run_fake(cleanroom_tool, fake, "--out", str(out), "--silence", "2",
+    p = run_fake(fake, "--out", str(out), "--silence", "2",
                  FAKE_LINES="10", FAKE_HANG="900", FAKE_NOISE="0.3")
     assert p.returncode == 4, p.stdout + p.stderr
     assert "no record for 2 s after seq 8; 9 records received" in p.stderr
@@ -283,9 +278,9 @@ def test_run_silence_is_a_hang(cleanroom_tool: Path, fake: dict[str, Any], tmp_p
     assert not pid_alive(json.loads(fake["info"].read_text())["pid"])
 
 
-def test_run_silent_from_the_start(cleanroom_tool: Path, fake: dict[str, Any], tmp_path: Path) -> None:
+def test_run_silent_from_the_start(fake: dict[str, Any], tmp_path: Path) -> None:
     out = tmp_path / "o"
-    p = run_fake(cleanroom_tool, fake, "--out", str(out), "--silence", "1.5", FAKE_LINES="1", FAKE_HANG="900")
+    p = run_fake(fake, "--out", str(out), "--silence", "1.5", FAKE_LINES="1", FAKE_HANG="900")
     assert p.returncode == 4
     assert "no record for 1.5 s after the emulator started; 0 records received" in p.stderr
     run = json.loads((out / "results.json").read_text())["run"]
@@ -293,20 +288,20 @@ def test_run_silent_from_the_start(cleanroom_tool: Path, fake: dict[str, Any], t
 
 
 @pytest.mark.early
-def test_slow_run_is_not_a_hang(cleanroom_tool: Path, fake: dict[str, Any], tmp_path: Path) -> None:
+def test_slow_run_is_not_a_hang(fake: dict[str, Any], tmp_path: Path) -> None:
     """6 records 1 s apart (7 s in all, with the noise line before them) under a 3 s silence limit."""
     fake["log"].write_bytes(make_log(benches=0))
     out = tmp_path / "o"
-    p = run_fake(cleanroom_tool, fake, "--out", str(out), "--silence", "3", FAKE_DELAY="1")
+    p = run_fake(fake, "--out", str(out), "--silence", "3", FAKE_DELAY="1")
     assert p.returncode == 0, p.stdout + p.stderr
     doc = json.loads((out / "results.json").read_text())
     assert doc["complete"] and len(doc["records"]) == 6
     assert doc["run"]["hung"] is False and doc["run"]["silence"] == 3 and doc["run"]["last_seq"] == 5
 
 
-def test_run_timeout_keeps_what_arrived(cleanroom_tool: Path, fake: dict[str, Any], tmp_path: Path) -> None:
+def test_run_timeout_keeps_what_arrived(fake: dict[str, Any], tmp_path: Path) -> None:
     out = tmp_path / "o"
-    p = run_fake(cleanroom_tool, fake, "--out", str(out), "--timeout", "2", FAKE_LINES="10", FAKE_HANG="900")
+    p = run_fake(fake, "--out", str(out), "--timeout", "2", FAKE_LINES="10", FAKE_HANG="900")
     assert p.returncode == 4
     assert "timed out after 2 s (--timeout); 9 records received" in p.stderr
     doc = json.loads((out / "results.json").read_text())
@@ -316,9 +311,9 @@ def test_run_timeout_keeps_what_arrived(cleanroom_tool: Path, fake: dict[str, An
     assert not pid_alive(json.loads(fake["info"].read_text())["pid"])
 
 
-def test_run_time_per_benchmark(cleanroom_tool: Path, fake: dict[str, Any], tmp_path: Path) -> None:
+def test_run_time_per_benchmark(fake: dict[str, Any], tmp_path: Path) -> None:
     out = tmp_path / "o"
-    p = run_fake(cleanroom_tool, fake, "--out", str(out), FAKE_DELAY="0.01")
+    p = run_fake(fake, "--out", str(out), FAKE_DELAY="0.01")
     assert p.returncode == 0, p.stderr
     per_bench = json.loads((out / "results.json").read_text())["run"]["bench_seconds"]
     assert list(per_bench) == ["boot", "bench0", "bench1"]
@@ -377,24 +372,24 @@ def test_limits_count_silence_not_total_time() -> None:
     assert total.message("timeout", session) == "timed out after 800 s (--timeout); 101 records received"
 
 
-def test_run_emulator_dies_early(cleanroom_tool: Path, fake: dict[str, Any], tmp_path: Path) -> None:
-    p = run_fake(cleanroom_tool, fake, "--out", str(tmp_path / "o"), FAKE_LINES="4", FAKE_EXIT="7")
+def test_run_emulator_dies_early(fake: dict[str, Any], tmp_path: Path) -> None:
+    p = run_fake(fake, "--out", str(tmp_path / "o"), FAKE_LINES="4", FAKE_EXIT="7")
     assert p.returncode == 4
     assert "emulator exited with status 7 before a done record" in p.stderr
 
 
 @pytest.mark.parametrize("status,code", [("fail", 1), ("config", 2), ("fault", 3)])
-def test_run_exit_status_follows_done(cleanroom_tool: Path, fake: dict[str, Any], tmp_path: Path,
+def test_run_exit_status_follows_done(fake: dict[str, Any], tmp_path: Path,
                                       status: str, code: int) -> None:
     fake["log"].write_bytes(make_log(status))
-    assert run_fake(cleanroom_tool, fake, "--out", str(tmp_path / "o")).returncode == code
+    assert run_fake(fake, "--out", str(tmp_path / "o")).returncode == code
 
 
-def test_run_progress_lines_and_quiet(cleanroom_tool: Path, fake: dict[str, Any], tmp_path: Path) -> None:
-    p = run_fake(cleanroom_tool, fake, "--out", str(tmp_path / "a"))
+def test_run_progress_lines_and_quiet(fake: dict[str, Any], tmp_path: Path) -> None:
+    p = run_fake(fake, "--out", str(tmp_path / "a"))
     assert [line for line in p.stderr.splitlines() if line.startswith("progress:")] == [
         "progress: bench0 (2 cases)", "progress: bench1 (2 cases)"]
-    p = run_fake(cleanroom_tool, fake, "--out", str(tmp_path / "b"), "--quiet")
+    p = run_fake(fake, "--out", str(tmp_path / "b"), "--quiet")
     assert p.returncode == 0 and "progress" not in p.stderr
 
 
@@ -414,9 +409,9 @@ def test_progress_bar_on_a_terminal() -> None:
     assert Progress.for_stream(io.StringIO(), quiet=False).mode == "lines"
 
 
-def test_run_default_dir_and_latest_symlink(cleanroom_tool: Path, fake: dict[str, Any]) -> None:
-    p1 = run_fake(cleanroom_tool, fake)
-    p2 = run_fake(cleanroom_tool, fake, "--emulator", "qemu-icount")
+def test_run_default_dir_and_latest_symlink(fake: dict[str, Any]) -> None:
+    p1 = run_fake(fake)
+    p2 = run_fake(fake, "--emulator", "qemu-icount")
     assert p1.returncode == 0 and p2.returncode == 0
     dirs = sorted(d.name for d in fake["results"].iterdir() if d.name != "latest")
     assert len(dirs) == 2
@@ -479,27 +474,27 @@ def test_results_directories_made_at_once_are_all_distinct(tmp_path: Path) -> No
     assert not [p for p in (tmp_path / "results").iterdir() if p.name.startswith(".latest")]
 
 
-def test_run_missing_kernel_names_make(cleanroom_tool: Path, fake: dict[str, Any], tmp_path: Path) -> None:
-    p = tool(cleanroom_tool, "run", "--kernel", str(tmp_path / "none.elf"), env=fake["env"])
+def test_run_missing_kernel_names_make(fake: dict[str, Any], tmp_path: Path) -> None:
+    p = tool_proc("run", "--kernel", str(tmp_path / "none.elf"), env=fake["env"])
     assert p.returncode == 5 and "`make`" in p.stderr
-    p = tool(cleanroom_tool, "run", "--emulator", "iso", "--iso", str(tmp_path / "none.iso"), env=fake["env"])
+    p = tool_proc("run", "--emulator", "iso", "--iso", str(tmp_path / "none.iso"), env=fake["env"])
     assert p.returncode == 5 and "`make iso`" in p.stderr
     assert not fake["results"].exists()
 
 
-def test_run_missing_emulator_names_package(cleanroom_tool: Path, fake: dict[str, Any], tmp_path: Path) -> None:
+def test_run_missing_emulator_names_package(fake: dict[str, Any], tmp_path: Path) -> None:
     empty = tmp_path / "empty-bin"
     empty.mkdir()
-    p = tool(cleanroom_tool, "run", "--kernel", str(fake["kernel"]), env=dict(fake["env"], PATH=str(empty)))
+    p = tool_proc("run", "--kernel", str(fake["kernel"]), env=dict(fake["env"], PATH=str(empty)))
     assert p.returncode == 5
     assert "qemu-system-i386 not found" in p.stderr and "qemu-system-x86" in p.stderr
     assert "tools/setup.sh" in p.stderr
 
 
-def test_run_bochs_reads_serial_file_under_a_pty(cleanroom_tool: Path, fake: dict[str, Any], tmp_path: Path) -> None:
+def test_run_bochs_reads_serial_file_under_a_pty(fake: dict[str, Any], tmp_path: Path) -> None:
     installed("grub-mkrescue")
     out = tmp_path / "o"
-    p = run_fake(cleanroom_tool, fake, "--emulator", "bochs", "--cmdline", "suite=selftest",
+    p = run_fake(fake, "--emulator", "bochs", "--cmdline", "suite=selftest",
                  "--out", str(out), FAKE_DELAY="0.01")
     assert p.returncode == 0, p.stdout + p.stderr
     info = json.loads(fake["info"].read_text())
@@ -522,10 +517,10 @@ EXTRA: list[dict[str, Any]] = [
 ]
 
 
-def test_report_sections(tmp_path: Path, cleanroom_tool: Path) -> None:
+def test_report_sections(tmp_path: Path) -> None:
     log = tmp_path / "serial.log"
     log.write_bytes(make_log("fail", EXTRA))
-    p = tool(cleanroom_tool, "report", "--full", str(log))
+    p = tool_proc("report", "--full", str(log))
     assert p.returncode == 0, p.stderr
     text = p.stdout
     assert "AuthenticAMD \"AMD EPYC test\"" in text and "family 23 model 49 stepping 0" in text
@@ -547,27 +542,27 @@ def test_report_sections(tmp_path: Path, cleanroom_tool: Path) -> None:
     assert lines[-1].startswith("done: status fail")
 
 
-def test_report_accepts_dir_json_and_log(tmp_path: Path, cleanroom_tool: Path) -> None:
+def test_report_accepts_dir_json_and_log(tmp_path: Path) -> None:
     log = tmp_path / "serial.log"
     log.write_bytes(make_log())
-    from_log = tool(cleanroom_tool, "report", str(tmp_path)).stdout  # dir with only serial.log
-    assert tool(cleanroom_tool, "parse", str(log)).returncode == 0
-    from_dir = tool(cleanroom_tool, "report", str(tmp_path)).stdout
-    from_json = tool(cleanroom_tool, "report", str(tmp_path / "results.json")).stdout
+    from_log = tool_proc("report", str(tmp_path)).stdout  # dir with only serial.log
+    assert tool_proc("parse", str(log)).returncode == 0
+    from_dir = tool_proc("report", str(tmp_path)).stdout
+    from_json = tool_proc("report", str(tmp_path / "results.json")).stdout
     body = lambda s: s.split("full tables:", 1)[1]  # noqa: E731 - the lines before name the path
     assert body(from_dir) == body(from_json) == body(from_log)
     assert "bench0" in from_dir
-    p = tool(cleanroom_tool, "report", str(tmp_path / "nothing"))
+    p = tool_proc("report", str(tmp_path / "nothing"))
     assert p.returncode == 5
 
 
-def test_report_recorded_qemu_run(fixtures_dir: Path, cleanroom_tool: Path, tmp_path: Path) -> None:
+def test_report_recorded_qemu_run(fixtures_dir: Path, tmp_path: Path) -> None:
     """A real quick-suite run recorded from QEMU (tests/fixtures/qemu-quick.log)."""
     log = fixtures_dir / "qemu-quick.log"
     from cleanroom_host.records.protocol import parse_log
     res = parse_log(log.read_bytes())
     assert res.complete and res.status == "ok" and not res.damaged
-    p = tool(cleanroom_tool, "report", "--full", "--out", str(tmp_path), str(log))
+    p = tool_proc("report", "--full", "--out", str(tmp_path), str(log))
     assert p.returncode == 0
     text = p.stdout
     cpu = res.first("cpu")

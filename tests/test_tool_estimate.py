@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -18,11 +17,6 @@ from booting import QUICK_ICOUNT, tool_proc  # noqa: E402
 from cleanroom_host.machines import defaults, estimate  # noqa: E402
 
 MIB = 1 << 20
-
-
-def tool(cleanroom_tool: Path, *args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    """The tool's command line, run in this process (booting.tool_proc)."""
-    return tool_proc(*args, env=env)
 
 
 def test_paper_suite_plan_is_the_kernels_default() -> None:
@@ -210,17 +204,17 @@ def fake(tmp_path: Path, fixtures_dir: Path) -> dict[str, Any]:
 
 
 @pytest.mark.parametrize("emu", ["qemu", "qemu-icount"])
-def test_long_run_refused_without_yes(cleanroom_tool: Path, fake: dict[str, Any], emu: str) -> None:
-    p = tool(cleanroom_tool, "run", "--emulator", emu, "--cmdline", "suite=paper", *fake["args"], env=fake["env"])
+def test_long_run_refused_without_yes(fake: dict[str, Any], emu: str) -> None:
+    p = tool_proc("run", "--emulator", emu, "--cmdline", "suite=paper", *fake["args"], env=fake["env"])
     assert p.returncode == 5
     assert f"estimated duration under {emu}: ~" in p.stderr and "not started" in p.stderr and "--yes" in p.stderr
     assert not fake["info"].exists()  # nothing was started
 
 
-def test_yes_starts_it_with_a_raised_silence_limit(cleanroom_tool: Path, fake: dict[str, Any],
+def test_yes_starts_it_with_a_raised_silence_limit(fake: dict[str, Any],
                                                     tmp_path: Path) -> None:
     out = tmp_path / "o"
-    p = tool(cleanroom_tool, "run", "--cmdline", "suite=paper", "--yes", "--out", str(out), *fake["args"],
+    p = tool_proc("run", "--cmdline", "suite=paper", "--yes", "--out", str(out), *fake["args"],
              env=fake["env"])
     assert p.returncode == 0, p.stderr
     case = estimate.longest_case(estimate.plan("suite=paper"), "qemu", 128)
@@ -232,26 +226,26 @@ def test_yes_starts_it_with_a_raised_silence_limit(cleanroom_tool: Path, fake: d
     assert run["silence"] == pytest.approx(silence) and run["timeout"] is None
 
 
-def test_silence_option_wins_over_the_estimate(cleanroom_tool: Path, fake: dict[str, Any], tmp_path: Path) -> None:
+def test_silence_option_wins_over_the_estimate(fake: dict[str, Any], tmp_path: Path) -> None:
     out = tmp_path / "o"
-    p = tool(cleanroom_tool, "run", "--cmdline", "suite=paper", "--yes", "--silence", "45", "--out", str(out),
+    p = tool_proc("run", "--cmdline", "suite=paper", "--yes", "--silence", "45", "--out", str(out),
              *fake["args"], env=fake["env"])
     assert p.returncode == 0, p.stderr
     assert "silence limit raised" not in p.stderr
     assert json.loads((out / "results.json").read_text())["run"]["silence"] == 45
 
 
-def test_quiet_raises_the_limit_without_saying_so(cleanroom_tool: Path, fake: dict[str, Any], tmp_path: Path) -> None:
+def test_quiet_raises_the_limit_without_saying_so(fake: dict[str, Any], tmp_path: Path) -> None:
     out = tmp_path / "o"
-    p = tool(cleanroom_tool, "run", "--cmdline", "suite=paper", "--yes", "--quiet", "--out", str(out),
+    p = tool_proc("run", "--cmdline", "suite=paper", "--yes", "--quiet", "--out", str(out),
              *fake["args"], env=fake["env"])
     assert p.returncode == 0, p.stderr
     assert "silence limit raised" not in p.stderr
     assert json.loads((out / "results.json").read_text())["run"]["silence"] > 600
 
 
-def test_short_run_starts_quietly(cleanroom_tool: Path, fake: dict[str, Any], tmp_path: Path) -> None:
-    p = tool(cleanroom_tool, "run", "--cmdline", "suite=quick", "--out", str(tmp_path / "o"), *fake["args"],
+def test_short_run_starts_quietly(fake: dict[str, Any], tmp_path: Path) -> None:
+    p = tool_proc("run", "--cmdline", "suite=quick", "--out", str(tmp_path / "o"), *fake["args"],
              env=fake["env"])
     assert p.returncode == 0 and "estimated duration" not in p.stderr and "silence limit" not in p.stderr
     est = estimate.estimate(estimate.plan("suite=quick"), "qemu", 128)
@@ -260,8 +254,8 @@ def test_short_run_starts_quietly(cleanroom_tool: Path, fake: dict[str, Any], tm
     assert run["silence"] == 60 and run["timeout"] is None  # its cases are short: the default stays
 
 
-def test_hosted_is_never_refused(cleanroom_tool: Path, fake: dict[str, Any], tmp_path: Path, fixtures_dir: Path) -> None:
-    p = tool(cleanroom_tool, "run", "--emulator", "hosted", "--cmdline", "suite=paper", "--out", str(tmp_path / "o"),
+def test_hosted_is_never_refused(fake: dict[str, Any], tmp_path: Path, fixtures_dir: Path) -> None:
+    p = tool_proc("run", "--emulator", "hosted", "--cmdline", "suite=paper", "--out", str(tmp_path / "o"),
              "--emulator-binary", str(fixtures_dir / "fake_emulator.py"), env=fake["env"])
     assert p.returncode == 0, p.stderr
     assert "estimated duration under hosted: ~" in p.stderr and "not started" not in p.stderr

@@ -27,11 +27,6 @@ PRESTONIA = {"t": "model", "version": 1, "preset": "prestonia",
              "cpi": 1.0, "mem_latency": 200, "walk_cycles": 0, "mailbox": "0x105000"}
 
 
-def tool(cleanroom_tool: Path, *args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    """The tool's command line, run in this process (booting.tool_proc)."""
-    return tool_proc(*args, env=env)
-
-
 def frame(obj: dict[str, Any]) -> bytes:
     js = json.dumps(obj, separators=(",", ":")).encode()
     return b"@cr1 " + js + b" ~" + format(zlib.crc32(js), "08x").encode() + b"\r\n"
@@ -178,9 +173,9 @@ def fake_model(tmp_path: Path, fixtures_dir: Path, mailbox_elf: Path) -> dict[st
     return {"args": args, "env": env, "info": info, "jsonl": jsonl, "plugin": plugin, "elf": mailbox_elf}
 
 
-def test_run_qemu_model_joins_the_samples(tmp_path: Path, cleanroom_tool: Path, fake_model: dict[str, Any]) -> None:
+def test_run_qemu_model_joins_the_samples(tmp_path: Path, fake_model: dict[str, Any]) -> None:
     out = tmp_path / "o"
-    p = tool(cleanroom_tool, *fake_model["args"], "--model", "custom:l1d=8K/4/64/2,l2=2M/8/64/7",
+    p = tool_proc(*fake_model["args"], "--model", "custom:l1d=8K/4/64/2,l2=2M/8/64/7",
              "--out", str(out), env=fake_model["env"])
     assert p.returncode == 0, p.stdout + p.stderr
     argv = json.loads(fake_model["info"].read_text())["argv"]
@@ -200,10 +195,10 @@ def test_run_qemu_model_joins_the_samples(tmp_path: Path, cleanroom_tool: Path, 
     assert rows[1]["model_cycles_med"] == "100" and rows[0]["model_tlb_misses_max"] == "2"
 
 
-def test_run_qemu_model_mismatch_exits_4(tmp_path: Path, cleanroom_tool: Path, fake_model: dict[str, Any]) -> None:
+def test_run_qemu_model_mismatch_exits_4(tmp_path: Path, fake_model: dict[str, Any]) -> None:
     fake_model["jsonl"].write_text(model_lines([sample(0, i, 30) for i in range(3)] + [sample(1, 0, 400)]))
     out = tmp_path / "o"
-    p = tool(cleanroom_tool, *fake_model["args"], "--out", str(out), env=fake_model["env"])
+    p = tool_proc(*fake_model["args"], "--out", str(out), env=fake_model["env"])
     assert p.returncode == 4, p.stdout + p.stderr
     assert "model: case 1 (ctxsw pushad paging=off): 3 of its 4 samples missing" in p.stdout
     doc = json.loads((out / "results.json").read_text())
@@ -211,18 +206,18 @@ def test_run_qemu_model_mismatch_exits_4(tmp_path: Path, cleanroom_tool: Path, f
     argv = json.loads(fake_model["info"].read_text())["argv"]
     assert argv[argv.index("-plugin") + 1].endswith(",model=prestonia")  # the default preset
     # parsing the run's log again joins its model.jsonl again, with the same verdict
-    assert tool(cleanroom_tool, "parse", str(out / "serial.log")).returncode == 4
+    assert tool_proc("parse", str(out / "serial.log")).returncode == 4
 
 
-def test_model_option_refused_elsewhere(tmp_path: Path, cleanroom_tool: Path, fake_model: dict[str, Any]) -> None:
+def test_model_option_refused_elsewhere(tmp_path: Path, fake_model: dict[str, Any]) -> None:
     args = [a if a != "qemu-model" else "qemu-icount" for a in fake_model["args"]]
-    p = tool(cleanroom_tool, *args, "--model", "modern", "--out", str(tmp_path / "o"), env=fake_model["env"])
+    p = tool_proc(*args, "--model", "modern", "--out", str(tmp_path / "o"), env=fake_model["env"])
     assert p.returncode == 5 and "--model applies only to --emulator qemu-model" in p.stderr
-    p = tool(cleanroom_tool, *fake_model["args"], "--model", "pentium4", "--out", str(tmp_path / "o"),
+    p = tool_proc(*fake_model["args"], "--model", "pentium4", "--out", str(tmp_path / "o"),
              env=fake_model["env"])
     assert p.returncode == 5 and "choose one of prestonia, modern or custom:SPEC" in p.stderr
     fake_model["plugin"].unlink()
-    p = tool(cleanroom_tool, *fake_model["args"], "--out", str(tmp_path / "o"), env=fake_model["env"])
+    p = tool_proc(*fake_model["args"], "--out", str(tmp_path / "o"), env=fake_model["env"])
     assert p.returncode == 5 and "build it with `make`" in p.stderr
 
 
@@ -281,9 +276,9 @@ def test_report_draws_workset_from_model_cycles(tmp_path: Path) -> None:
     assert "MODELLED" not in report.render(rs, full=True)
 
 
-def test_report_model_files(tmp_path: Path, cleanroom_tool: Path) -> None:
+def test_report_model_files(tmp_path: Path) -> None:
     (tmp_path / "results.json").write_text(json.dumps(workset_doc()))
-    p = tool(cleanroom_tool, "report", str(tmp_path))
+    p = tool_proc("report", str(tmp_path))
     assert p.returncode == 0, p.stderr
     assert (tmp_path / "derived-model.csv").is_file() and not (tmp_path / "derived.csv").exists()
     assert (tmp_path / "plots" / "fig3-concurrency-overhead-absolute-model.png").is_file()
@@ -291,13 +286,13 @@ def test_report_model_files(tmp_path: Path, cleanroom_tool: Path) -> None:
     with (tmp_path / "derived-model.csv").open() as f:
         units = {row["quantity"]: row["unit"] for row in csv.DictReader(f)}
     assert units["conc_per_quantum"] == "modelled cycles/quantum"
-    p = tool(cleanroom_tool, "report", str(tmp_path), "--figures", "tsc", "--no-plots")
+    p = tool_proc("report", str(tmp_path), "--figures", "tsc", "--no-plots")
     assert p.returncode == 0 and (tmp_path / "derived.csv").is_file()
     plain = workset_doc()
     for r in plain["records"]:
         r.pop("model", None)
     (tmp_path / "results.json").write_text(json.dumps(plain))
-    p = tool(cleanroom_tool, "report", str(tmp_path), "--figures", "model", "--no-plots")
+    p = tool_proc("report", str(tmp_path), "--figures", "model", "--no-plots")
     assert p.returncode == 5 and "has no model figures" in p.stderr
 
 
