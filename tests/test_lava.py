@@ -83,7 +83,8 @@ def test_a_pc_job_loads_the_kernel_with_ipxe_from_the_dispatcher() -> None:
     (["--device-type", "qemu", "--emulator", "kvm", "--cmdline", "bench=tsc"],
      lambda j: j["context"]["no_kvm"] is False and j["context"]["cpu"] == "host"),  # LAVA adds -enable-kvm
     (["--device-type", "qemu", "--emulator", "qemu-icount"],
-     lambda j: "-icount shift=0" in j["context"]["extra_options"]),
+     lambda j: "-icount shift=0,sleep=off" in j["context"]["extra_options"]
+     and "-rtc base=2000-01-01T00:00:00,clock=vm" in j["context"]["extra_options"]),
     (["--device-type", "qemu", "--iso-url", "https://lab/cleanroom.iso"],  # GRUB's menu picks the command line
      lambda j: action(j, "deploy")["images"] == {"iso": {"url": "https://lab/cleanroom.iso",
                                                          "image_arg": "-cdrom {iso} -boot d"}}

@@ -246,6 +246,15 @@ def serial_args(port: str) -> list[str]:
 QEMU_EXIT = ["-no-reboot", "-device", "isa-debug-exit,iobase=0xf4,iosize=0x04"]
 
 
+# -icount's options, for every path that boots with it (run, ab, make run, LAVA's jobs, the tests): shift=0, one
+# TSC tick (1 ns of virtual time) per instruction; sleep=off, virtual time never waits for the host's clock (with
+# QEMU's default sleep=on it follows the host's whenever the vCPU waits: six boots of bench=tsc read the PM timer
+# at 999999599 or 1000006000 Hz and gave five different logs; with sleep=off eight gave one, docs/REPORT.md,
+# Exactness). The RTC: the firmware reads and waits on it, so it runs on virtual time (clock=vm) from a fixed date,
+# not the host's (as Bochs' clock: sync=none, time0 below).
+ICOUNT_ARGS = ("-icount", "shift=0,sleep=off", "-rtc", "base=2000-01-01T00:00:00,clock=vm")
+
+
 # Only the devices a run uses: -nodefaults drops QEMU's default floppy, CD-ROM drive, network card and
 # parallel port. SeaBIOS probing the empty CD-ROM drive was 0.35 s of every -kernel boot under -icount
 # (three quarters of the firmware's time), OVMF's network boot attempt about 1 s of a UEFI boot. The
@@ -407,11 +416,25 @@ def boot_kernel(emu: Emulator, spec: RunSpec, workdir: Path) -> Launch:
     _need_file(spec.kernel, "kernel", "make")
     plugin = _model_plugin(spec, workdir) if emu.model_plugin else None
     cmdline = with_exit(spec.cmdline, exit_default)
-    argv = [prog, "-kernel", str(spec.kernel), "-append", cmdline] + _qemu_common(emu, spec, qmp)
+    argv = [prog, "-kernel", _kernel_here(spec.kernel, workdir), "-append", cmdline] + _qemu_common(emu, spec, qmp)
+    info: dict[str, object] = {"kernel": str(spec.kernel)}
     if plugin is None:
-        return Launch(argv, cmdline, qmp=qmp)
+        return Launch(argv, cmdline, qmp=qmp, info=info)
     option, out = plugin
-    return Launch(argv + ["-plugin", option], cmdline, qmp=qmp, collect=[out])
+    return Launch(argv + ["-plugin", option], cmdline, qmp=qmp, collect=[out], info=info)
+
+
+# QEMU's multiboot loader puts -kernel's path at the head of the command line the kernel gets (and parses, and
+# sends back in its hello record): under -icount a longer path is more instructions before the TSC calibration,
+# which moves where the PM timer's ticks fall. The kernel goes in by this name, a link in the run's directory
+# (where QEMU runs), so that a boot does not depend on where its kernel lies (a worktree, a CI job's checkout).
+KERNEL_LINK = "cleanroom.elf"
+
+
+def _kernel_here(kernel: Path, workdir: Path) -> str:
+    """KERNEL_LINK in workdir, pointing at the kernel; QEMU's -kernel argument (the emulator runs in workdir)."""
+    (workdir / KERNEL_LINK).symlink_to(kernel)
+    return KERNEL_LINK
 
 
 def boot_kvm(emu: Emulator, spec: RunSpec, workdir: Path) -> Launch:
@@ -536,8 +559,9 @@ class Emulator:
     advice: tuple[tuple[str, str], ...] = ()  # (text on stderr, what to do about it) for a run that failed
 
     def timing_args(self) -> list[str]:
-        """QEMU options that make its TSC what the row says: under -icount (shift=0) one tick per instruction."""
-        return ["-icount", "shift=0"] if self.qemu and self.tsc == INSTRUCTIONS else []
+        """QEMU options that make its TSC what the row says: under -icount (ICOUNT_ARGS) one tick per instruction,
+        and a boot a function of the kernel, its command line and its machine alone."""
+        return list(ICOUNT_ARGS) if self.qemu and self.tsc == INSTRUCTIONS else []
 
     @property
     def loads_kernel(self) -> bool:
