@@ -1,5 +1,5 @@
 """Command line: cleanroom parse | run | ab | capture | decode-photos | report | compare | lava-job |
-lava-device | lava-fetch | make-run."""
+lava-device | lava-fetch | check | history | make-run."""
 
 from __future__ import annotations
 
@@ -50,6 +50,17 @@ def seconds(text: str) -> float:
         raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
     if not value > 0 or value == float("inf"):
         raise argparse.ArgumentTypeError(f"must be a positive number of seconds: {text!r}")
+    return value
+
+
+def percent(text: str) -> float:
+    """A number of per cent from 0 (--threshold)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number of per cent: {text!r}") from None
+    if not 0 <= value < 1000:
+        raise argparse.ArgumentTypeError(f"must be from 0 to under 1000 per cent: {text!r}")
     return value
 
 
@@ -109,6 +120,10 @@ COMMANDS = {
     "lava-device": "a LAVA device's configuration for a job (its type's template rendered with the job's context), "
                    "for lava-run",
     "lava-fetch": "a LAVA job's log (a file, or a job id through lavacli) to serial.log and results.json",
+    "check": "a regression gate over two result sets: under an exact clock any count that moved fails; under "
+             "a real clock a paired A/B fails where B/A is resolved beyond --threshold",
+    "history": "build and run each commit of a range (each in a worktree of its own, kept), and show each "
+               "case's count over the commits and the commit where it changed",
     "make-run": "make run's three runs (the kernel under qemu-icount, hosted on one CPU, hosted on every CPU), "
                 "results/latest, and their three summaries",
 }
@@ -348,6 +363,42 @@ def _add_compare(pm: argparse.ArgumentParser, root: Path) -> None:
                          "against size with a line per set, the other tables as bars; a panel per unit")
 
 
+def _add_check(pg: argparse.ArgumentParser, root: Path) -> None:
+    from .reports import check
+    pg.epilog = (check.__doc__.split("\n\n", 1)[1].rstrip() + "\n\n"
+                 "    cleanroom check results/base results/this        # qemu-icount, qemu-model, bochs: exact\n"
+                 "    cleanroom check results/ab-hosted                # the a/ and b/ of `cleanroom ab --out`\n\n"
+                 + check.EXIT_HELP)
+    pg.add_argument("sets", type=Path, nargs="+", metavar="SET",
+                    help="BASELINE RUN (results directories, results.json or serial.log), or one directory "
+                         "`cleanroom ab` wrote (its a/ and b/)")
+    pg.add_argument("--threshold", type=percent, default=check.DEFAULT_THRESHOLD * 100, metavar="PERCENT",
+                    help=f"real clock: how much slower B may be before a resolved B/A fails, in per cent "
+                         f"(default {check.DEFAULT_THRESHOLD * 100:g}); an exact clock allows no change")
+
+
+def _add_history(ph: argparse.ArgumentParser, root: Path) -> None:
+    from . import history
+    ph.epilog = history.HELP + "\n\n" + history.EXIT_HELP
+    ph.add_argument("range", metavar="REV_RANGE",
+                    help="the commits, as git rev-list takes them: A..B (B's commits since A, A itself left out), "
+                         "or one revision and its ancestors (with --last)")
+    ph.add_argument("--cmdline", required=True, help='the kernel command line each commit runs, e.g. "bench=ctxsw"')
+    ph.add_argument("--emulator", choices=emulators.names(), default=history.DEFAULT_EMULATOR,
+                    help=f"default {history.DEFAULT_EMULATOR} (exact: a count that changed, changed at that commit)")
+    ph.add_argument("--last", type=positive, metavar="N", help="only the range's last N commits")
+    ph.add_argument("--boots", type=positive, metavar="N",
+                    help="each commit's boots (processes) where the clock is real (default: run's)")
+    ph.add_argument("--store", type=Path, metavar="DIR",
+                    help="where the worktrees, builds and each commit's results are kept between calls "
+                         f"(default: {history.DEFAULT_STORE} in the repository)")
+    ph.add_argument("--repo", type=Path, help="the git repository (default: the one this tool is in)")
+    ph.add_argument("--out", type=Path,
+                    help="where history.txt, history.csv and history.html go (default: the series' directory in "
+                         "the store)")
+    ph.add_argument("--quiet", action="store_true", help="no progress output")
+
+
 def _add_lava_job(pj: argparse.ArgumentParser, root: Path) -> None:
     from .machines import lavajob
     lava_rows = ", ".join(e.name for e in emulators.EMULATORS if e.loads_kernel)
@@ -445,7 +496,7 @@ def _add_make_run(pk: argparse.ArgumentParser, root: Path) -> None:
 ADDERS: dict[str, Callable[[argparse.ArgumentParser, Path], None]] = {
     "parse": _add_parse, "run": _add_run, "ab": _add_ab, "capture": _add_capture, "decode-photos": _add_decode_photos,
     "report": _add_report, "compare": _add_compare, "lava-job": _add_lava_job, "lava-device": _add_lava_device,
-    "lava-fetch": _add_lava_fetch, "make-run": _add_make_run}
+    "lava-fetch": _add_lava_fetch, "check": _add_check, "history": _add_history, "make-run": _add_make_run}
 
 
 def build_parser(command: str | None = None) -> Parser:
@@ -983,6 +1034,26 @@ def cmd_lava_fetch(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     return results.boots_exit_status(boots)
 
 
+def cmd_check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    from .reports import check
+    if len(args.sets) > 2:
+        err.write(f"cleanroom check: {len(args.sets)} sets: give BASELINE and RUN, or one A/B directory\n")
+        return results.EXIT_SETUP
+    try:
+        verdict = check.check(args.sets, args.threshold / 100)
+    except (OSError, ValueError, check.CheckError) as exc:
+        err.write(f"cleanroom check: {exc}\n")
+        return results.EXIT_SETUP
+    for line in verdict.lines:
+        out.write(line + "\n")
+    return verdict.status
+
+
+def cmd_history(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    from . import history
+    return history.main(args, out, err, lambda argv, o, e: main(["run", *argv], o, e))
+
+
 def make_run_index(out_dir: Path) -> Path:
     """make run's index.html: each run's machine, its headline answers, and a link to its report.html."""
     from .reports import frame, html
@@ -1048,7 +1119,8 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None, err: Text
     args = build_parser(words[0] if words and words[0] in COMMANDS else None).parse_args(words)
     handler = {"parse": cmd_parse, "run": cmd_run, "ab": cmd_ab, "capture": cmd_capture, "report": cmd_report,
                "compare": cmd_compare, "decode-photos": cmd_decode_photos, "lava-job": cmd_lava_job,
-               "lava-device": cmd_lava_device, "lava-fetch": cmd_lava_fetch, "make-run": cmd_make_run}[args.command]
+               "lava-device": cmd_lava_device, "lava-fetch": cmd_lava_fetch, "check": cmd_check,
+               "history": cmd_history, "make-run": cmd_make_run}[args.command]
     try:
         return handler(args, out, err)
     except KeyboardInterrupt:

@@ -229,6 +229,15 @@ def exit_status(res: ParseResult, cut_short: bool = False) -> int:
     return EXIT_OK
 
 
+def doc_exit_status(doc: dict[str, Any]) -> int:
+    """exit_status of a results.json document: the kernel's verdict, then whether the set is whole."""
+    status = doc.get("status")
+    if status in _STATUS_EXIT:
+        return _STATUS_EXIT[status]
+    damaged = doc.get("corrupt") or doc.get("missing") or doc.get("conflicts")
+    return EXIT_OK if doc.get("complete") and status == "ok" and not damaged else EXIT_DAMAGED
+
+
 def boots_exit_status(boots: list[ParseResult], cut_short: bool = False) -> int:
     """exit_status of a log's only boot; a log of several boots is no one
     run, whatever each says (4)."""
