@@ -13,6 +13,7 @@ import pytest
 
 from booting import (HOSTED, KERNEL, SMALL_ALL, TOOL_CMD, TOOL_SAFETY_NET_S, boot, built, done, errors, of_type,
                      shared_boot, uefi_selftest)
+from cleanroom_host.machines import emulators
 
 # What the issue asks the self-test to cover, by record name.
 REQUIRED_SELFTESTS = {
@@ -116,23 +117,24 @@ def test_bad_cmdline_is_rejected_before_measuring(tmp_path: Path) -> None:
 CMDLINE_KEPT = 4095
 
 
-# the tool adds exit=auto to a kernel's line (the hosted build has no exit=)
-@pytest.mark.parametrize("emulator,program,added", [("qemu", KERNEL, " exit=auto"), ("hosted", HOSTED, "")])
+# the tool adds exit=auto to a kernel's line (the hosted build has no exit=); QEMU gets the kernel by the run's
+# own name (emulators.KERNEL_LINK), the hosted build is started by its path
+@pytest.mark.parametrize("emulator,program,first,added", [("qemu", KERNEL, emulators.KERNEL_LINK, " exit=auto"),
+                                                          ("hosted", HOSTED, str(HOSTED), "")])
 def test_a_command_line_past_the_limit_is_an_error_not_a_cut(tmp_path: Path, emulator: str, program: Path,
-                                                             added: str) -> None:
+                                                             first: str, added: str) -> None:
     """Issue 19: a line longer than the buffer was cut silently, and the
     token the cut split was read shortened (runs=20000 ran as runs=2)."""
     built(program, "hosted" if emulator == "hosted" else "all")
-    # the loader's first token is the program's path, then these: pad so the
-    # limit falls right after "runs=2"
+    # the loader's first token is the program, then these: pad so the limit falls right after "runs=2"
     head, tail = "bench=tsc maxsize=", "64K runs=2"
-    pad = CMDLINE_KEPT - len(f"{program} {head}{tail}")
+    pad = CMDLINE_KEPT - len(f"{first} {head}{tail}")
     line = f"{head}{'0' * pad}{tail}0000"
     rc, res = boot(tmp_path, emulator, line)
     assert rc == 2 and done(res)["status"] == "config"
     hello = res["records"][0]
     assert hello["t"] == "hello" and hello["cmdline_cut"] is True
-    assert hello["cmdline_len"] == len(f"{program} {line}{added}")
+    assert hello["cmdline_len"] == len(f"{first} {line}{added}")
     assert "runs=" not in hello["cmdline"] and hello["cmdline"].endswith("64K ")
     (err,) = of_type(res, "error")
     assert err["code"] == "cmdline" and err["token"] == "runs=20000"

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from booting import KERNEL, REPO, TOOL_SAFETY_NET_S, boot, built, done, installed, of_type
+from cleanroom_host.machines import emulators
 
 SOURCES = REPO / "tools" / "cachemodel"
 PLUGIN = REPO / "build" / "cachemodel" / "libcachemodel.so"
@@ -88,7 +89,7 @@ def test_plugin_counts_what_the_tsc_counts(tmp_path: Path) -> None:
 
 def test_a_bad_model_stops_qemu_with_the_accepted_names(tmp_path: Path) -> None:
     kernel = built(KERNEL, "all")
-    proc = subprocess.run(["qemu-system-i386", "-display", "none", "-icount", "shift=0", "-kernel", str(kernel),
+    proc = subprocess.run(["qemu-system-i386", "-display", "none", *emulators.ICOUNT_ARGS, "-kernel", str(kernel),
                            "-plugin", f"{PLUGIN},mailbox={NO_MAILBOX:#x},out={tmp_path / 'x.jsonl'},model=prescott"],
                           capture_output=True, text=True, timeout=TOOL_SAFETY_NET_S, stdin=subprocess.DEVNULL)
     assert proc.returncode != 0

@@ -9,6 +9,7 @@ changed (history's seeding)."""
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import re
@@ -61,10 +62,8 @@ def _git(repo: Path, *args: str) -> str:
                           env={**os.environ, **GIT_ENV}, stdin=subprocess.DEVNULL).stdout
 
 
-@pytest.fixture(scope="module")
-def repo(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+def _make_repo(root: Path) -> dict[str, Any]:
     """The three commits (base, docs, nop), the worktree at base with this checkout's objects."""
-    root = tmp_path_factory.mktemp("history") / "repo"
     for name in TREE:
         src = REPO / name
         if src.is_dir():
@@ -87,24 +86,35 @@ def repo(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     _git(root, "checkout", "-q", "--detach", shas[0])
     built(KERNEL, "all")
     shutil.copytree(REPO / "build" / "obj", root / "build" / "obj", copy_function=shutil.copy)
-    return {"root": root, "store": root.parent / "store", "base": shas[0], "docs": shas[1], "nop": shas[2]}
+    return {"root": str(root), "store": str(root.parent / "store"), "base": shas[0], "docs": shas[1], "nop": shas[2]}
 
 
 def _history(repo: dict[str, Any], *argv: str) -> tuple[int, str, str]:
-    return tool_main("history", *argv, "--repo", str(repo["root"]), "--store", str(repo["store"]), "--cmdline", SMALL)
+    return tool_main("history", *argv, "--repo", repo["root"], "--store", repo["store"], "--cmdline", SMALL)
 
 
-@pytest.fixture(scope="module")
-def history(repo: dict[str, Any]) -> dict[str, Any]:
-    """history over docs..nop, then over all three: (status, stdout, stderr) of each, and the series' runs."""
-    first = _history(repo, "main~2..main")
-    second = _history(repo, "main", "--last", "3")
-    runs = next((repo["store"] / "series").iterdir()) / "runs"
-    return {"first": first, "second": second, "runs": runs}
+@pytest.fixture(scope="session")
+def history(boots_root: Path) -> dict[str, Any]:
+    """The repository, then history over docs..nop and over all three: (status, stdout, stderr) of each, and
+    the series' runs. Made once a session for every xdist worker (the first makes it, the others wait)."""
+    where = boots_root / "history"
+    where.mkdir(parents=True, exist_ok=True)
+    with (where / "lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        made = where / "made.json"
+        if not made.exists():
+            repo = _make_repo(where / "repo")
+            first = _history(repo, "main~2..main")
+            second = _history(repo, "main", "--last", "3")
+            runs = next((Path(repo["store"]) / "series").iterdir()) / "runs"
+            made.write_text(json.dumps({**repo, "first": first, "second": second, "runs": str(runs)}))
+        got = json.loads(made.read_text())
+    return {**got, "runs": Path(got["runs"]), "store": Path(got["store"])}
 
 
 @pytest.mark.early
-def test_history_names_the_commit_that_moved_the_jump_cases(repo: dict[str, Any], history: dict[str, Any]) -> None:
+def test_history_names_the_commit_that_moved_the_jump_cases(history: dict[str, Any]) -> None:
+    repo = history
     rc, out, err = history["second"]
     assert rc == 0, out + err
     short = {k: repo[k][:10] for k in ("base", "docs", "nop")}
@@ -123,7 +133,8 @@ def test_history_names_the_commit_that_moved_the_jump_cases(repo: dict[str, Any]
     assert "switch_jump: one nop more" in page and "data:image/png;base64," in page
 
 
-def test_a_second_history_boots_only_the_new_commits(repo: dict[str, Any], history: dict[str, Any]) -> None:
+def test_a_second_history_boots_only_the_new_commits(history: dict[str, Any]) -> None:
+    repo = history
     rc, _out, err = history["first"]
     assert rc == 0, err
     first = [line for line in err.splitlines() if line.startswith("history: [")]
@@ -138,7 +149,8 @@ def test_a_second_history_boots_only_the_new_commits(repo: dict[str, Any], histo
     assert ", 0 files compiled" in second[0], second
 
 
-def test_check_fails_on_the_nop_naming_only_the_jump_cases(history: dict[str, Any], repo: dict[str, Any]) -> None:
+def test_check_fails_on_the_nop_naming_only_the_jump_cases(history: dict[str, Any]) -> None:
+    repo = history
     runs = history["runs"]
     rc, out, err = tool_main("check", str(runs / repo["base"]), str(runs / repo["nop"]))
     assert rc == check.EXIT_MOVED, out + err
@@ -150,15 +162,15 @@ def test_check_fails_on_the_nop_naming_only_the_jump_cases(history: dict[str, An
     assert rc == 0 and "nothing moved" in out, out + err
 
 
-def test_a_kernel_anywhere_boots_the_same_bytes(history: dict[str, Any], repo: dict[str, Any], tmp_path: Path) -> None:
+def test_a_kernel_anywhere_boots_the_same_bytes(history: dict[str, Any], tmp_path: Path) -> None:
     """This checkout's kernel and the base commit's, built in history's worktree (another path, objects seeded):
     the same bytes, so the boots are too (the kernel goes in by the run's own name, emulators.KERNEL_LINK)."""
-    tree = repo["store"] / "trees" / repo["base"]
+    tree = history["store"] / "trees" / history["base"]
     assert (tree / "build" / "cleanroom.elf").read_bytes() == built(KERNEL, "all").read_bytes()
     rc, _ = boot(tmp_path, "qemu-icount", SMALL)
     assert rc == 0
     assert (tmp_path / "qemu-icount" / "serial.log").read_bytes() == \
-        (history["runs"] / repo["base"] / "serial.log").read_bytes()
+        (history["runs"] / history["base"] / "serial.log").read_bytes()
 
 
 def test_check_refuses_what_it_cannot_judge(tmp_path: Path) -> None:

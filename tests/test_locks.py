@@ -1,6 +1,6 @@
-"""Locks and thread life cycle, booted and hosted: record shapes, the
-papers' qualitative findings where the clean room must reproduce them, and
-exact repeatability under -icount."""
+"""Locks and thread life cycle, booted and hosted: record shapes and the
+papers' qualitative findings where the clean room must reproduce them (that
+two -icount boots repeat, byte for byte: tests/test_exact.py)."""
 
 from __future__ import annotations
 
@@ -69,14 +69,6 @@ def test_pool_is_constant_time_firstfit_is_not(icount_run: dict[str, Any]) -> No
     pool = [create[("pool", n)] for n in (16, 256, 1024)]
     assert max(pool) / min(pool) < 1.2
     assert create[("firstfit", 1024)] > 1.5 * create[("pool", 1024)]
-
-
-def test_icount_locks_records_repeat_exactly(icount_run: dict[str, Any], tmp_path: Path) -> None:
-    rc, again = boot(tmp_path, "qemu-icount", ICOUNT_LOCKS)
-    assert rc == 0
-    first = [r for r in of_type(icount_run, "result")]
-    second = [r for r in of_type(again, "result")]
-    assert first and first == second
 
 
 @pytest.mark.usefixtures("hosted_elf")

@@ -3,7 +3,7 @@
  * data access of the guest into the cache/TLB model of model.c and writes
  * per-sample counts for the host tool (docs/MODEL.md).
  *
- *   qemu-system-i386 -icount shift=0 \
+ *   qemu-system-i386 -icount shift=0,sleep=off \
  *     -plugin build/cachemodel/libcachemodel.so,mailbox=0xADDR,out=PATH[,model=NAME] ...
  *
  * Instructions are counted one by one (an inline add before each), not per

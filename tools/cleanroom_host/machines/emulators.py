@@ -636,7 +636,8 @@ KVM_SPEED = replace(HOSTED_SPEED, boot_s=0.5, aspace_rep_s=190e-6, thread_switch
 EMULATORS: tuple[Emulator, ...] = (
     Emulator("qemu", "qemu-system-i386 -kernel KERNEL -append CMDLINE (TCG)", boot_kernel,
              Speed(3.7e9, 22e-9, 22e-9, 0.3, 17e-6, 190e-6, 4e-6), QEMU_TCG, HOST_TICKS, qemu=True, smp=True),
-    Emulator("qemu-icount", "the same with -icount shift=0 (TSC counts instructions; runs repeat exactly)",
+    Emulator("qemu-icount", "the same with -icount shift=0,sleep=off (TSC counts instructions; boots repeat byte for "
+                            "byte)",
              boot_kernel, ICOUNT_SPEED, QEMU_ICOUNT, INSTRUCTIONS, qemu=True, smp=True),
     Emulator("kvm", "qemu-system-i386 -accel kvm -cpu host (needs /dev/kvm): the kernel on this machine's own "
                     "CPU, with EPT's two-dimensional page walks and the host's interrupts around it; --cpu replaces "
