@@ -26,7 +26,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 from unittest import mock
 
 REPO = Path(__file__).resolve().parent.parent
@@ -190,6 +190,18 @@ def shared_boot(root: Path, emulator: str, cmdline: str, *extra: str) -> tuple[i
             rc, _ = boot(where, emulator, cmdline, *extra)
             status.write_text(str(rc))
         return int(status.read_text()), json.loads((where / emulator / "results.json").read_text())
+
+
+def made_once(where: Path, make: Callable[[], Any]) -> Any:
+    """make()'s JSON-able answer, made once per session for every xdist worker: the first to ask makes it, the
+    others wait on the lock file and read what it wrote (where/made.json)."""
+    where.mkdir(parents=True, exist_ok=True)
+    with (where / "lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        made = where / "made.json"
+        if not made.exists():
+            made.write_text(json.dumps(make()))
+        return json.loads(made.read_text())
 
 
 def uefi_selftest(root: Path) -> tuple[int, dict[str, Any], Path]:

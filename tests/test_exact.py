@@ -9,8 +9,6 @@ changed (history's seeding)."""
 
 from __future__ import annotations
 
-import fcntl
-import json
 import os
 import re
 import shutil
@@ -20,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from booting import KERNEL, QUICK_ICOUNT, REPO, boot, built, shared_dir, tool_main
+from booting import KERNEL, QUICK_ICOUNT, REPO, boot, built, made_once, shared_dir, tool_main
 from cleanroom_host.reports import check
 
 SMALL = "bench=ctxsw,locks runs=2 warmup=0 reps=1000"  # history's and the nop's command line: jump cases among others
@@ -98,17 +96,15 @@ def history(boots_root: Path) -> dict[str, Any]:
     """The repository, then history over docs..nop and over all three: (status, stdout, stderr) of each, and
     the series' runs. Made once a session for every xdist worker (the first makes it, the others wait)."""
     where = boots_root / "history"
-    where.mkdir(parents=True, exist_ok=True)
-    with (where / "lock").open("w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        made = where / "made.json"
-        if not made.exists():
-            repo = _make_repo(where / "repo")
-            first = _history(repo, "main~2..main")
-            second = _history(repo, "main", "--last", "3")
-            runs = next((Path(repo["store"]) / "series").iterdir()) / "runs"
-            made.write_text(json.dumps({**repo, "first": first, "second": second, "runs": str(runs)}))
-        got = json.loads(made.read_text())
+
+    def make() -> dict[str, Any]:
+        repo = _make_repo(where / "repo")
+        first = _history(repo, "main~2..main")
+        second = _history(repo, "main", "--last", "3")
+        runs = next((Path(repo["store"]) / "series").iterdir()) / "runs"
+        return {**repo, "first": first, "second": second, "runs": str(runs)}
+
+    got = made_once(where, make)
     return {**got, "runs": Path(got["runs"]), "store": Path(got["store"])}
 
 

@@ -22,8 +22,6 @@ sample a case lost none (2026-11-29): it runs alone, five samples a case."""
 
 from __future__ import annotations
 
-import fcntl
-import json
 import re
 import shutil
 import subprocess
@@ -35,7 +33,7 @@ from typing import Any
 
 import pytest
 
-from booting import REPO, TOOL_SAFETY_NET_S, done, errors, of_type, run_tool, shared_boot
+from booting import REPO, TOOL_SAFETY_NET_S, done, errors, made_once, of_type, run_tool, shared_boot
 from smpchecks import check_problems, layout_problems
 
 
@@ -137,16 +135,14 @@ def planted_build(root: Path) -> Path:
     """The planted tree, built once per session for every xdist worker (the first builds, the others
     wait on the lock): its directory."""
     where = root / "planted"
-    where.mkdir(parents=True, exist_ok=True)
-    with (where / "lock").open("w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        status = where / "status.json"
-        if not status.exists():
-            tree = planted_tree(where / "tree", PLANTS)
-            proc = subprocess.run(["make", "-C", str(tree), "-j2", f"PYTHON={sys.executable}", *TARGETS],
-                                  capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=TOOL_SAFETY_NET_S)
-            status.write_text(json.dumps({"rc": proc.returncode, "log": (proc.stdout + proc.stderr)[-6000:]}))
-        built = json.loads(status.read_text())
+
+    def build() -> dict[str, Any]:
+        tree = planted_tree(where / "tree", PLANTS)
+        proc = subprocess.run(["make", "-C", str(tree), "-j2", f"PYTHON={sys.executable}", *TARGETS],
+                              capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=TOOL_SAFETY_NET_S)
+        return {"rc": proc.returncode, "log": (proc.stdout + proc.stderr)[-6000:]}
+
+    built = made_once(where, build)
     assert built["rc"] == 0, built["log"]
     return where / "tree"
 

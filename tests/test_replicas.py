@@ -185,8 +185,9 @@ def test_a_planted_slowdown_of_ten_to_twenty_percent_is_found(tmp_path: Path) ->
     assert len(rows) == 2 and len(switch) == 2, seen
     assert all(float(r["ratio_b_a"]) > 1 for r in rows) and all(float(r["b_minus_a"]) > 0 for r in switch), seen
     assert any(float(r["ratio_min"]) > 1 for r in rows) or any(float(r["b_minus_a_min"]) > 0 for r in switch), seen
-    # the gate fails it, naming round robins only (the plant is in their switches): idle and with both vCPUs busy
-    # it failed 10 A/Bs of 10 at 20 pairs on resolved B/A 1.07-1.19 (docs/REPORT.md, The gate)
+    # the gate fails it, naming round robins only (the plant is in their switches): idle, with one and with two
+    # `yes` on the vCPUs it failed 15 A/Bs of 15 at 20 pairs, naming 1-5 round robins at B/A 1.07-1.19 (docs/REPORT.md,
+    # `check BASELINE RUN`)
     rc, out, err = tool_main("check", str(tmp_path / "ab" / "a"), str(tmp_path / "ab" / "b"))
     assert rc == check.EXIT_MOVED, out + err
     slower = out.split("slower beyond the threshold", 1)[1].split("check: FAIL", 1)[0]

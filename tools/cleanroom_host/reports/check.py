@@ -33,9 +33,9 @@ from .compare import OUTCOME_PARAMS, DerivedMatch, Match, case_unit, digits, mat
 # did not end done ok, or a damaged one: nothing to judge); 5 bad arguments or sets that cannot be judged.
 EXIT_MOVED = 6
 # --threshold's default, as a fraction. On a 2-vCPU AMD EPYC guest (2026-12-07), `ab` of hosted bench=ctxsw at its
-# 20 pairs, five times idle and five with both vCPUs busy: the A/As resolved no case at all (0 of 220), every A/B
-# with delay=2 (empty calls in each switch of the round robins) resolved 4 or 5 round robins at B/A 1.07-1.19 and
-# failed (docs/REPORT.md, The gate)
+# 20 pairs, five times each idle, with one and with two `yes` on the vCPUs: the A/As resolved no case at all (0 of
+# 330), every A/B with delay=2 (empty calls in each switch of the round robins) failed, naming 1 to 5 of the 5
+# round robins at B/A 1.07-1.19 and nothing else (docs/REPORT.md, `check BASELINE RUN`)
 DEFAULT_THRESHOLD = 0.05
 EXIT_HELP = f"""exit status:
   0  nothing moved (exact clock); no case resolved slower beyond the threshold (real clock)
