@@ -82,7 +82,7 @@ HOSTED_SHARED := $(LIB_SRCS) \
 	$(filter-out $(KERNEL_ONLY_SRCS),$(wildcard bench/*.c)) \
 	app/startup.c app/suite.c app/sysinfo.c
 HOSTED_SRCS := $(wildcard hosted/*.c) $(HOSTED_SHARED)
-HOSTED_ASM := runtime/switches.asm
+HOSTED_ASM := runtime/switches.asm arch/usercall.asm
 HOSTED_OBJ := $(BUILD)/obj-hosted
 HOSTED_OBJS := $(patsubst %.c,$(HOSTED_OBJ)/%.o,$(HOSTED_SRCS)) $(patsubst %.asm,$(HOSTED_OBJ)/%.o,$(HOSTED_ASM))
 HOSTED_DEPS := $(HOSTED_OBJS:.o=.d)

@@ -40,6 +40,17 @@ static void progress(struct bench_ctx *ctx)
     console_status(" cleanroom: %s  case %u/%u", ctx->bench->name, ctx->done, ctx->total);
 }
 
+void bench_running_user(struct bench_ctx *ctx, const char *case_name, const char *user)
+{
+    rec_begin(REC_PROGRESS);
+    rec_str("bench", ctx->bench->name);
+    rec_u64("done", ctx->done);
+    rec_u64("total", ctx->total);
+    rec_str("case", case_name);
+    rec_str(WIRE_USER, user);
+    rec_end();
+}
+
 void bench_plan(struct bench_ctx *ctx, uint32_t cases)
 {
     ctx->total = cases;
@@ -245,6 +256,8 @@ static void emit(struct bench_ctx *ctx, const struct bench_item *it, uint32_t ca
     rec_i64("max", st.max);
     rec_i64("mean", st.mean);
     rec_u64("per", per_of(&c));
+    if (c.sums)
+        rec_bool(WIRE_SUMS, true);
     rec_u64("overhead", (uint64_t)overhead_of(&c));
     evidence_fields(evid);
     if (nev) {
@@ -464,7 +477,8 @@ void bench_measure_set(struct bench_ctx *ctx, const struct bench_item items[], u
             int64_t *own = samples_of(&ss, k);
             const struct sample_id id = { first_case_no + k, i };
             int64_t s = call_item(ctx, &items[k], &id, nev ? ctr_now : 0, ev, nev);
-            own[i] = stats_per(s - overhead_of(items[k].c), per_of(items[k].c));
+            s -= overhead_of(items[k].c);
+            own[i] = items[k].c->sums ? s : stats_per(s, per_of(items[k].c));
             for (uint32_t j = 0; j < nev; j++)
                 own[r.row * (1 + j) + i] = ctr_now[j];
         }

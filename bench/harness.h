@@ -36,6 +36,11 @@ struct bench_case {
     uint32_t nparams;
     uint64_t per;            /* divide each sample by this (operations per run); 0 or 1: none */
     bool subtract_overhead;  /* subtract the empty timed region from each sample */
+    /* Keep each sample whole, the total over `per` operations, and say so
+     * (the record's `sums`): the host divides, keeping the decimals a
+     * figure of a few cycles per operation needs (integer division here
+     * would round it toward zero). */
+    bool sums;
 };
 
 struct bench_ctx;
@@ -117,6 +122,10 @@ void bench_measure_set(struct bench_ctx *ctx, const struct bench_item items[], u
 /* One case on its own: bench_measure_set of one item. */
 void bench_measure(struct bench_ctx *ctx, const struct bench_case *c, bench_run_fn fn, void *arg);
 void bench_skip(struct bench_ctx *ctx, const char *case_name, const char *why);
+/* The next case runs the user's code (a progress record names the case and
+ * the code, WIRE_USER): a silence from here on is that code never
+ * returning, and the host says so by name. */
+void bench_running_user(struct bench_ctx *ctx, const char *case_name, const char *user);
 /* The repetitions a benchmark should use: reps= if given, else its default. */
 uint32_t bench_reps(const struct bench_ctx *ctx, uint32_t fallback);
 

@@ -1,9 +1,14 @@
 /* The kernel's memory interface over one mmap'd arena: the same region
- * allocator hands out the same aligned blocks. boot_info() holds argv. */
+ * allocator hands out the same aligned blocks. boot_info() holds argv, and
+ * the user's code: the files HOSTED_MODULES_ENV names, mapped read-only (the
+ * kernel gets them as the loader's modules). */
 #define _GNU_SOURCE
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "hosted/platform.h"
@@ -13,6 +18,31 @@
 static struct boot_info boot;
 static struct region_set arena;
 static uint64_t arena_size;
+
+/* The modules, paths separated by ':'; one that cannot be read is left out
+ * (bench asm then says there is no code to run). */
+static void read_modules(const char *list)
+{
+    char path[4096];
+    while (list && *list && boot.nmodules < BOOT_MODULES_MAX) {
+        const char *end = strchr(list, ':');
+        size_t n = end ? (size_t)(end - list) : strlen(list);
+        if (n < sizeof path) {
+            memcpy(path, list, n);
+            path[n] = 0;
+            int fd = open(path, O_RDONLY);
+            struct stat st;
+            if (fd >= 0 && fstat(fd, &st) == 0 && st.st_size > 0) {
+                void *p = mmap(0, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+                if (p != MAP_FAILED)
+                    boot.modules[boot.nmodules++] = (struct boot_blob){ p, (uint32_t)st.st_size };
+            }
+            if (fd >= 0)
+                close(fd);
+        }
+        list = end ? end + 1 : 0;
+    }
+}
 
 void hosted_boot_info(int argc, char **argv, const char *aslr)
 {
@@ -33,6 +63,7 @@ void hosted_boot_info(int argc, char **argv, const char *aslr)
     str_copy(boot.loader, "linux", sizeof boot.loader);
     boot.protocol = 0;
     boot.mem_source = "mmap";
+    read_modules(getenv(HOSTED_MODULES_ENV));
 }
 
 int hosted_memory_init(uint64_t bytes)
@@ -70,6 +101,15 @@ void *memory_alloc(uint32_t size, uint32_t align)
     if (!regions_alloc(&arena, size ? size : 1, align ? align : 16, &at))
         return 0;
     return (void *)(uint32_t)at;
+}
+
+void *memory_alloc_code(uint32_t size)
+{
+    uint32_t len = (size + 4095u) & ~4095u;
+    void *p = memory_alloc(len, 4096);
+    if (p && mprotect(p, len, PROT_READ | PROT_WRITE | PROT_EXEC) != 0)
+        return 0;
+    return p;
 }
 
 void memory_mark(struct region_mark *m) { regions_mark(&arena, m); }

@@ -14,7 +14,10 @@
  * randomisation off (personality ADDR_NO_RANDOMIZE), so layouts repeat.
  * Returns "off", or why it is still on (for the hello record). */
 const char *hosted_fixed_layout(char **argv);
-/* argv joined as the command line (argv[0] plays the loader's path). */
+/* argv joined as the command line (argv[0] plays the loader's path); the
+ * modules (the user's code) from the files this variable names, separated
+ * by ':' (the host tool sets it: machines/emulators.py's HOSTED_MODULES_ENV). */
+#define HOSTED_MODULES_ENV "CLEANROOM_MODULES"
 void hosted_boot_info(int argc, char **argv, const char *aslr);
 /* SIGSEGV, SIGBUS, SIGILL, SIGFPE become fault records (on their own stack). */
 void hosted_fault_init(void);

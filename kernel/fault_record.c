@@ -18,6 +18,28 @@ void fault_set_running(const char *bench, const char *what)
 const char *fault_running_bench(void) { return running_bench; }
 const char *fault_running_what(void) { return running_what; }
 
+static const struct fault_user_code *user_code;
+
+void fault_set_user_code(const struct fault_user_code *u) { user_code = u; }
+
+/* The fault's place in the user's code, where its EIP lies in it. */
+static void user_code_fields(uint32_t eip)
+{
+    const struct fault_user_code *u = user_code;
+    if (!u || eip < u->base || eip - u->base >= usercode_code_len(&u->layout))
+        return;
+    struct usercode_place at = usercode_locate(&u->layout, eip - u->base);
+    rec_obj_begin(WIRE_USER);
+    rec_str("name", u->name);
+    rec_str("part", usercode_part_name(at.part));
+    if (at.part == USERCODE_IN_BODY) {
+        rec_u64("copy", at.copy);
+        rec_u64("variant", at.variant);
+    }
+    rec_u64("offset", at.offset);
+    rec_obj_end();
+}
+
 void fault_set_annotator(void (*annotate)(uint32_t vector, uint32_t cr2, uint32_t esp)) { annotator = annotate; }
 
 void fault_report_and_end(const struct fault_report *r)
@@ -34,6 +56,7 @@ void fault_report_and_end(const struct fault_report *r)
     rec_u64("cs", r->cs);
     rec_u64("eflags", r->eflags);
     rec_u64("esp", r->esp);
+    user_code_fields(r->eip);
     if (r->on_cpu) {
         rec_u64("cpu", r->cpu);
         rec_u64("apic_id", r->apic_id);

@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "arch/mcheck.h"
+#include "lib/usercode.h"
 
 struct fault_report {
     uint32_t vector; /* CPU exception vector (arch/idt.h) */
@@ -22,6 +23,15 @@ struct fault_report {
 void fault_set_running(const char *bench, const char *what);
 const char *fault_running_bench(void);
 const char *fault_running_what(void);
+/* The user's code being run, unrolled at `base` as `layout` lays it out
+ * (NULL: none): a fault at an EIP inside it says where in the user's code
+ * (part, copy, variant, offset), which the host maps to a source line. */
+struct fault_user_code {
+    const char *name;
+    uint32_t base;
+    struct usercode_layout layout;
+};
+void fault_set_user_code(const struct fault_user_code *u);
 /* Adds fields to every fault record (e.g. the fiber runtime names the fiber
  * whose guard page cr2 hit). Called with the record open; cr2 only means
  * something for page faults and double faults. */

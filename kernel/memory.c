@@ -115,6 +115,11 @@ void memory_init(const struct bootinfo *b)
         low_page = find_low_page(LOW_PAGE_FALLBACK);
     regions_remove(&free_set, 0, ONE_MIB);
     regions_remove(&free_set, image_base, image_end);
+    for (uint32_t i = 0; i < b->nmodules; i++) { /* read in place, never handed out */
+        const struct boot_module *m = &b->modules[i];
+        regions_remove(&free_set, m->start, m->end);
+        boot.modules[boot.nmodules++] = (struct boot_blob){ (const void *)m->start, m->end - m->start };
+    }
 }
 
 uint64_t memory_usable(void) { return usable; }
@@ -138,6 +143,8 @@ void *memory_alloc(uint32_t size, uint32_t align)
         return 0;
     return (void *)(uint32_t)at;
 }
+
+void *memory_alloc_code(uint32_t size) { return memory_alloc(size, 64); } /* no NX bit here */
 
 void memory_mark(struct region_mark *m) { regions_mark(&free_set, m); }
 void memory_release(const struct region_mark *m) { regions_release(&free_set, m); }

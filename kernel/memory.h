@@ -27,6 +27,14 @@ struct boot_info {
     uint32_t protocol;      /* multiboot 1 or 2; 0: no multiboot magic (or the hosted build) */
     const char *mem_source; /* "mmap", "mem_upper", "none" */
     const char *aslr;       /* hosted: "off", or why randomisation is on; NULL on bare metal */
+    /* The user's code the host handed over (lib/usercode.h): the loader's
+     * modules, kept out of the free set (hosted: files mapped read-only, named
+     * by the environment, hosted/memory.c). */
+    uint32_t nmodules;
+    struct boot_blob {
+        const void *addr;
+        uint32_t len;
+    } modules[BOOT_MODULES_MAX];
 };
 
 /* The free set from the loader's map (or mem_lower/mem_upper), less the
@@ -41,6 +49,9 @@ uint64_t memory_largest_free(void);   /* largest block a benchmark may get */
 uint32_t memory_top(void);            /* end of the highest usable byte below 4 GiB */
 /* An aligned block of free memory, or NULL when it does not fit. */
 void *memory_alloc(uint32_t size, uint32_t align);
+/* memory_alloc's, where the CPU may also run code (a process's pages are
+ * not executable unless asked for): the user's code, unrolled. */
+void *memory_alloc_code(uint32_t size);
 void memory_mark(struct region_mark *m);
 void memory_release(const struct region_mark *m);
 const struct region_set *memory_regions(void);

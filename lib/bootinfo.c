@@ -21,6 +21,10 @@
  * multiboot.h (and so GRUB) keeps them in a union with a 32-bit palette
  * address, aligned to 112: GRUB on OVMF writes red at 112. */
 #define MB1_FB_COLORS 112
+#define MB1_MODS_COUNT 20
+#define MB1_MODS_ADDR 24
+#define MB1_MOD_ENTRY 16 /* mod_start, mod_end, string, reserved */
+#define MB1_FLAG_MODS (1u << 3)
 #define MB1_FLAG_MEM (1u << 0)
 #define MB1_FLAG_CMDLINE (1u << 2)
 #define MB1_FLAG_MMAP (1u << 6)
@@ -32,6 +36,7 @@
 #define MB2_TAG_END 0
 #define MB2_TAG_CMDLINE 1
 #define MB2_TAG_LOADER_NAME 2
+#define MB2_TAG_MODULE 3
 #define MB2_TAG_BASIC_MEMINFO 4
 #define MB2_TAG_MMAP 6
 #define MB2_TAG_FRAMEBUFFER 8
@@ -99,6 +104,19 @@ static void read_fb(struct boot_fb *fb, const uint8_t *addr, const uint8_t *colo
     }
 }
 
+static void add_module(struct bootinfo *b, uint32_t start, uint32_t end, const uint8_t *name, uint32_t max)
+{
+    if (end < start)
+        return;
+    if (b->nmodules >= BOOT_MODULES_MAX) {
+        b->modules_dropped++;
+        return;
+    }
+    struct boot_module *m = &b->modules[b->nmodules++];
+    m->start = start, m->end = end;
+    copy_string(m->name, sizeof m->name, name, max);
+}
+
 static void read_v1(uint32_t addr, struct bootinfo *b)
 {
     const uint8_t *mbi = at(addr);
@@ -131,6 +149,14 @@ static void read_v1(uint32_t addr, struct bootinfo *b)
     }
     if (flags & MB1_FLAG_FRAMEBUFFER)
         read_fb(&b->fb, mbi + MB1_FB_ADDR, mbi + MB1_FB_COLORS, true);
+    if (flags & MB1_FLAG_MODS) {
+        uint32_t n = rd32(mbi + MB1_MODS_COUNT), p = rd32(mbi + MB1_MODS_ADDR);
+        for (uint32_t i = 0; i < n; i++, p += MB1_MOD_ENTRY) {
+            const uint8_t *e = at(p);
+            uint32_t str = rd32(e + 8);
+            add_module(b, rd32(e), rd32(e + 4), str ? at(str) : (const uint8_t *)"", BOOT_MODULE_NAME_MAX);
+        }
+    }
 }
 
 static void read_mmap(struct boot_map *m, const uint8_t *tag, uint32_t size)
@@ -178,6 +204,10 @@ static void read_tag(struct bootinfo *b, uint32_t type, const uint8_t *tag, uint
     case MB2_TAG_LOADER_NAME:
         b->has_loader = true;
         copy_string(b->loader, sizeof b->loader, body, body_size);
+        break;
+    case MB2_TAG_MODULE:
+        if (body_size >= 8)
+            add_module(b, rd32(body), rd32(body + 4), body + 8, body_size - 8);
         break;
     case MB2_TAG_BASIC_MEMINFO:
         if (body_size >= 8) {

@@ -28,6 +28,10 @@
  * UEFI map has a few hundred); past that they are counted, not kept. */
 #define BOOT_MAP_MAX 512
 #define BOOT_RSDP_MAX 36 /* an ACPI 2.0+ RSDP; 1.0's is the first 20 bytes */
+/* Modules the loader placed beside the image (QEMU -initrd, GRUB's module and
+ * module2): the user's code (lib/usercode.h), past these counted, not kept. */
+#define BOOT_MODULES_MAX 4
+#define BOOT_MODULE_NAME_MAX 64
 
 /* The multiboot memory map's types (the same in v1 and 2). */
 enum boot_mem_type {
@@ -62,6 +66,13 @@ struct boot_fb {
     uint8_t red_pos, red_size, green_pos, green_size, blue_pos, blue_size;
 };
 
+/* A module: [start, end) physical, and the loader's string for it (its
+ * file's name and arguments under QEMU, the arguments under GRUB). */
+struct boot_module {
+    uint32_t start, end;
+    char name[BOOT_MODULE_NAME_MAX];
+};
+
 struct bootinfo {
     uint32_t protocol; /* 1 or 2: which multiboot brought the kernel; 0: neither magic */
     bool has_cmdline, has_loader;
@@ -77,6 +88,9 @@ struct bootinfo {
     uint8_t rsdp[BOOT_RSDP_MAX];
     bool has_load_base;    /* multiboot2: the loader placed a relocatable image */
     uint32_t load_base;    /* ...at this physical address */
+    uint32_t nmodules;     /* modules kept, in the loader's order */
+    uint32_t modules_dropped; /* past BOOT_MODULES_MAX */
+    struct boot_module modules[BOOT_MODULES_MAX];
 };
 
 /* Copies what the loader handed over at addr (magic: EAX at entry).

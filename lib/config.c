@@ -84,6 +84,8 @@ const struct key_spec config_keys[KEY_COUNT] = {
                     "tests only: N empty calls added to every switch of ctxsw's round robin (a planted slowdown)" },
     [KEY_LAYOUT] = { "layout", KIND_COUNT_OR_WORD, off_word, 1, 0xffffffffu, offsetof(struct config, layout),
                      "the seed of each round's layout (stack frames and fiber stacks moved by 0-4080 bytes), or off; default: hosted one from the TSC, the kernel a fixed one" },
+    [KEY_COPIES] = { "copies", KIND_COUNT, 0, 1, CR_DEF_ASM_COPIES_MAX, offsetof(struct config, copies),
+                     "bench asm: the copies n of the user's code each sample unrolls (it times n and 2n and keeps the difference)" },
 };
 
 void config_defaults(struct config *cfg)
@@ -105,6 +107,7 @@ void config_defaults(struct config *cfg)
         .budget = CR_DEF_AUTO_BUDGET,
         .replicas = 1,
         .layout = CR_DEF_LAYOUT_SEED, /* hosted: one from the TSC instead (app/startup.c) */
+        .copies = CR_DEF_ASM_COPIES,
     };
 }
 

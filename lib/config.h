@@ -54,6 +54,7 @@ enum config_key {
     KEY_REPLICAS,
     KEY_DELAY,
     KEY_LAYOUT,
+    KEY_COPIES,
     KEY_COUNT
 };
 
@@ -96,6 +97,7 @@ struct config {
      * fiber stacks moved by 0-4080 bytes); 0: off. Not given: one from the
      * TSC at start (app/suite.c), so each process or boot samples its own */
     uint32_t layout;
+    uint32_t copies; /* bench asm: the user's code unrolled n times (and 2n) */
     uint32_t serial; /* enum serial_choice, or an I/O port (>= SERIAL_PORT_MIN) */
     uint32_t serial_clock; /* Hz of the PCI UARTs' clock; 0: lib/uartclock.c's table, else unverified */
     uint64_t maxsize;

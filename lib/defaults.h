@@ -128,6 +128,14 @@
 /* bench/peers.c (hosted only): switches, lock pairs and handoffs per run */
 #define CR_DEF_PEERS_REPS 10000
 
+/* bench/asm.c (the user's snippet): copies= (n; each sample times n copies
+ * and 2n, and keeps the difference), its most, the calls of each buffer per
+ * sample (reps=), and the scratch buffer ESI, EDI and EBP point at */
+#define CR_DEF_ASM_COPIES 100
+#define CR_DEF_ASM_COPIES_MAX 10000
+#define CR_DEF_ASM_REPS 10
+#define CR_DEF_ASM_SCRATCH (64u << 10)
+
 /* --- the multi-CPU benchmarks (suite=smp): repetitions per sample. A
  * kernel under an emulator runs each vCPU on a host thread that may wait
  * for the host's scheduler: a few repetitions show the records' shape, not

@@ -30,6 +30,13 @@
 #define REC_EVIDENCE "evidence"
 #define REC_SMP "smp"
 
+/* result.sums: its samples and statistics are totals over `per`
+ * operations; the host divides them (decimals) and says "divided": "host". */
+#define WIRE_SUMS "sums"
+/* progress.user: the next case runs the user's code of this name (a hang
+ * from there is that code's); fault.user: where in the user's code. */
+#define WIRE_USER "user"
+
 /* Hardware event names (counters record, result.counters), in the order of
  * enum counter_event (kernel/counters.h). */
 #define CTR_NAME_CORE_CYCLES "core_cycles"

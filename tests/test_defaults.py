@@ -44,7 +44,10 @@ SMP_BENCHES = ("coherence", "falseshare", "isolation", "smplocks", "aslock", "li
 # runs=auto's most rounds shows as budget='s accepted range (test_the_budget_limit_is_the_headers).
 NOT_BOOTED = {"CR_DEF_LOCKS_PAPER_REPS", "CR_DEF_ASPACE_PAPER_REPS", "CR_DEF_COHERENCE_PAPER_REPS",
               "CR_DEF_FALSESHARE_PAPER_REPS", "CR_DEF_ISOLATION_PAPER_REPS", "CR_DEF_SMPLOCKS_PAPER_REPS",
-              "CR_DEF_AUTO_MAX_RUNS", "CR_DEF_REPLICAS_MAX", "CR_DEF_LAYOUT_SEED"}
+              "CR_DEF_AUTO_MAX_RUNS", "CR_DEF_REPLICAS_MAX", "CR_DEF_LAYOUT_SEED",
+              # bench asm runs only with the user's code, which these boots have not: tests/test_usercode.py
+              # reads its copies and reps in the records, its scratch buffer's last word, and copies='s range
+              "CR_DEF_ASM_COPIES", "CR_DEF_ASM_COPIES_MAX", "CR_DEF_ASM_REPS", "CR_DEF_ASM_SCRATCH"}
 
 
 def booted(root: Path, hosted: bool, cmdline: str) -> tuple[int, dict[str, Any]]:

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any, Callable, NoReturn, Sequence, TextIO
 # Only what every command needs is imported here; each command imports its own modules (the report's,
 # compare's, LAVA's, the QR decoder's) where it uses them, so that a run does not pay for them (the
 # tests start the tool several hundred times).
-from .machines import defaults, emulators, estimate, runner
+from .machines import defaults, emulators, estimate, runner, usercode
 from .machines.progress import Progress
 from .records import results
 from .records.protocol import pick_boot
@@ -246,6 +246,23 @@ def _add_run(pr: argparse.ArgumentParser, root: Path, ab: bool = False) -> None:
     pr.add_argument("--emulator-binary", metavar="PATH",
                     help="program to run instead of the emulator (e.g. a wrapper or a test fake)")
     pr.add_argument("--quiet", action="store_true", help="no progress output")
+    _add_asm(pr, "")
+    if ab:
+        _add_asm(pr, "b-")
+
+
+def _add_asm(p: argparse.ArgumentParser, side: str) -> None:
+    """The user's snippet (bench asm, docs/USERCODE.md); side "b-": B's for ab (default: A's)."""
+    whose = "B's " if side else ""
+    code = p.add_mutually_exclusive_group()
+    code.add_argument(f"--{side}asm", metavar="CODE",
+                      help=f"{whose}32-bit assembly to time bare-metal (bench asm): lines separated by ';' or "
+                           "newlines, assembled here with NASM and handed to the kernel as a module; {r} names a "
+                           "register the harness picks (a chain on EAX and six independent chains); adds "
+                           f"--cmdline {usercode.DEFAULT_CMDLINE!r} when none is given")
+    code.add_argument(f"--{side}asm-file", type=Path, metavar="FILE", help=f"{whose}snippet from a file (NASM syntax)")
+    p.add_argument(f"--{side}asm-setup", metavar="CODE",
+                   help=f"{whose}set-up code run before the copies (a line with {{r}}: once per register)")
 
 
 def _add_ab(pa: argparse.ArgumentParser, root: Path) -> None:
@@ -799,8 +816,34 @@ def _run_spec(args: argparse.Namespace, emu: emulators.Emulator, err: TextIO,
         screendump=args.screendump, model=args.model, plugin=args.plugin, qr_pages=args.qr_pages)
 
 
+def _snippet(args: argparse.Namespace, side: str = "") -> usercode.Snippet | None:
+    """The side's snippet (--asm, --asm-file, --asm-setup; side "b_": B's), assembled; None when none is given.
+    UserCodeError before anything boots."""
+    text, path, setup = (getattr(args, f"{side}{name}", None) for name in ("asm", "asm_file", "asm_setup"))
+    if text is None and path is None:
+        if setup is not None:
+            raise usercode.UserCodeError(f"--{side.replace('_', '-')}asm-setup needs --{side.replace('_', '-')}asm "
+                                         f"or --{side.replace('_', '-')}asm-file")
+        return None
+    return usercode.snippet(text, path, setup)
+
+
+def _with_snippet(spec: emulators.RunSpec, code: usercode.Snippet | None, where: Path) -> emulators.RunSpec:
+    """The spec with the snippet's module (written into where) and its source for results.json."""
+    if code is None:
+        return spec
+    return replace(spec, modules=(usercode.write_module(code, where),), user_code=code.info())
+
+
 def cmd_run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     emu = emulators.get(args.emulator)  # argparse took it from the table's names
+    try:
+        code = _snippet(args)
+    except usercode.UserCodeError as exc:
+        err.write(f"cleanroom run: {exc}\n")
+        return results.EXIT_SETUP
+    if code is not None and args.cmdline is None:
+        args.cmdline = usercode.DEFAULT_CMDLINE
     spec = _run_spec(args, emu, err)
     if spec is None:
         return results.EXIT_SETUP
@@ -822,6 +865,7 @@ def cmd_run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             runner.point_latest(path)
 
     try:
+        spec = _with_snippet(spec, code, out_dir)
         outcome = runner.run_emulator(spec, out_dir, limits, progress, on_start=started, boots=boots)
     except emulators.SetupError as exc:
         return _not_started(f"cleanroom run: {exc}", out_dir, is_default, err)
@@ -838,6 +882,18 @@ def cmd_ab(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if alone:
         err.write(f"cleanroom ab: {', '.join(alone)} applies to a run of its own (cleanroom run), not to an A/B\n")
         return results.EXIT_SETUP
+    try:
+        code = _snippet(args)
+        b_code = _snippet(args, "b_") or code
+    except usercode.UserCodeError as exc:
+        err.write(f"cleanroom ab: {exc}\n")
+        return results.EXIT_SETUP
+    if code is None and b_code is not None:
+        err.write("cleanroom ab: --b-asm or --b-asm-file needs A's (--asm or --asm-file): the two sides' code "
+                  "in turn\n")
+        return results.EXIT_SETUP
+    if code is not None and args.cmdline is None:
+        args.cmdline = usercode.DEFAULT_CMDLINE
     spec = _run_spec(args, emu, err, "ab")
     if spec is None:
         return results.EXIT_SETUP
@@ -857,6 +913,7 @@ def cmd_ab(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     sides = (out_dir / "a", out_dir / "b")
     progress = Progress.for_stream(err, args.quiet)
     try:
+        spec, b_spec = _with_snippet(spec, code, sides[0]), _with_snippet(b_spec, b_code, sides[1])
         outcomes = runner.run_in_turn((spec, b_spec), sides, limits, progress, pairs, uuid.uuid4().hex)
     except emulators.SetupError as exc:
         return _not_started(f"cleanroom ab: {exc}", out_dir, is_new, err)

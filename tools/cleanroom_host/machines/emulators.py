@@ -21,9 +21,10 @@ import signal
 import subprocess
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Callable
+from typing import Any, Callable
 
 from ..records import model
+from . import usercode
 from ..records.kinds import BOCHS, BOCHS_INSTRUCTIONS, HOST_TICKS, HOSTED, INSTRUCTIONS, QEMU_ICOUNT, QEMU_TCG, TICKS, VM, Units
 from ..records.text import not_installed
 
@@ -85,6 +86,8 @@ class RunSpec:
     qr_pages: Path | None = None  # QEMU: save every results QR page here (qr-000.ppm, ...) through QMP
     model: str | None = None  # qemu-model: the preset (--model; None: model.DEFAULT_PRESET)
     plugin: Path = Path("build/cachemodel/libcachemodel.so")  # qemu-model: the plugin (`make`)
+    modules: tuple[Path, ...] = ()  # the user's code (machines/usercode.py): multiboot modules, hosted files
+    user_code: dict[str, Any] | None = None  # its source and where each line's bytes begin (results.json's run)
 
 
 @dataclass
@@ -166,27 +169,37 @@ def _grub_quote(token: str) -> str:
     return token if safe and token else "'" + token.replace("'", "'\\''") + "'"
 
 
-def grub_cfg(cmdline: str) -> str:
+def module_name(i: int) -> str:
+    """The i-th module's file on an ISO (and its string for the kernel)."""
+    return f"user-{i}.bin"
+
+
+def grub_cfg(cmdline: str, modules: int = 0) -> str:
     args = " ".join(_grub_quote(t) for t in cmdline.split())
+    # the user's code: GRUB loads each module beside the kernel (multiboot2's module tags)
+    loads = "".join(f"    module2 /boot/{module_name(i)} {module_name(i)}\n" for i in range(modules))
     # multiboot2, and text mode kept on a BIOS, as iso/grub.cfg says why
     return ("set timeout=0\n"
             "set default=0\n"
             "insmod all_video\n"  # on UEFI the framebuffer the kernel draws on (iso/grub.cfg says why)
             "menuentry \"cleanroom\" {\n"
             f"    multiboot2 /boot/cleanroom.elf {args}\n"
+            + loads +
             "    if [ \"$grub_platform\" = pc ]; then set gfxpayload=text; fi\n"
             "    boot\n"
             "}\n")
 
 
-def make_iso(kernel: Path, cmdline: str, workdir: Path) -> Path:
-    """Build a GRUB rescue ISO whose only entry boots kernel with cmdline."""
+def make_iso(kernel: Path, cmdline: str, workdir: Path, modules: tuple[Path, ...] = ()) -> Path:
+    """Build a GRUB rescue ISO whose only entry boots kernel with cmdline (and the modules beside it)."""
     _need_file(kernel, "kernel", "make")
     _need_program("grub-mkrescue")
     root = workdir / "isodir"
     (root / "boot" / "grub").mkdir(parents=True, exist_ok=True)
     shutil.copyfile(kernel, root / "boot" / "cleanroom.elf")
-    (root / "boot" / "grub" / "grub.cfg").write_text(grub_cfg(cmdline), encoding="ascii")
+    for i, module in enumerate(modules):
+        shutil.copyfile(module, root / "boot" / module_name(i))
+    (root / "boot" / "grub" / "grub.cfg").write_text(grub_cfg(cmdline, len(modules)), encoding="ascii")
     iso = workdir / "cleanroom.iso"
     proc = subprocess.run(["grub-mkrescue", "-o", str(iso), str(root)],
                           stdin=subprocess.DEVNULL, capture_output=True, timeout=300)
@@ -369,7 +382,8 @@ def _hosted_launch(spec: RunSpec, cpu_list: str, info: dict[str, object]) -> Lau
         _need_file(spec.hosted, "hosted build", "make hosted")
         prog = str(spec.hosted)
     tokens = (spec.cmdline or "").split()
-    return Launch([taskset, "-c", cpu_list, prog, *tokens], " ".join(tokens), info=info)
+    env = {usercode.HOSTED_MODULES_ENV: ":".join(str(m.absolute()) for m in spec.modules)} if spec.modules else {}
+    return Launch([taskset, "-c", cpu_list, prog, *tokens], " ".join(tokens), info=info, env=env)
 
 
 # --- the builders: RunSpec -> Launch ------------------------------------------------
@@ -417,6 +431,8 @@ def boot_kernel(emu: Emulator, spec: RunSpec, workdir: Path) -> Launch:
     plugin = _model_plugin(spec, workdir) if emu.model_plugin else None
     cmdline = with_exit(spec.cmdline, exit_default)
     argv = [prog, "-kernel", _kernel_here(spec.kernel, workdir), "-append", cmdline] + _qemu_common(emu, spec, qmp)
+    if spec.modules:  # QEMU's multiboot loader takes -initrd's files as modules (a comma in a path doubled)
+        argv += ["-initrd", ",".join(str(m.absolute()).replace(",", ",,") for m in spec.modules)]
     info: dict[str, object] = {"kernel": str(spec.kernel)}
     if plugin is None:
         return Launch(argv, cmdline, qmp=qmp, info=info)
@@ -462,10 +478,12 @@ class IsoBoot:
 def _iso_boot(emu: Emulator, spec: RunSpec, workdir: Path) -> IsoBoot:
     spec, qmp, exit_default = _final_screen(emu, spec, workdir)
     if spec.cmdline is None:
+        if spec.modules:
+            raise SetupError("the user's code with the built ISO: give --cmdline (a temporary ISO carries the code)")
         _need_file(spec.iso, "ISO", "make iso")
         return IsoBoot(spec, qmp, spec.iso, None, [])
     cmdline = with_exit(spec.cmdline, exit_default)
-    iso = make_iso(spec.kernel, cmdline, workdir)
+    iso = make_iso(spec.kernel, cmdline, workdir, spec.modules)
     return IsoBoot(spec, qmp, iso, cmdline, [workdir / "isodir" / "boot" / "grub" / "grub.cfg"])
 
 

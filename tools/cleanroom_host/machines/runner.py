@@ -26,7 +26,7 @@ from ..records.protocol import ParseResult, Record, StreamScanner, parse_boots
 from ..records.replicas import parse_sets
 from ..records.results import RESULTS_CSV, SERIAL_LOG, boot_dirs, boots_summary, write_results
 from ..records.text import auto_case_lines, auto_text, bench_time_text, not_installed, wrap
-from . import emulators, machine
+from . import emulators, machine, usercode
 from .progress import Progress
 
 # After a good `done` record, give the emulator this long to exit by itself.
@@ -723,6 +723,9 @@ def _boot(spec: emulators.RunSpec, emu: emulators.Emulator, out_dir: Path, k: in
             out_dir.mkdir(parents=True, exist_ok=True)
             for name in launch.keep:  # bochsrc, grub.cfg: how this run was made
                 shutil.copyfile(name, out_dir / name.name)
+            for module in spec.modules:  # the user's code as the kernel got it
+                if module.resolve().parent != out_dir.resolve():
+                    shutil.copyfile(module, out_dir / module.name)
             if on_start is not None:
                 on_start(out_dir)
         if label is not None:
@@ -833,6 +836,8 @@ def _outcome(spec: emulators.RunSpec, emu: emulators.Emulator, captures: list[Ca
         if len(captures) > 1:
             run["bench_seconds"] = _summed([x.session.bench_seconds() for x in captures])
     run.update(extra or {})
+    if spec.user_code is not None:
+        run["user_code"] = spec.user_code
     if spec.screendump is not None:
         run["screendump"] = c.screen.screendump
     if spec.qr_pages is not None:
@@ -860,7 +865,7 @@ def _outcome(spec: emulators.RunSpec, emu: emulators.Emulator, captures: list[Ca
         messages.append(f"{emu.name} stopped the guest ({c.stopped_line}); {c.session.good} records received; "
                         f"it said:\n{tail}")
     elif c.stop is not None:
-        messages.append(limits.message(c.stop, c.session))
+        messages.append(limits.message(c.stop, c.session) + usercode.hang_text(result.records))
     elif c.interrupted:
         messages.append(f"interrupted; {c.session.good} records received")
     elif result.done is None:
@@ -870,6 +875,8 @@ def _outcome(spec: emulators.RunSpec, emu: emulators.Emulator, captures: list[Ca
         messages.append(msg)
     if c.stop == STOPPED or (result.done is None and not c.interrupted):
         messages.extend(f"hint: {what}" for what in emu.advice_for(c.emu_text))
+    messages += [t for t in (usercode.fault_text(f, spec.user_code) for f in result.records if f.get("t") == "fault")
+                 if t]
     # what the report's trust line will say of the hypervisor, at the report's width
     messages.extend("\n".join(wrap(note)) for note in machine.hypervisor_notes(result.records, run, emu.kind))
     write_boots(out_dir, boots, run)

@@ -237,6 +237,30 @@ def _longest_increasing(values: list[int]) -> int:
     return len(tails)
 
 
+SUMS = "sums"  # lib/wire.h's WIRE_SUMS: a result's samples and statistics are totals over `per` operations
+DIVIDED = "divided"  # what the host writes in its place once it has divided them
+
+
+def divided(rec: Record) -> Record:
+    """A result the kernel sent as sums (bench asm's: a copy's cost is a fraction of a whole tick or
+    instruction), its samples and min, med, max, mean divided by `per` into one operation's floats, and
+    `divided: "host"` where `sums` was; any other record as it is."""
+    per = rec.get("per")
+    if rec.get("t") != "result" or rec.get(SUMS) is not True or not isinstance(per, int) or per < 1:
+        return rec
+    out: Record = {}
+    for key, value in rec.items():
+        if key == SUMS:
+            out[DIVIDED] = "host"
+        elif key in ("min", "med", "max", "mean") and isinstance(value, int) and not isinstance(value, bool):
+            out[key] = value / per
+        elif key == "samples" and isinstance(value, list):
+            out[key] = [v / per if isinstance(v, int) and not isinstance(v, bool) else v for v in value]
+        else:
+            out[key] = value
+    return out
+
+
 def assemble(frames: Iterator[Frame]) -> ParseResult:
     """Turn frames in arrival order into a ParseResult."""
     res = ParseResult()
@@ -262,7 +286,7 @@ def assemble(frames: Iterator[Frame]) -> ParseResult:
         by_seq[seq] = (fr.record, fr.raw)
     res.reordered = len(arrival) - _longest_increasing(arrival)
 
-    res.records = [by_seq[s][0] for s in sorted(by_seq)]
+    res.records = [divided(by_seq[s][0]) for s in sorted(by_seq)]
     dones = [r for r in res.records if r.get("t") == "done"]
     res.done = dones[-1] if dones else None
     last = max_seen
