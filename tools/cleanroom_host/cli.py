@@ -972,8 +972,7 @@ def cmd_decode_photos(args: argparse.Namespace, out: TextIO, err: TextIO) -> int
     out.write(f"images: {len(decoded.reads)}, {read} with a code; {codes}; log: "
               f"{len(asm.log)} of {asm.log_len if asm.log_len is not None else '?'} bytes"
               f"{'' if asm.complete else ' (incomplete)'}\n")
-    out.write(res.summary_line() + "\n")
-    for line in res.detail_lines():
+    for line in results.boots_summary([res], [out_dir]):
         out.write(line + "\n")
     out.write(f"wrote {out_dir / results.SERIAL_LOG}, {out_dir / results.RESULTS_JSON} and "
               f"{out_dir / results.RESULTS_CSV}\n")

@@ -26,11 +26,15 @@ EOL = b"\r\n"
 # "cleanroom <version>: records follow (protocol v1)" (WIRE_BANNER_TAIL).
 BANNER_TAIL = b": records follow (protocol v1)"
 
+REC_ERROR = "error"  # lib/wire.h's REC_ERROR
 RECORD_TYPES = (
     "hello", "cpu", "tsc", "mem", "config", "progress", "result", "test",
-    "skip", "error", "fault", "thread_fault", "done",
+    "skip", REC_ERROR, "fault", "thread_fault", "done",
 )
 STATUSES = ("ok", "fail", "config", "fault")
+# An error record's fields (docs/PROTOCOL.md's `error` row): every one has a code and its message; a rejected
+# command-line token (code `cmdline`, app/startup.c) also the token and what would have been accepted.
+ERROR_CODE, ERROR_MSG, ERROR_TOKEN, ERROR_ACCEPTED = "code", "msg", "token", "accepted"
 
 # " ~" followed by exactly 8 lowercase hex digits (not part of a longer run).
 _CRC_RE = re.compile(rb" ~([0-9a-f]{8})(?![0-9a-f])")

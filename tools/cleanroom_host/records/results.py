@@ -9,7 +9,8 @@ from typing import Any
 
 from . import model, text
 from . import replicas
-from .protocol import ParseResult, Record, pick_boot
+from .protocol import (ERROR_ACCEPTED, ERROR_CODE, ERROR_MSG, ERROR_TOKEN, REC_ERROR, ParseResult, Record,
+                       pick_boot)
 
 RESULTS_JSON = "results.json"
 RESULTS_CSV = "results.csv"
@@ -244,11 +245,45 @@ def boots_exit_status(boots: list[ParseResult], cut_short: bool = False) -> int:
     return exit_status(boots[0], cut_short) if len(boots) == 1 else EXIT_DAMAGED
 
 
+# The most error records kernel_reasons names for one boot; the full report's errors table lists every one.
+REASONS_SHOWN = 10
+
+
+def kernel_reasons(res: ParseResult) -> list[str]:
+    """The kernel's own words for a boot that did not end `done ok` (status config, fail or fault, or no
+    done record at all): each error record's code and message, and for a rejected command-line token the
+    token and what would have been accepted, one (unwrapped) line each, at most REASONS_SHOWN; nothing for a
+    boot that ended ok, whose errors are the report's. E.g. "error cmdline: unknown name 'ctxw' (token
+    bench=ctxw); accepted: a comma-separated list of: tsc|ctxsw|..."."""
+    if res.done is not None and res.status == "ok":
+        return []
+    errors = res.of_type(REC_ERROR)
+    out = []
+    for e in errors[:REASONS_SHOWN]:
+        line = f"{REC_ERROR} {text.compact(e.get(ERROR_CODE))}"
+        if ERROR_MSG in e:
+            line += f": {text.compact(e[ERROR_MSG])}"
+        if ERROR_TOKEN in e:
+            line += f" (token {text.compact(e[ERROR_TOKEN])})"
+        if ERROR_ACCEPTED in e:
+            line += f"; accepted: {text.compact(e[ERROR_ACCEPTED])}"
+        out.append(line)
+    if len(errors) > REASONS_SHOWN:
+        out.append(f"and {len(errors) - REASONS_SHOWN} more {REC_ERROR} records "
+                   f"(`cleanroom report --full` lists every one)")
+    return out
+
+
 def boots_summary(boots: list[ParseResult], dirs: list[Path]) -> list[str]:
-    """What parse, run and capture print about the records: a single boot's
-    summary and details; for several, each boot's under its own heading."""
+    """What parse, run, ab, capture, lava-fetch and decode-photos print about the records: a single boot's
+    summary and details, then the kernel's reasons (kernel_reasons, wrapped to text.WIDTH); for several,
+    each boot's under its own heading.
+
+    The reasons come right after the details, whose last line is `done: status ...`: the verdict, then
+    the kernel's why; so the last lines said of the records are the ones a reader acts on (the token to
+    type again and what is accepted), not lines between the counts and the verdict."""
     if len(boots) == 1:
-        return [boots[0].summary_line(), *boots[0].detail_lines()]
+        return [boots[0].summary_line(), *boots[0].detail_lines(), *text.fit(kernel_reasons(boots[0]))]
     out = [f"the log holds {len(boots)} boots (a reset while it was captured, or logs joined): "
            f"each is a results set of its own"]
     for res, d in zip(boots, dirs):
@@ -256,5 +291,6 @@ def boots_summary(boots: list[ParseResult], dirs: list[Path]) -> list[str]:
         cmdline = f", cmdline {hello.get('cmdline')!r}" if hello else ", no hello"
         out.append(f"{res.boot_text()}{cmdline}: results in {d}")
         out.extend("  " + line for line in [res.summary_line(), *res.detail_lines()])
+        out.extend(text.fit(["  " + line for line in kernel_reasons(res)]))
     out.append(f"report one with `cleanroom report {dirs[0].parent}/boot-K`; `parse --boot K` writes one alone")
     return out

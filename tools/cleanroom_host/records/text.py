@@ -59,6 +59,7 @@ CONTINUED = 4  # a wrapped line goes on this many columns further in than the li
 # last space at all.
 BREAKS: tuple[tuple[str, bool], ...] = (("  [", False), ("; ", True), (", ", True), (" ", True))
 GOOD_BREAK = 0.5
+WORD_BREAKS = "|,"  # inside a word wider than the room: after one of these (alternatives, list items)
 # a band as interval.band_text and cell() write it
 BAND = re.compile(r"\((-?[0-9][0-9.]*|-?inf)\.\.|\(unbounded\)|\(1 run\)")
 
@@ -87,7 +88,10 @@ def _break(text: str, room: int) -> tuple[str, str]:
             cuts = [c for c in cuts if (least * room <= c or sep == BREAKS[0][0]) and c <= room]
             if cuts:
                 return text[:cuts[-1]].rstrip(" "), text[cuts[-1]:].lstrip(" ")
-    return text[:room], text[room:]  # one word wider than the room: broken, never lost
+    # one word wider than the room: broken after its last WORD_BREAKS character that fits (a list of names, as
+    # an error record's `accepted` gives them: never a name cut in two), else at the room; never lost
+    at = max(text.rfind(c, 0, room) for c in WORD_BREAKS) + 1
+    return (text[:at], text[at:]) if at > 0 else (text[:room], text[room:])
 
 
 def wrap(line: str, width: int = WIDTH, continued: int = CONTINUED) -> list[str]:
