@@ -78,11 +78,11 @@ HOSTED_SHARED := $(LIB_SRCS) \
 	arch/cpu.c arch/tsc.c arch/exc_names.c arch/memtype.c arch/modelmark.c \
 	kernel/fault_record.c kernel/error_record.c kernel/smp_report.c kernel/smp_cores.c kernel/counters_record.c kernel/evidence_record.c kernel/finish.c \
 	runtime/switch.c runtime/stack.c runtime/fiber.c runtime/pair.c runtime/overflow.c \
-	runtime/spinlock.c runtime/sync.c runtime/stackpool.c runtime/pingpong.c runtime/smplock.c \
+	runtime/spinlock.c runtime/sync.c runtime/stackpool.c runtime/pingpong.c runtime/smplock.c runtime/userprims.c \
 	$(filter-out $(KERNEL_ONLY_SRCS),$(wildcard bench/*.c)) \
 	app/startup.c app/suite.c app/sysinfo.c
 HOSTED_SRCS := $(wildcard hosted/*.c) $(HOSTED_SHARED)
-HOSTED_ASM := runtime/switches.asm arch/usercall.asm
+HOSTED_ASM := runtime/switches.asm runtime/switch_check.asm arch/usercall.asm
 HOSTED_OBJ := $(BUILD)/obj-hosted
 HOSTED_OBJS := $(patsubst %.c,$(HOSTED_OBJ)/%.o,$(HOSTED_SRCS)) $(patsubst %.asm,$(HOSTED_OBJ)/%.o,$(HOSTED_ASM))
 HOSTED_DEPS := $(HOSTED_OBJS:.o=.d)

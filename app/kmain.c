@@ -26,6 +26,7 @@
 #include "lib/bootinfo.h"
 #include "lib/record.h"
 #include "lib/wire.h"
+#include "runtime/userprims.h"
 
 static struct bootinfo loader;
 static struct rec_writer records;
@@ -89,5 +90,6 @@ void kmain(uint32_t magic, uint32_t info)
     sysinfo_config(&cfg);
     counters_init(&cfg);            /* which hardware events count: none here, and why */
     evidence_record();              /* memory types, APERF/MPERF, SMI count, CR4.MCE */
+    userprims_load();               /* the user's switch routine and lock, handed over as modules */
     suite_run(&cfg);                /* self-tests and benchmarks, then done */
 }

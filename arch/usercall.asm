@@ -7,40 +7,57 @@
 ;       ESI = EDI = EBP = scratch, and jumps to code. The code's buffer ends
 ;       with usercall_tail's bytes (an absolute indirect jump through CS, so
 ;       they run wherever they are copied, whatever DS holds), which bring it
-;       back here: the code's ESP, EBP, segments and EFLAGS are noted before
-;       anything trusts them, the harness's come back, DF is cleared, EFLAGS
-;       (IF with it) is restored, and the mask of what the code changed that
-;       it must leave (ESP, EBP, a segment register, IF, DF) is returned;
-;       *seen gets the values it came back with.
+;       back to `back`.
+;
+;   uint32_t usercall_cdecl(void (*fn)(void *, uint32_t), void *a, uint32_t b, struct usercall_seen *seen)
+;       the same around a C function of the user's (lib/userabi.h): fn(a, b)
+;       is called with EBX, ESI, EDI and EBP set to MARK, which cdecl says it
+;       must keep. (A function that moved ESP and then returned went somewhere
+;       else: that is a fault, named where it lands.)
+;
+; Both note the code's ESP, EBP, SS, DS and ES before anything trusts them
+; (mov changes no flag, so EFLAGS is still the code's), take the harness's DS
+; back through CS (flat and readable, in the kernel and in a Linux process
+; alike), and go on at `finish`: the harness's stack and segments come back,
+; DF is cleared, EFLAGS (IF with it) is restored, *seen gets what the code
+; came back with, and the mask of what it changed that it must leave (ESP,
+; EBP, a segment register, IF, DF; usercall_cdecl: EBX, ESI or EDI too) is
+; returned.
 ;
 ; struct usercall_seen layout (arch/usercall.h): esp, ebp, eflags, ds, es,
 ; fs, gs, ss.
 
-USERCALL_ESP  equ 1
-USERCALL_EBP  equ 2
-USERCALL_SEGS equ 4
-USERCALL_IF   equ 8
-USERCALL_DF   equ 16
-EFLAGS_IF     equ 0x200
-EFLAGS_DF     equ 0x400
+USERCALL_ESP    equ 1
+USERCALL_EBP    equ 2
+USERCALL_SEGS   equ 4
+USERCALL_IF     equ 8
+USERCALL_DF     equ 16
+USERCALL_CALLEE equ 32
+EFLAGS_IF       equ 0x200
+EFLAGS_DF       equ 0x400
+MARK            equ 0x5ca1ab1e  ; what EBX, ESI, EDI and EBP hold across a C function of the user's
 
 section .data
 align 4
 usercall_back_ptr: dd back
-saved_esp:  dd 0    ; the harness's stack pointer, the code's expected one at its end
-saved_ss:   dd 0
-saved_ds:   dd 0
-expect_ebp: dd 0
-entry:      dd 0
-seen_ptr:   dd 0
-back_esp:   dd 0
-back_ebp:   dd 0
-back_ss:    dd 0
+saved_esp:   dd 0   ; the harness's stack pointer, the code's expected one at its end
+saved_ss:    dd 0
+saved_ds:    dd 0
+expect_ebp:  dd 0
+entry:       dd 0
+seen_ptr:    dd 0
+back_esp:    dd 0
+back_ebp:    dd 0
+back_ss:     dd 0
+back_ds:     dd 0
+back_es:     dd 0
+callee_lost: dd 0   ; usercall_cdecl: USERCALL_CALLEE when EBX, ESI or EDI came back changed
 
 section .text
-global usercall, usercall_tail, usercall_tail_end
+global usercall, usercall_cdecl, usercall_tail, usercall_tail_end
 
-usercall:
+; Both entries: the harness's state on its stack (9 words), ESP, SS, DS noted.
+%macro SAVE_HARNESS 0
     push ebp
     push ebx
     push esi
@@ -50,15 +67,20 @@ usercall:
     push es
     push fs
     push gs
+    mov [saved_esp], esp
+    mov [saved_ss], ss          ; 16-bit stores: `mov r32, sreg` leaves the top half undefined on old CPUs
+    mov [saved_ds], ds
+%endmacro
+
+usercall:
+    SAVE_HARNESS
     mov eax, [esp + 40]         ; code (9 words pushed above the return address)
     mov [entry], eax
     mov eax, [esp + 48]         ; seen
     mov [seen_ptr], eax
     mov esi, [esp + 44]         ; scratch
     mov [expect_ebp], esi
-    mov [saved_esp], esp
-    mov [saved_ss], ss          ; 16-bit stores: `mov r32, sreg` leaves the top half undefined on old CPUs
-    mov [saved_ds], ds
+    mov dword [callee_lost], 0
     mov edi, esi
     mov ebp, esi
     xor eax, eax
@@ -68,9 +90,6 @@ usercall:
     jmp dword [entry]
 
 back:
-    ; nothing here may trust DS, SS or ESP until they are the harness's again: the code's values go into
-    ; registers first (mov changes no flag, so EFLAGS stays the code's), and the harness's DS is read
-    ; through CS (flat and readable, in the kernel and in a Linux process alike)
     mov ecx, esp
     mov edx, ebp
     mov bx, ds
@@ -80,34 +99,75 @@ back:
     mov ds, ax
     mov [back_esp], ecx
     mov [back_ebp], edx
+    mov [back_ds], bx
     mov [back_ss], si
+    mov [back_es], di
+    jmp finish
+
+usercall_cdecl:
+    SAVE_HARNESS
+    mov eax, [esp + 52]         ; seen
+    mov [seen_ptr], eax
+    mov dword [expect_ebp], MARK
+    mov ecx, [esp + 40]         ; fn
+    push dword [esp + 48]       ; b
+    push dword [esp + 48]       ; a (the push above moved it one word down)
+    mov ebx, MARK
+    mov esi, MARK
+    mov edi, MARK
+    mov ebp, MARK
+    call ecx
+    add esp, 8
+    mov ecx, ebp
+    xor eax, eax                ; what of EBX, ESI, EDI it lost
+    cmp ebx, MARK
+    jne .lost
+    cmp esi, MARK
+    jne .lost
+    cmp edi, MARK
+    je .kept
+.lost:
+    mov eax, USERCALL_CALLEE
+.kept:
+    mov dx, ds
+    mov bx, ss
+    mov si, es
+    mov di, [cs:saved_ds]
+    mov ds, di
+    mov [callee_lost], eax
+    mov [back_esp], esp
+    mov [back_ebp], ecx
+    mov [back_ds], dx
+    mov [back_ss], bx
+    mov [back_es], si
+
+finish:
     mov ss, [saved_ss]
     mov esp, [saved_esp]
     pushfd
-    mov eax, [seen_ptr]
-    pop dword [eax + 8]         ; eflags as the code left it
-    movzx ebx, bx               ; each segment zero-extended
-    mov [eax + 12], ebx
-    movzx edi, di
-    mov [eax + 16], edi
-    xor ecx, ecx
-    mov cx, fs
-    mov [eax + 20], ecx
-    mov cx, gs
-    mov [eax + 24], ecx
-    movzx ecx, word [back_ss]
-    mov [eax + 28], ecx
-    mov ecx, [back_esp]
-    mov [eax + 0], ecx
-    mov ecx, [back_ebp]
-    mov [eax + 4], ecx
-    mov ebx, eax
+    mov ebx, [seen_ptr]
+    pop dword [ebx + 8]         ; eflags as the code left it
+    movzx eax, word [back_ds]   ; each segment zero-extended
+    mov [ebx + 12], eax
+    movzx eax, word [back_es]
+    mov [ebx + 16], eax
+    xor eax, eax
+    mov ax, fs
+    mov [ebx + 20], eax
+    mov ax, gs
+    mov [ebx + 24], eax
+    movzx eax, word [back_ss]
+    mov [ebx + 28], eax
+    mov eax, [back_esp]
+    mov [ebx + 0], eax
+    mov eax, [back_ebp]
+    mov [ebx + 4], eax
     pop gs                      ; the harness's segments again
     pop fs
     pop es
     pop ds
     cld
-    xor eax, eax                ; what changed that must not
+    mov eax, [callee_lost]      ; what changed that must not
     mov ecx, [ebx + 0]
     cmp ecx, [saved_esp]
     je .esp_ok

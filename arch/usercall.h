@@ -14,6 +14,7 @@
 #define USERCALL_SEGS 4u
 #define USERCALL_IF 8u
 #define USERCALL_DF 16u
+#define USERCALL_CALLEE 32u /* usercall_cdecl: EBX, ESI or EDI, which cdecl keeps */
 
 /* What the code came back with (the segments zero-extended). */
 struct usercall_seen {
@@ -26,6 +27,10 @@ _Static_assert(offsetof(struct usercall_seen, eflags) == 8 && offsetof(struct us
  * EDX = 0 and ESI = EDI = EBP = scratch; the mask of USERCALL_* it broke.
  * *seen is written in full. */
 uint32_t usercall(const void *code, void *scratch, struct usercall_seen *seen);
+
+/* fn(a, b), a C function of the user's (lib/userabi.h), with the same
+ * care; EBX, ESI, EDI and EBP must come back as they went in (cdecl). */
+uint32_t usercall_cdecl(void (*fn)(void *, uint32_t), void *a, uint32_t b, struct usercall_seen *seen);
 
 /* The tail: copied after the user's code, it jumps back into usercall. */
 extern const uint8_t usercall_tail[], usercall_tail_end[];

@@ -27,6 +27,11 @@
 #include "runtime/fiber.h"
 #include "lib/defaults.h"
 #include "runtime/pair.h"
+#include "runtime/userprims.h"
+#include "kernel/error_record.h"
+#include "kernel/finish.h"
+#include "lib/fmt.h"
+#include "lib/string.h"
 
 #define RR_MAX 64
 #define SHAPE_SYMMETRIC "symmetric"
@@ -47,11 +52,34 @@ static void pair_case(struct bench_case *c, const char *name, const char *routin
     c->params[c->nparams++] = (struct bench_param)PARAM_NUM("switches", 2 * (uint64_t)reps);
 }
 
-/* One routine: both shapes and both loops, in turn. */
-static void one_routine(struct bench_ctx *ctx, enum switch_kind k, uint32_t reps)
+/* The user's routine, before anything is measured: a progress record names it (a hang from here is its), and a
+ * switch away and back must keep EBX, ESI, EDI and EBP (runtime/switch.h's switch_lost); NULL, or why it is
+ * not measured (an error record says what it lost, and the run ends fail). */
+static const char *user_switch_refused(struct bench_ctx *ctx, const char *name)
 {
-    const char *name = switch_name(k);
+    static const char *const regs[] = { "EBX", "ESI", "EDI", "EBP" };
+    bench_running_user(ctx, name, user_switch()->name);
+    int64_t lost = switch_lost(SWITCH_USER, 0);
+    if (lost <= 0)
+        return lost < 0 ? "no memory for a stack to check the routine on" : 0;
+    char msg[160];
+    uint32_t at = (uint32_t)fmt(msg, sizeof msg, "the user's switch routine '%s' lost", user_switch()->name);
+    for (uint32_t i = 0; i < 4; i++)
+        if ((uint64_t)lost >> i & 1)
+            at += (uint32_t)fmt(msg + at, sizeof msg - at, " %s", regs[i]);
+    fmt(msg + at, sizeof msg - at, " across a switch away and back: EBX, ESI, EDI and EBP must survive (lib/userabi.h)");
+    error_record("user_switch", msg);
+    finish_mark_failed();
+    return "the user's switch routine does not keep the callee-saved registers (the error record before this says which)";
+}
+
+/* One routine: both shapes and both loops, in turn; `name` is the case's (a built-in's, or the user's routine
+ * under "user" or under the built-in's name it stands in for, its own label in `code`). */
+static void one_routine(struct bench_ctx *ctx, enum switch_kind k, const char *name, uint32_t reps)
+{
     const char *why = switch_unavailable(k);
+    if (!why && k == SWITCH_USER)
+        why = user_switch_refused(ctx, name);
     if (why) {
         for (int i = 0; i < 4; i++)
             bench_skip(ctx, i < 2 ? name : "loop", why);
@@ -74,6 +102,10 @@ static void one_routine(struct bench_ctx *ctx, enum switch_kind k, uint32_t reps
     if (k == SWITCH_FXSAVE) {
         sym.params[sym.nparams++] = (struct bench_param)PARAM_STR("save", switch_fpu_method());
         asym.params[asym.nparams++] = (struct bench_param)PARAM_STR("save", switch_fpu_method());
+    }
+    if (k == SWITCH_USER) {
+        sym.params[sym.nparams++] = (struct bench_param)PARAM_STR("code", user_switch()->name);
+        asym.params[asym.nparams++] = (struct bench_param)PARAM_STR("code", user_switch()->name);
     }
     /* runs=auto: each switch alone, the shape minus its loop */
     const struct bench_item items[] = {
@@ -180,9 +212,17 @@ static void round_robin(struct bench_ctx *ctx, uint32_t reps)
 static void run(struct bench_ctx *ctx)
 {
     uint32_t reps = bench_reps(ctx, ctx->cfg->suite == SUITE_PAPER ? CR_DEF_CTXSW_PAPER_REPS : CR_DEF_CTXSW_REPS);
-    bench_plan(ctx, 4 * SWITCH_COUNT + RR_COUNT + 1);
-    for (int k = 0; k < SWITCH_COUNT; k++)
-        one_routine(ctx, (enum switch_kind)k, reps);
+    /* the user's routine (--switch-file): in place of the built-in it stands in for, else a case of its own */
+    const struct user_switch *u = user_switch();
+    bool own = u && !u->as[0];
+    bench_plan(ctx, 4 * (SWITCH_COUNT + own) + RR_COUNT + 1);
+    for (int k = 0; k < SWITCH_COUNT; k++) {
+        const char *name = switch_name((enum switch_kind)k);
+        bool instead = u && str_eq(u->as, name);
+        one_routine(ctx, instead ? SWITCH_USER : (enum switch_kind)k, name, reps);
+    }
+    if (own)
+        one_routine(ctx, SWITCH_USER, switch_name(SWITCH_USER), reps);
     round_robin(ctx, reps);
 }
 

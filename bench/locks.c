@@ -10,11 +10,13 @@
  * unlock_loops) settings. condvar: a ping-pong. barrier: n fibers. */
 #include "arch/tsc.h"
 #include "bench/registry.h"
+#include "kernel/memory.h"
 #include "lib/defaults.h"
 #include "runtime/fiber.h"
 #include "runtime/pingpong.h"
 #include "runtime/spinlock.h"
 #include "runtime/sync.h"
+#include "runtime/userprims.h"
 
 #define MAX_FIBERS 32
 
@@ -22,11 +24,12 @@
 
 enum lock_kind {
     LK_TAS, LK_TAS_PAUSE, LK_TTAS, LK_TTAS_PAUSE, LK_TICKET, LK_TICKET_PAUSE,
-    LK_MUTEX, LK_SPINBLOCK, LK_SEM, LK_COUNT
+    LK_MUTEX, LK_SPINBLOCK, LK_SEM, LK_COUNT,
+    LK_USER = LK_COUNT /* the user's (--lock-file, runtime/userprims.h): measured only when given */
 };
 
-static const char *const lock_names[LK_COUNT] = {
-    "tas", "tas_pause", "ttas", "ttas_pause", "ticket", "ticket_pause", "mutex", "spinblock", "sem",
+static const char *const lock_names[LK_COUNT + 1] = {
+    "tas", "tas_pause", "ttas", "ttas_pause", "ticket", "ticket_pause", "mutex", "spinblock", "sem", "user",
 };
 
 struct any_lock {
@@ -35,11 +38,14 @@ struct any_lock {
     struct fmutex mutex;
     struct spinblock sb;
     struct fsem sem;
+    void *user; /* the user's lock object (LK_USER), allocated when the benchmark starts */
 };
 
 static void any_init(struct any_lock *l, enum lock_kind kind)
 {
     l->kind = kind;
+    if (kind == LK_USER)
+        user_lock()->init(l->user, 1);
     if (kind <= LK_TICKET_PAUSE)
         spin_init(&l->spin, (enum spin_kind)(kind / 2), kind & 1);
     fmutex_init(&l->mutex);
@@ -51,6 +57,7 @@ static void any_lock(void *p)
 {
     struct any_lock *l = p;
     switch (l->kind) {
+    case LK_USER: user_lock()->lock(l->user, 0); break;
     case LK_MUTEX: fmutex_lock(&l->mutex); break;
     case LK_SPINBLOCK: spinblock_lock(&l->sb); break;
     case LK_SEM: fsem_wait(&l->sem); break;
@@ -62,6 +69,7 @@ static void any_unlock(void *p)
 {
     struct any_lock *l = p;
     switch (l->kind) {
+    case LK_USER: user_lock()->unlock(l->user, 0); break;
     case LK_MUTEX: fmutex_unlock(&l->mutex); break;
     case LK_SPINBLOCK: spinblock_unlock(&l->sb); break;
     case LK_SEM: fsem_post(&l->sem); break;
@@ -219,6 +227,15 @@ static struct fiber_pingpong pp;
 
 static void add(struct bench_case *c, struct bench_param p) { c->params[c->nparams++] = p; }
 
+/* The user's lock, before anything is measured: a progress record names it (a hang from here is its), its
+ * object is allocated and checked (runtime/userprims.h); NULL when it may be measured, else why not. */
+static const char *user_lock_refused(struct bench_ctx *ctx, struct any_lock *l)
+{
+    bench_running_user(ctx, lock_names[LK_USER], user_lock()->name);
+    l->user = memory_alloc(user_lock()->size, 64);
+    return l->user ? user_lock_check(l->user, 1) : "no memory for the user's lock";
+}
+
 static void run(struct bench_ctx *ctx)
 {
     static const uint32_t ks[] = { 2, 4, 8, 16 };
@@ -233,14 +250,26 @@ static void run(struct bench_ctx *ctx)
     uint32_t reps = bench_reps(ctx, paper ? CR_DEF_LOCKS_PAPER_REPS : CR_DEF_LOCKS_REPS);
     /* the blocking scenarios switch at every step: a tenth of the reps */
     uint32_t steps = reps / 10 ? reps / 10 : 1;
-    bench_plan(ctx, LK_COUNT + nk * nb + nv + nl + 1 + nbar);
+    /* the user's lock (--lock-file): uncontended, and in Valchanov's test (no fiber yields holding it); not
+     * in the contended case, whose fibers yield holding the lock: a lock that spins would spin forever there */
+    bool user = user_lock() != 0;
+    bench_plan(ctx, LK_COUNT + user * 2 + nk * nb + nv + nl + 1 + nbar);
     sched_init(SWITCH_CALLEE);
+    struct region_mark mark;
+    memory_mark(&mark);
+    const char *user_why = user ? user_lock_refused(ctx, &crowd.lock) : 0;
 
-    for (int k = 0; k < LK_COUNT; k++) {
+    for (int k = 0; k < LK_COUNT + user; k++) {
+        struct bench_case c = { .name = lock_names[k], .per = reps };
+        if (k == LK_USER && user_why) {
+            bench_skip(ctx, c.name, user_why);
+            continue;
+        }
         any_init(&crowd.lock, (enum lock_kind)k);
         struct lock_loop loop = { any_lock, any_unlock, &crowd.lock, reps };
-        struct bench_case c = { .name = lock_names[k], .per = reps };
         add(&c, (struct bench_param)PARAM_NUM("reps", reps));
+        if (k == LK_USER)
+            add(&c, (struct bench_param)PARAM_STR("code", user_lock()->name));
         bench_measure(ctx, &c, run_uncontended, &loop);
     }
     for (uint32_t i = 0; i < nk; i++) {
@@ -262,15 +291,22 @@ static void run(struct bench_ctx *ctx)
             bench_measure(ctx, &c, run_crowd, &crowd);
         }
     }
-    for (uint32_t j = 0; j < nv; j++) {
+    for (uint32_t j = 0; j < nv + user; j++) {
+        enum lock_kind kind = j < nv ? valchanov[j] : LK_USER;
+        if (kind == LK_USER && user_why) {
+            bench_skip(ctx, "valchanov", user_why);
+            continue;
+        }
         crowd.n = 5;
         crowd.reps = reps;
         crowd.body = valchanov_body;
-        any_init(&crowd.lock, valchanov[j]);
+        any_init(&crowd.lock, kind);
         struct bench_case c = { .name = "valchanov", .per = 5 * (uint64_t)reps };
-        add(&c, (struct bench_param)PARAM_STR("lock", lock_names[valchanov[j]]));
+        add(&c, (struct bench_param)PARAM_STR("lock", lock_names[kind]));
         add(&c, (struct bench_param)PARAM_NUM("threads", 5));
         add(&c, (struct bench_param)PARAM_NUM("reps", reps));
+        if (kind == LK_USER)
+            add(&c, (struct bench_param)PARAM_STR("code", user_lock()->name));
         bench_measure(ctx, &c, run_crowd, &crowd);
     }
     /* the spins make an item up to a hundred times dearer than a condvar
@@ -299,6 +335,7 @@ static void run(struct bench_ctx *ctx)
         add(&c, (struct bench_param)PARAM_NUM("generations", crowd.reps));
         bench_measure(ctx, &c, run_crowd, &crowd);
     }
+    memory_release(&mark);
 }
 
 const struct bench bench_locks = {

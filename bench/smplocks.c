@@ -50,6 +50,7 @@
 #include "bench/parallel.h"
 #include "bench/registry.h"
 #include "kernel/error_record.h"
+#include "kernel/memory.h"
 #include "kernel/park.h"
 #include "kernel/smp.h"
 #include "lib/defaults.h"
@@ -58,6 +59,7 @@
 #include "runtime/fiber.h"
 #include "runtime/smplock.h"
 #include "runtime/sync.h"
+#include "runtime/userprims.h"
 
 #ifdef CLEANROOM_HOSTED
 #define QUICK_REPS CR_DEF_SMPLOCKS_REPS_HOSTED
@@ -68,7 +70,7 @@
 #define LITE_ITEM_DIVISOR 10 /* litethreads: reps / this items (each is two handshakes) */
 #define SPIN CR_DEF_SMPLOCKS_SPIN_LOOPS
 
-enum lock_family { FAMILY_SMPLOCK, FAMILY_GLIBC };
+enum lock_family { FAMILY_SMPLOCK, FAMILY_GLIBC, FAMILY_USER /* the user's (--lock-file, runtime/userprims.h) */ };
 enum { IN_VALCHANOV = 1, IN_SWEEP = 2 }; /* besides contended and handoff, which have every lock */
 
 struct lock_spec {
@@ -97,7 +99,7 @@ static const struct lock_spec specs[] = {
     { FAMILY_GLIBC, GLIBCLOCK_ADAPTIVE, true, 0, 0, IN_VALCHANOV | IN_SWEEP },
 #endif
 };
-#define NSPECS (sizeof specs / sizeof specs[0])
+#define NSPECS (sizeof specs / sizeof specs[0] + 1) /* the user's lock after them, where given */
 static const uint32_t sweep_lock[] = CR_DEF_SMPLOCKS_SWEEP_LOCK_LOOPS;
 static const uint32_t sweep_unlock[] = CR_DEF_SMPLOCKS_SWEEP_UNLOCK_LOOPS;
 #define NSWEEP_LOOPS (sizeof sweep_lock / sizeof sweep_lock[0] * (sizeof sweep_unlock / sizeof sweep_unlock[0]))
@@ -109,6 +111,8 @@ static const uint32_t lite[][2] = { { 0, 0 }, { 100, 0 }, { 0, 200 }, { 100, 200
 
 static const char *spec_name(const struct lock_spec *s)
 {
+    if (s->family == FAMILY_USER)
+        return "user";
     if (s->family == FAMILY_GLIBC)
         return s->kind == GLIBCLOCK_ADAPTIVE ? "pthread_adaptive" : "pthread_mutex";
     return smplock_name((enum smplock_kind)s->kind, s->pause);
@@ -116,7 +120,7 @@ static const char *spec_name(const struct lock_spec *s)
 
 static bool spec_blocks(const struct lock_spec *s)
 {
-    return s->family == FAMILY_GLIBC || smplock_blocks((enum smplock_kind)s->kind);
+    return s->family == FAMILY_GLIBC || (s->family == FAMILY_SMPLOCK && smplock_blocks((enum smplock_kind)s->kind));
 }
 
 static bool spec_spinblock(const struct lock_spec *s)
@@ -143,6 +147,7 @@ static void tally_sample(struct park_tally *t, const struct smplock *l, uint32_t
 /* --- k workers on one lock ------------------------------------------------------------ */
 
 struct crowd {
+    void *user; /* the user's lock object (FAMILY_USER) */
     struct smplock lock;
     struct glibclock glock;
     struct lock_spec spec;
@@ -157,9 +162,14 @@ struct crowd {
 };
 
 static struct crowd crowds[MAX_SET];
+static void *user_objs[MAX_SET]; /* a user's lock object per crowd, where a lock of the user's is given */
 
 static inline void take(struct crowd *c, uint32_t w)
 {
+    if (c->spec.family == FAMILY_USER) {
+        user_lock()->lock(c->user, w);
+        return;
+    }
 #ifdef CLEANROOM_HOSTED
     if (c->spec.family == FAMILY_GLIBC) {
         glibclock_acquire(&c->glock);
@@ -171,6 +181,10 @@ static inline void take(struct crowd *c, uint32_t w)
 
 static inline void give(struct crowd *c, uint32_t w)
 {
+    if (c->spec.family == FAMILY_USER) {
+        user_lock()->unlock(c->user, w);
+        return;
+    }
 #ifdef CLEANROOM_HOSTED
     if (c->spec.family == FAMILY_GLIBC) {
         glibclock_release(&c->glock);
@@ -189,6 +203,10 @@ static void crowd_init(struct crowd *c, const struct lock_spec *s)
 #endif
     smplock_init(&c->lock, s->family == FAMILY_SMPLOCK ? (enum smplock_kind)s->kind : SMPLOCK_TAS, s->pause);
     smplock_set_loops(&c->lock, s->lock_loops, s->unlock_loops);
+    if (s->family == FAMILY_USER) {
+        memset(c->user, 0, user_lock()->size);
+        user_lock()->init(c->user, smp_cpus());
+    }
 }
 
 /* Until the workers' increments reach k x reps between them (one more
@@ -313,6 +331,7 @@ static void measure_crowds(struct bench_ctx *ctx, const char *name, const struct
     static struct bench_item items[MAX_SET];
     for (uint32_t j = 0; j < n; j++) {
         struct crowd *cr = &crowds[j];
+        cr->user = user_objs[j];
         crowd_init(cr, &set[j]);
         cr->k = k;
         cr->reps = reps;
@@ -323,6 +342,8 @@ static void measure_crowds(struct bench_ctx *ctx, const char *name, const struct
         cr->tally = (struct park_tally){ 0, 0, 0 };
         cases[j] = (struct bench_case){ .name = name, .per = (uint64_t)k * reps };
         spec_params(&cases[j], &set[j]);
+        if (set[j].family == FAMILY_USER)
+            add(&cases[j], (struct bench_param)PARAM_STR("code", user_lock()->name));
         add(&cases[j], (struct bench_param)PARAM_NUM("cpus", k));
         parallel_sweep_params(&cases[j], k);
         add(&cases[j], (struct bench_param)PARAM_NUM("reps", reps));
@@ -334,13 +355,19 @@ static void measure_crowds(struct bench_ctx *ctx, const char *name, const struct
     bench_measure_set(ctx, items, n);
 }
 
-/* The specs that are `in` (all of them for 0). */
+/* The user's lock, checked once (runtime/userprims.h): given and fit to measure. */
+static bool user_ok;
+
+/* The specs that are `in` (all of them for 0), the user's lock last where given (contended, handoff and
+ * Valchanov's test: not the sweep, whose knobs are the spin-then-block locks'). */
 static uint32_t pick(struct lock_spec *out, uint32_t in)
 {
     uint32_t n = 0;
-    for (uint32_t j = 0; j < NSPECS; j++)
+    for (uint32_t j = 0; j < NSPECS - 1; j++)
         if (!in || (specs[j].in & in))
             out[n++] = specs[j];
+    if (user_ok && (!in || in == IN_VALCHANOV))
+        out[n++] = (struct lock_spec){ FAMILY_USER, 0, false, 0, 0, IN_VALCHANOV };
     return n;
 }
 
@@ -520,12 +547,31 @@ static int64_t run_pause(void *arg)
 
 /* --- the benchmark ------------------------------------------------------------------------------ */
 
+/* The user's lock objects, one a crowd, the first checked before anything is measured (a progress record names
+ * the lock: a hang from here is its); false, with a skip record saying why, when it is not to be measured. */
+static bool user_objects(struct bench_ctx *ctx)
+{
+    bench_running_user(ctx, "user", user_lock()->name);
+    for (uint32_t j = 0; j < MAX_SET; j++)
+        if (!(user_objs[j] = memory_alloc(user_lock()->size, 64))) {
+            bench_skip(ctx, "user", "no memory for the user's lock objects");
+            return false;
+        }
+    const char *why = user_lock_check(user_objs[0], smp_cpus());
+    if (why)
+        bench_skip(ctx, "user", why);
+    return !why;
+}
+
 static void run(struct bench_ctx *ctx)
 {
     static struct lock_spec all[NSPECS], sweep[MAX_SET], valch[NSPECS];
     static uint32_t reps; /* run_pause's */
     uint32_t n = smp_cpus(), ks[PARALLEL_COUNTS_MAX], nk = parallel_counts(ks);
     reps = bench_reps(ctx, ctx->cfg->suite == SUITE_PAPER ? CR_DEF_SMPLOCKS_PAPER_REPS : QUICK_REPS);
+    struct region_mark mark;
+    memory_mark(&mark);
+    user_ok = user_lock() && user_objects(ctx);
     uint32_t nall = pick(all, 0), nsweep = sweep_set(sweep), nvalch = pick(valch, IN_VALCHANOV);
     uint32_t sweeps = n > 2 ? 2 : 1, across = n < VALCHANOV_THREADS ? n : VALCHANOV_THREADS;
     bench_plan(ctx, 1 + (nk + 1) * nall + sweeps * nsweep + NLITE * NRULES + 1 + nvalch);
@@ -557,6 +603,7 @@ static void run(struct bench_ctx *ctx)
     struct bench_item fi = { .c = &f, .fn = run_fibers, .arg = &fc, .late_params = fiber_params, .hook_arg = &fc };
     bench_measure_set(ctx, &fi, 1);
     measure_crowds(ctx, "valchanov", valch, nvalch, across, reps, false);
+    memory_release(&mark);
 }
 
 const struct bench bench_smplocks = {

@@ -14,6 +14,7 @@
 #include "lib/config.h"
 #include "lib/record.h"
 #include "lib/wire.h"
+#include "runtime/userprims.h"
 
 #define ARENA_SLACK (64ull << 20) /* stacks, samples, the rest of the sweep */
 
@@ -59,5 +60,6 @@ int main(int argc, char **argv)
     sysinfo_config(&cfg);
     counters_init(&cfg);
     evidence_record(); /* says once that a process reads no MSRs */
+    userprims_load();  /* the user's switch routine and lock, from the files the host named */
     suite_run(&cfg);
 }

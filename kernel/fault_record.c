@@ -19,12 +19,32 @@ const char *fault_running_bench(void) { return running_bench; }
 const char *fault_running_what(void) { return running_what; }
 
 static const struct fault_user_code *user_code;
+static struct user_piece {
+    const char *name;
+    uint32_t base, len;
+} pieces[FAULT_USER_PIECES];
+static uint32_t npieces;
 
 void fault_set_user_code(const struct fault_user_code *u) { user_code = u; }
+
+void fault_add_user_piece(const char *name, uint32_t base, uint32_t len)
+{
+    if (npieces < FAULT_USER_PIECES)
+        pieces[npieces++] = (struct user_piece){ name, base, len };
+}
 
 /* The fault's place in the user's code, where its EIP lies in it. */
 static void user_code_fields(uint32_t eip)
 {
+    for (uint32_t i = 0; i < npieces; i++)
+        if (eip >= pieces[i].base && eip - pieces[i].base < pieces[i].len) {
+            rec_obj_begin(WIRE_USER);
+            rec_str("name", pieces[i].name);
+            rec_str("part", "code");
+            rec_u64("offset", eip - pieces[i].base);
+            rec_obj_end();
+            return;
+        }
     const struct fault_user_code *u = user_code;
     if (!u || eip < u->base || eip - u->base >= usercode_code_len(&u->layout))
         return;

@@ -32,6 +32,10 @@ struct fault_user_code {
     struct usercode_layout layout;
 };
 void fault_set_user_code(const struct fault_user_code *u);
+/* A primitive of the user's (runtime/userprims.h), where it lies for the
+ * whole run: a fault inside it says its name and offset (part "code"). */
+#define FAULT_USER_PIECES 2
+void fault_add_user_piece(const char *name, uint32_t base, uint32_t len);
 /* Adds fields to every fault record (e.g. the fiber runtime names the fiber
  * whose guard page cr2 hit). Called with the record open; cr2 only means
  * something for page faults and double faults. */

@@ -11,7 +11,7 @@
  *  48  the kind's own words (below), then the code they point into.
  * A snippet: setup offset, setup length, variants (1, or
  * USERCODE_VARIANTS: the body assembled once per register the host put for
- * its {r}), then a body offset and length per variant.
+ * its {r}), then a body offset and length per variant. A primitive: below.
  *
  * Portable: the unit tests (tests/unit/test_usercode.c) hand it blobs they
  * built. */
@@ -27,7 +27,7 @@
 #define USERCODE_HEADER 48
 #define USERCODE_VARIANTS 6 /* {r}: eax, ecx, edx, ebx, esi, edi in turn */
 
-enum usercode_kind { USERCODE_SNIPPET = 1 };
+enum usercode_kind { USERCODE_SNIPPET = 1, USERCODE_SWITCH = 2, USERCODE_LOCK = 3 };
 
 struct usercode_piece {
     const uint8_t *code;
@@ -41,9 +41,40 @@ struct usercode_snippet {
     struct usercode_piece body[USERCODE_VARIANTS];
 };
 
+/* The kind a blob says it is (enum usercode_kind), or 0 when it is not the
+ * user's code (no magic, or too short to say). */
+uint32_t usercode_kind(const void *p, uint32_t len);
+
 /* The snippet in blob [p, p+len), or false with why it is not one (a
  * constant string naming the first thing wrong). */
 bool usercode_snippet(const void *p, uint32_t len, struct usercode_snippet *out, const char **why);
+
+/* A primitive (a switch routine, a lock): its words after the header are the
+ * built-in it stands in for (USERCODE_AS_MAX bytes, zero-padded; empty: a
+ * case of its own), the code's offset and length, USERCODE_ENTRIES entry
+ * points as offsets into the code (USERCODE_NO_ENTRY: none), and the lock's
+ * size in bytes. The code runs where the kernel copies it (position-
+ * independent: the host refused absolute addresses in it). Entries:
+ *   switch: 0 the routine (runtime/switch.h's contract, ECX the state word),
+ *           1 the optional frame builder (lib/userabi.h);
+ *   lock:   0 init, 1 lock, 2 unlock (lib/userabi.h). */
+#define USERCODE_AS_MAX 16
+#define USERCODE_ENTRIES 4
+#define USERCODE_NO_ENTRY 0xffffffffu
+#define USERCODE_LOCK_MAX 65536 /* bytes of a lock object (its per-CPU nodes included) */
+
+struct usercode_primitive {
+    char name[USERCODE_NAME_MAX + 1];
+    char as[USERCODE_AS_MAX + 1];
+    struct usercode_piece code;
+    uint32_t entry[USERCODE_ENTRIES]; /* offsets into code, or USERCODE_NO_ENTRY */
+    uint32_t lock_size;
+};
+
+/* The primitive of this kind in blob [p, p+len), or false with why not.
+ * Every entry a kind needs is checked to lie inside the code. */
+bool usercode_primitive(const void *p, uint32_t len, enum usercode_kind kind, struct usercode_primitive *out,
+                        const char **why);
 
 /* Where a byte of an unrolled buffer lies: the setup, copy k of the body
  * (its variant: k mod the variants the buffer rotates through), or the

@@ -15,39 +15,6 @@
 
 /* --- each switch keeps what it promises ------------------------------------ */
 
-struct clobber_arg {
-    switch_fn sw;
-    uint32_t *word;
-    uint32_t what;
-};
-
-static void clobber_fiber(void *arg)
-{
-    struct clobber_arg *c = arg;
-    switch_clobber(c->sw, c->word, c->what);
-}
-
-/* The mask of what a switch away to a fiber that trashes registers and
- * back lost (runtime/switch.h), or -1 when no stack fits. */
-static int64_t lost_by(enum switch_kind kind, uint32_t what)
-{
-    struct region_mark mark;
-    memory_mark(&mark);
-    struct fiber_stack st;
-    if (!fiber_stack_alloc(&st, FIBER_STACK_DEFAULT, "clobber")) {
-        memory_release(&mark);
-        return -1;
-    }
-    uint32_t word;
-    switch_fn sw = switch_routine(kind);
-    struct clobber_arg c = { sw, &word, what };
-    word = switch_initial_frame(kind, fiber_stack_top(&st), clobber_fiber, &c);
-    uint32_t lost = switch_check(sw, &word, what);
-    fiber_stack_free(&st);
-    memory_release(&mark);
-    return lost;
-}
-
 static bool check_switch(enum switch_kind kind, uint32_t what, char *d)
 {
     const char *why = switch_unavailable(kind);
@@ -55,7 +22,7 @@ static bool check_switch(enum switch_kind kind, uint32_t what, char *d)
         fmt(d, D, "not available: %s", why);
         return true;
     }
-    int64_t lost = lost_by(kind, what);
+    int64_t lost = switch_lost(kind, what);
     if (lost < 0) {
         fmt(d, D, "no memory for a stack");
         return false;
@@ -79,7 +46,7 @@ bool fiber_test_switch_fxsave(char *d)
  * away to the trashing fiber and back. */
 bool fiber_test_switch_jump(char *d)
 {
-    int64_t own = lost_by(SWITCH_JUMP, 0), one = lost_by(SWITCH_JUMP, SWITCH_CHECK_ONE_SITE);
+    int64_t own = switch_lost(SWITCH_JUMP, 0), one = switch_lost(SWITCH_JUMP, SWITCH_CHECK_ONE_SITE);
     if (own < 0 || one < 0) {
         fmt(d, D, "no memory for a stack");
         return false;

@@ -2,6 +2,9 @@
 
 #include "arch/cpu.h"
 #include "arch/x86.h"
+#include "kernel/memory.h"
+#include "runtime/stack.h"
+#include "runtime/userprims.h"
 
 #define FXSAVE_BYTES 512
 #define FNSAVE_BYTES 108
@@ -15,6 +18,7 @@ const char *switch_name(enum switch_kind kind)
     case SWITCH_CALLEE: return "callee";
     case SWITCH_FXSAVE: return "fxsave";
     case SWITCH_JUMP: return "jump";
+    case SWITCH_USER: return "user";
     default: return "?";
     }
 }
@@ -23,6 +27,8 @@ const char *switch_unavailable(enum switch_kind kind)
 {
     if (kind == SWITCH_FXSAVE && !cpu_has(FEAT_FXSR) && !cpu_has(FEAT_FPU))
         return "the CPU has no FPU state to save (no FXSR, no FPU)";
+    if (kind == SWITCH_USER && !user_switch())
+        return "no switch routine of the user's: the host tool hands one over with --switch-file";
     return 0;
 }
 
@@ -34,6 +40,7 @@ switch_fn switch_routine(enum switch_kind kind)
     case SWITCH_PUSHAD: return switch_pushad;
     case SWITCH_FXSAVE: return cpu_has(FEAT_FXSR) ? switch_fxsave : switch_fnsave;
     case SWITCH_JUMP: return switch_jump;
+    case SWITCH_USER: return user_switch() ? user_switch()->fn : switch_callee;
     default: return switch_callee;
     }
 }
@@ -50,6 +57,8 @@ static void __attribute__((noreturn)) entry_returned(void)
 
 uint32_t switch_initial_frame(enum switch_kind kind, uint32_t stack_top, void (*entry)(void *), void *arg)
 {
+    if (kind == SWITCH_USER && user_switch() && user_switch()->frame)
+        return user_switch()->frame(stack_top, entry, arg);
     uint32_t *sp = (uint32_t *)(stack_top & ~15u);
     *--sp = 0;                            /* keeps entry's frame 16-byte aligned */
     *--sp = 0;
@@ -77,4 +86,37 @@ uint32_t switch_initial_frame(enum switch_kind kind, uint32_t stack_top, void (*
     fnsave(sp);                           /* fnsave also reinitialises the FPU... */
     frstor(sp);                           /* ...so put the state back */
     return (uint32_t)sp;
+}
+
+/* --- what a switch keeps --------------------------------------------------------- */
+
+struct clobber_arg {
+    switch_fn sw;
+    uint32_t *word;
+    uint32_t what;
+};
+
+static void clobber_fiber(void *arg)
+{
+    struct clobber_arg *c = arg;
+    switch_clobber(c->sw, c->word, c->what);
+}
+
+int64_t switch_lost(enum switch_kind kind, uint32_t what)
+{
+    struct region_mark mark;
+    memory_mark(&mark);
+    struct fiber_stack st;
+    if (!fiber_stack_alloc(&st, FIBER_STACK_DEFAULT, "clobber")) {
+        memory_release(&mark);
+        return -1;
+    }
+    uint32_t word;
+    switch_fn sw = switch_routine(kind);
+    struct clobber_arg c = { sw, &word, what };
+    word = switch_initial_frame(kind, fiber_stack_top(&st), clobber_fiber, &c);
+    uint32_t lost = switch_check(sw, &word, what);
+    fiber_stack_free(&st);
+    memory_release(&mark);
+    return lost;
 }

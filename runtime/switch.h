@@ -15,7 +15,8 @@
  * fxsave: callee plus the FPU/SSE state; jump: callee's frame, left by `ret`
  * where the return-stack buffer predicts it and by an indirect jump where it
  * would not (runtime/switches.asm says why). */
-enum switch_kind { SWITCH_PUSHAD, SWITCH_CALLEE, SWITCH_FXSAVE, SWITCH_JUMP, SWITCH_COUNT };
+enum switch_kind { SWITCH_PUSHAD, SWITCH_CALLEE, SWITCH_FXSAVE, SWITCH_JUMP, SWITCH_COUNT,
+                   SWITCH_USER = SWITCH_COUNT /* the user's (runtime/userprims.h), past the built-ins */ };
 
 typedef void(__attribute__((fastcall)) *switch_fn)(uint32_t *state_word);
 
@@ -47,6 +48,10 @@ uint32_t switch_initial_frame(enum switch_kind kind, uint32_t stack_top, void (*
 #define SWITCH_CHECK_SSE 2u
 #define SWITCH_CHECK_ONE_SITE 4u
 uint32_t switch_check(switch_fn sw, uint32_t *word, uint32_t what);
+/* switch_check's mask for this kind: a switch away to a fiber that trashes
+ * the registers (what: SWITCH_CHECK_*) and back; -1 when no stack fits. The
+ * self-tests ask it of the built-ins, ctxsw of the user's before measuring. */
+int64_t switch_lost(enum switch_kind kind, uint32_t what);
 __attribute__((noreturn)) void switch_clobber(switch_fn sw, uint32_t *word, uint32_t what);
 
 #endif

@@ -44,7 +44,7 @@ def test_a_nop_is_one_instruction_a_copy_in_both_paging_modes(tmp_path: Path) ->
         assert r["params"]["reps"] == fig.number("CR_DEF_ASM_REPS")
     # the module the kernel got, and the source behind it, are kept with the results
     assert (tmp_path / "qemu-icount" / usercode.MODULE_FILE).is_file()
-    assert doc["run"]["user_code"]["body"] == ["nop"]
+    assert doc["run"]["user_code"]["snippet"]["body"] == ["nop"]
 
 
 @pytest.mark.usefixtures("kernel_elf")
@@ -65,7 +65,7 @@ def test_r_gives_a_chain_and_independent_copies(tmp_path: Path) -> None:
     assert rs["chain"]["params"]["registers"] == "eax"
     assert rs["independent"]["params"]["registers"] == " ".join(usercode.REGISTERS)
     assert all(r["med"] == 1.0 for r in rs.values())  # one instruction a copy, whichever register
-    assert doc["run"]["user_code"]["setup"] == [f"mov {reg}, 3" for reg in usercode.REGISTERS]
+    assert doc["run"]["user_code"]["snippet"]["setup"] == [f"mov {reg}, 3" for reg in usercode.REGISTERS]
 
 
 def test_nasm_errors_and_absolute_addresses_are_refused_before_booting(tmp_path: Path) -> None:

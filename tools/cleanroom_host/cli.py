@@ -252,17 +252,27 @@ def _add_run(pr: argparse.ArgumentParser, root: Path, ab: bool = False) -> None:
 
 
 def _add_asm(p: argparse.ArgumentParser, side: str) -> None:
-    """The user's snippet (bench asm, docs/USERCODE.md); side "b-": B's for ab (default: A's)."""
+    """The user's code (docs/USERCODE.md): a snippet (bench asm), a switch routine, a lock; side "b-": B's for ab
+    (default: A's)."""
     whose = "B's " if side else ""
     code = p.add_mutually_exclusive_group()
     code.add_argument(f"--{side}asm", metavar="CODE",
                       help=f"{whose}32-bit assembly to time bare-metal (bench asm): lines separated by ';' or "
                            "newlines, assembled here with NASM and handed to the kernel as a module; {r} names a "
                            "register the harness picks (a chain on EAX and six independent chains); adds "
-                           f"--cmdline {usercode.DEFAULT_CMDLINE!r} when none is given")
+                           "--cmdline bench=asm when none is given")
     code.add_argument(f"--{side}asm-file", type=Path, metavar="FILE", help=f"{whose}snippet from a file (NASM syntax)")
     p.add_argument(f"--{side}asm-setup", metavar="CODE",
                    help=f"{whose}set-up code run before the copies (a line with {{r}}: once per register)")
+    p.add_argument(f"--{side}switch-file", type=Path, metavar="FILE",
+                   help=f"{whose}fiber switch routine (lib/userabi.h's cr_switch; .asm for NASM, .c for C): ctxsw "
+                        "measures it beside the built-ins, as the case `user`")
+    p.add_argument(f"--{side}switch-as", metavar="NAME", choices=usercode.BUILTIN_SWITCHES,
+                   help=f"{whose}switch routine in place of this built-in (its cases keep the built-in's name, so "
+                        "that an A/B pairs them with it)")
+    p.add_argument(f"--{side}lock-file", type=Path, metavar="FILE",
+                   help=f"{whose}lock (lib/userabi.h's cr_lock_init, cr_lock, cr_unlock, cr_lock_size): locks and "
+                        "smplocks measure it beside the built-ins, as the lock `user`")
 
 
 def _add_ab(pa: argparse.ArgumentParser, root: Path) -> None:
@@ -816,34 +826,44 @@ def _run_spec(args: argparse.Namespace, emu: emulators.Emulator, err: TextIO,
         screendump=args.screendump, model=args.model, plugin=args.plugin, qr_pages=args.qr_pages)
 
 
-def _snippet(args: argparse.Namespace, side: str = "") -> usercode.Snippet | None:
-    """The side's snippet (--asm, --asm-file, --asm-setup; side "b_": B's), assembled; None when none is given.
-    UserCodeError before anything boots."""
-    text, path, setup = (getattr(args, f"{side}{name}", None) for name in ("asm", "asm_file", "asm_setup"))
-    if text is None and path is None:
-        if setup is not None:
-            raise usercode.UserCodeError(f"--{side.replace('_', '-')}asm-setup needs --{side.replace('_', '-')}asm "
-                                         f"or --{side.replace('_', '-')}asm-file")
-        return None
-    return usercode.snippet(text, path, setup)
+def _user_code(args: argparse.Namespace, side: str = "") -> list[usercode.UserCode]:
+    """The side's code (side "b_": B's): the snippet assembled, the switch routine and the lock built; UserCodeError
+    before anything boots."""
+    def given(name: str) -> Any:
+        return getattr(args, f"{side}{name}", None)
+
+    flag = "--" + side.replace("_", "-")
+    codes: list[usercode.UserCode] = []
+    if given("asm") is not None or given("asm_file") is not None:
+        codes.append(usercode.snippet(given("asm"), given("asm_file"), given("asm_setup")))
+    elif given("asm_setup") is not None:
+        raise usercode.UserCodeError(f"{flag}asm-setup needs {flag}asm or {flag}asm-file")
+    if given("switch_file") is not None:
+        codes.append(usercode.primitive(given("switch_file"), usercode.KIND_SWITCH, given("switch_as") or ""))
+    elif given("switch_as") is not None:
+        raise usercode.UserCodeError(f"{flag}switch-as needs {flag}switch-file")
+    if given("lock_file") is not None:
+        codes.append(usercode.primitive(given("lock_file"), usercode.KIND_LOCK))
+    return codes
 
 
-def _with_snippet(spec: emulators.RunSpec, code: usercode.Snippet | None, where: Path) -> emulators.RunSpec:
-    """The spec with the snippet's module (written into where) and its source for results.json."""
-    if code is None:
+def _with_user_code(spec: emulators.RunSpec, codes: list[usercode.UserCode], where: Path) -> emulators.RunSpec:
+    """The spec with the code's modules (written into where) and what results.json keeps of them."""
+    if not codes:
         return spec
-    return replace(spec, modules=(usercode.write_module(code, where),), user_code=code.info())
+    return replace(spec, modules=tuple(usercode.write_module(c, where) for c in codes),
+                   user_code=usercode.infos(codes))
 
 
 def cmd_run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     emu = emulators.get(args.emulator)  # argparse took it from the table's names
     try:
-        code = _snippet(args)
+        codes = _user_code(args)
     except usercode.UserCodeError as exc:
         err.write(f"cleanroom run: {exc}\n")
         return results.EXIT_SETUP
-    if code is not None and args.cmdline is None:
-        args.cmdline = usercode.DEFAULT_CMDLINE
+    if args.cmdline is None:
+        args.cmdline = usercode.default_cmdline(codes)
     spec = _run_spec(args, emu, err)
     if spec is None:
         return results.EXIT_SETUP
@@ -865,7 +885,7 @@ def cmd_run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             runner.point_latest(path)
 
     try:
-        spec = _with_snippet(spec, code, out_dir)
+        spec = _with_user_code(spec, codes, out_dir)
         outcome = runner.run_emulator(spec, out_dir, limits, progress, on_start=started, boots=boots)
     except emulators.SetupError as exc:
         return _not_started(f"cleanroom run: {exc}", out_dir, is_default, err)
@@ -883,17 +903,13 @@ def cmd_ab(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         err.write(f"cleanroom ab: {', '.join(alone)} applies to a run of its own (cleanroom run), not to an A/B\n")
         return results.EXIT_SETUP
     try:
-        code = _snippet(args)
-        b_code = _snippet(args, "b_") or code
+        codes = _user_code(args)
+        b_codes = usercode.merged(codes, _user_code(args, "b_"))  # B's own, else A's, kind by kind
     except usercode.UserCodeError as exc:
         err.write(f"cleanroom ab: {exc}\n")
         return results.EXIT_SETUP
-    if code is None and b_code is not None:
-        err.write("cleanroom ab: --b-asm or --b-asm-file needs A's (--asm or --asm-file): the two sides' code "
-                  "in turn\n")
-        return results.EXIT_SETUP
-    if code is not None and args.cmdline is None:
-        args.cmdline = usercode.DEFAULT_CMDLINE
+    if args.cmdline is None:
+        args.cmdline = usercode.default_cmdline(codes or b_codes)
     spec = _run_spec(args, emu, err, "ab")
     if spec is None:
         return results.EXIT_SETUP
@@ -913,7 +929,7 @@ def cmd_ab(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     sides = (out_dir / "a", out_dir / "b")
     progress = Progress.for_stream(err, args.quiet)
     try:
-        spec, b_spec = _with_snippet(spec, code, sides[0]), _with_snippet(b_spec, b_code, sides[1])
+        spec, b_spec = _with_user_code(spec, codes, sides[0]), _with_user_code(b_spec, b_codes, sides[1])
         outcomes = runner.run_in_turn((spec, b_spec), sides, limits, progress, pairs, uuid.uuid4().hex)
     except emulators.SetupError as exc:
         return _not_started(f"cleanroom ab: {exc}", out_dir, is_new, err)

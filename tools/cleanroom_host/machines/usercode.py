@@ -20,7 +20,7 @@ import subprocess
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Union
 
 # lib/usercode.h's layout
 MAGIC = 0x43555243  # "CRUC"
@@ -33,7 +33,6 @@ WORDS = 3 + 2 * VARIANTS  # setup offset and length, the variants, a body offset
 REGISTERS = ("eax", "ecx", "edx", "ebx", "esi", "edi")  # {r}'s, in the order the kernel rotates them
 PLACEHOLDER = "{r}"
 DEFAULT_NAME = "snippet"  # --asm's label (--asm-file's: the file's stem)
-DEFAULT_CMDLINE = "bench=asm"  # run's command line with a snippet and no --cmdline
 MODULE_FILE = "snippet.bin"  # the blob, kept in the results directory
 # The hosted build reads its modules' paths from this variable, separated by ':' (hosted/platform.h)
 HOSTED_MODULES_ENV = "CLEANROOM_MODULES"
@@ -167,22 +166,23 @@ def snippet(body_text: str | None, body_file: Path | None, setup_text: str | Non
     return Snippet(name, body, setup, setup_piece, variants, registers)
 
 
-def write_module(s: Snippet, where: Path) -> Path:
-    """The blob in where/MODULE_FILE."""
-    where.mkdir(parents=True, exist_ok=True)
-    path = where / MODULE_FILE
-    path.write_bytes(s.blob())
-    return path
-
-
-def fault_text(fault: dict[str, Any], info: dict[str, Any] | None) -> str | None:
-    """A fault record's place in the user's code as words, with its source line; None when it is not in it."""
+def fault_text(fault: dict[str, Any], user_code: dict[str, Any] | None) -> str | None:
+    """A fault record's place in the user's code as words, with its source line; None when it is not in it.
+    user_code: results.json's run.user_code (each kind's info)."""
     user = fault.get(USER)
-    if not isinstance(user, dict) or not info:
+    if not isinstance(user, dict) or not user_code:
         return None
-    part, offset = user.get("part"), user.get("offset")
+    part, offset, name = user.get("part"), user.get("offset"), user.get("name")
+    what = f"{fault.get('name')} (vector {fault.get('vector')})"
     if not isinstance(offset, int):
         return None
+    if part == "code":  # a primitive's: its DWARF lines say where
+        info = next((i for i in user_code.values() if i.get("name") == name and "lines" in i), {})
+        lines = [tuple(x) for x in info.get("lines", [])]
+        at = max((x for x in lines if x[0] <= offset), default=None, key=lambda x: x[0])
+        source = f", {at[1]} line {at[2]}" if at else ""
+        return f"{what} in the user's {info.get('kind', 'code')} {name!r}, offset {offset}{source}"
+    info = user_code.get("snippet") or {}
     if part == "setup":
         lines, starts, where = info.get("setup", []), info.get("setup_starts", []), "its set-up"
     elif part == "body":
@@ -193,12 +193,10 @@ def fault_text(fault: dict[str, Any], info: dict[str, Any] | None) -> str | None
         reg = variant.get("register")
         where = f"copy {user.get('copy')} of its body" + (f" ({{r}} = {reg})" if reg else "")
     else:
-        return (f"{fault.get('name')} (vector {fault.get('vector')}) in the harness's tail after {info.get('name')}: "
-                "the code jumped past its own end")
-    line = Piece(b"", [tuple(s) for s in starts]).line_at(offset)  # type: ignore[misc]
+        return f"{what} in the harness's tail after the user's code {name!r}: the code jumped past its own end"
+    line = Piece(b"", [tuple(x) for x in starts]).line_at(offset)  # type: ignore[misc]
     source = f", line {line}: `{lines[line - 1]}`" if line and 0 < line <= len(lines) else ""
-    return (f"{fault.get('name')} (vector {fault.get('vector')}) in the user's code {info.get('name')!r}, "
-            f"{where}, offset {offset}{source}")
+    return f"{what} in the user's code {name!r}, {where}, offset {offset}{source}"
 
 
 def hang_text(records: list[dict[str, Any]]) -> str:
@@ -209,3 +207,201 @@ def hang_text(records: list[dict[str, Any]]) -> str:
         return ""
     return (f"; the user's code {last[USER]!r} was running (bench {last.get('bench')}, case {last.get('case')}) "
             "and never came back: a loop without an end, or a wait for something that never comes")
+
+
+# --- the user's primitives: a switch routine, a lock (lib/userabi.h) ---------------------------------------------
+
+KIND_SWITCH, KIND_LOCK = 2, 3
+AS_MAX = 16
+ENTRIES = 4
+NO_ENTRY = 0xFFFFFFFF
+# each kind's entry points, by their symbols in the user's file (lib/userabi.h), in lib/usercode.h's order
+SYMBOLS = {KIND_SWITCH: ("cr_switch", "cr_frame"), KIND_LOCK: ("cr_lock_init", "cr_lock", "cr_unlock")}
+NEEDED = {KIND_SWITCH: ("cr_switch",), KIND_LOCK: ("cr_lock_init", "cr_lock", "cr_unlock", "cr_lock_size")}
+LOCK_SIZE = "cr_lock_size"
+LOCK_MAX = 65536  # lib/usercode.h's USERCODE_LOCK_MAX
+# the built-in switch routines a user's may stand in for (--switch-as; runtime/switch.c's switch_name)
+BUILTIN_SWITCHES = ("pushad", "callee", "fxsave", "jump")
+# where the user's C finds lib/userabi.h, and how it is compiled: freestanding, position-independent, every
+# symbol hidden (so that its own globals are reached relative to its code, never through a GOT entry to fill)
+ABI_DIR = Path(__file__).resolve().parents[3] / "lib"
+CFLAGS = ("-m32", "-O2", "-g", "-std=c11", "-ffreestanding", "-fno-stack-protector", "-fPIC", "-fvisibility=hidden",
+          "-fno-plt", "-fno-asynchronous-unwind-tables", "-fno-builtin", "-nostdlib", "-Wall")
+# one load image from 0: code, constants, data with the zeroed data after it (so the flat binary holds all of it)
+LINKER_SCRIPT = """SECTIONS {
+  . = 0;
+  .text : { *(.text .text.*) }
+  .rodata : { *(.rodata .rodata.*) }
+  .got : { *(.got) *(.got.plt) *(.igot.plt) }
+  .data : { *(.data .data.*) *(.bss .bss.*) *(COMMON) }
+  /DISCARD/ : { *(.note*) *(.comment) *(.eh_frame*) *(.rel.dyn) }
+}
+"""
+# relocations a position-independent object may carry (the rest take an absolute address)
+R_386_PC32, R_386_GOTOFF, R_386_GOTPC, R_386_PLT32 = 2, 9, 10, 4
+RELATIVE = {R_386_PC32, R_386_GOTOFF, R_386_GOTPC, R_386_PLT32}
+CROSS_PREFIXES = ("i686-elf-", "i686-linux-gnu-")  # the Makefile's order
+
+
+@dataclass
+class Primitive:
+    kind: int
+    name: str
+    as_: str
+    code: bytes
+    entries: list[int]
+    lock_size: int
+    lines: list[tuple[int, str, int]]  # (offset, file, line) where each line's code begins
+
+    def blob(self) -> bytes:
+        name = self.name.encode("ascii", "replace")[:NAME_MAX].ljust(NAME_MAX, b"\0")
+        as_ = self.as_.encode("ascii")[:AS_MAX].ljust(AS_MAX, b"\0")
+        words = HEADER + AS_MAX + 4 * (3 + ENTRIES)
+        head = struct.pack("<4I", MAGIC, VERSION, self.kind, words + len(self.code)) + name + as_
+        entries = self.entries + [NO_ENTRY] * (ENTRIES - len(self.entries))
+        return head + struct.pack(f"<{2 + ENTRIES + 1}I", words, len(self.code), *entries, self.lock_size) + self.code
+
+    def info(self) -> dict[str, Any]:
+        return {"kind": "switch" if self.kind == KIND_SWITCH else "lock", "name": self.name, "as": self.as_,
+                "lines": self.lines}
+
+
+def _cross(tool: str) -> str:
+    for prefix in CROSS_PREFIXES:
+        path = shutil.which(prefix + tool)
+        if path:
+            return path
+    raise UserCodeError(f"no i686 {tool}: install the Debian packages gcc-i686-linux-gnu binutils-i686-linux-gnu "
+                        "(tools/setup.sh installs them)")
+
+
+def _tool(argv: list[str], what: str) -> None:
+    proc = subprocess.run(argv, capture_output=True, text=True, stdin=subprocess.DEVNULL)
+    if proc.returncode != 0:
+        raise UserCodeError(f"{what}:\n{(proc.stderr or proc.stdout).strip()}")
+
+
+def _absolute_references(obj: Path) -> list[str]:
+    """The object's relocations that would take an absolute address, as 'symbol (section)'."""
+    from elftools.elf.elffile import ELFFile
+    from elftools.elf.relocation import RelocationSection
+
+    found = []
+    with obj.open("rb") as fh:
+        elf = ELFFile(fh)
+        symtab = elf.get_section_by_name(".symtab")
+        for sec in elf.iter_sections():
+            if not isinstance(sec, RelocationSection) or ".debug" in sec.name:
+                continue
+            for rel in sec.iter_relocations():
+                if rel["r_info_type"] not in RELATIVE:
+                    sym = symtab.get_symbol(rel["r_info_sym"]) if symtab else None
+                    found.append(f"{(sym.name if sym is not None else '') or '?'} ({sec.name.removeprefix('.rel')})")
+    return found
+
+
+def _symbols_and_lines(elf_path: Path) -> tuple[dict[str, int], list[tuple[int, str, int]]]:
+    """The linked image's symbols (name -> offset) and its DWARF line table (offset, file, line)."""
+    from elftools.elf.elffile import ELFFile
+
+    with elf_path.open("rb") as fh:
+        elf = ELFFile(fh)
+        symtab = elf.get_section_by_name(".symtab")
+        symbols = {s.name: s["st_value"] for s in symtab.iter_symbols() if s.name} if symtab else {}
+        lines: list[tuple[int, str, int]] = []
+        if elf.has_dwarf_info():
+            dwarf = elf.get_dwarf_info()
+            for cu in dwarf.iter_CUs():
+                program = dwarf.line_program_for_CU(cu)
+                if program is None:
+                    continue
+                files = program["file_entry"]
+                for entry in program.get_entries():
+                    st = entry.state
+                    if st is None or st.end_sequence:
+                        continue
+                    index = st.file - 1 if program.header["version"] < 5 else st.file
+                    name = files[index].name.decode() if 0 <= index < len(files) else "?"
+                    lines.append((st.address, Path(name).name, st.line))
+        return symbols, sorted(set(lines))
+
+
+def primitive(path: Path, kind: int, as_: str = "") -> Primitive:
+    """The user's switch routine or lock from a NASM (.asm) or C (.c) file: built into one position-independent
+    piece of code (UserCodeError naming what is wrong, before anything boots)."""
+    what = f"--{'switch' if kind == KIND_SWITCH else 'lock'}-file {path}"
+    if not path.is_file():
+        raise UserCodeError(f"{what}: no such file")
+    if as_ and as_ not in BUILTIN_SWITCHES:
+        raise UserCodeError(f"--switch-as {as_!r}: choose one of {', '.join(BUILTIN_SWITCHES)}")
+    with tempfile.TemporaryDirectory(prefix="cleanroom-prim-") as tmp:
+        obj, elf, flat, script = (Path(tmp) / n for n in ("code.o", "code.elf", "code.bin", "code.ld"))
+        if path.suffix == ".c":
+            _tool([_cross("gcc"), *CFLAGS, "-I", str(ABI_DIR), "-c", str(path), "-o", str(obj)], what)
+        elif path.suffix in (".asm", ".nasm", ".s"):
+            _tool([_nasm(), "-f", "elf32", "-g", "-F", "dwarf", str(path), "-o", str(obj)], what)
+        else:
+            raise UserCodeError(f"{what}: a .c (C) or .asm (NASM) file")
+        absolute = _absolute_references(obj)
+        if absolute:
+            raise UserCodeError(f"{what}: takes absolute addresses ({', '.join(absolute[:5])}): the code runs where "
+                                "the kernel copies it; keep addresses relative (no pointers to functions or globals "
+                                "stored in data; in NASM, no `dd label` and no `[label]` without a base register)")
+        script.write_text(LINKER_SCRIPT, encoding="ascii")
+        _tool([_cross("ld"), "-m", "elf_i386", "-T", str(script), "-o", str(elf), str(obj)], f"{what}: linking")
+        _tool([_cross("objcopy"), "-O", "binary", str(elf), str(flat)], f"{what}: objcopy")
+        symbols, lines = _symbols_and_lines(elf)
+        code = flat.read_bytes()
+    missing = [s for s in NEEDED[kind] if s not in symbols]
+    if missing:
+        raise UserCodeError(f"{what}: defines no {', '.join(missing)} (lib/userabi.h names what a "
+                            f"{'switch routine' if kind == KIND_SWITCH else 'lock'} defines)")
+    lock_size = 0
+    if kind == KIND_LOCK:
+        at = symbols[LOCK_SIZE]
+        lock_size = struct.unpack_from("<I", code, at)[0] if at + 4 <= len(code) else 0
+        if not 0 < lock_size <= LOCK_MAX:
+            raise UserCodeError(f"{what}: cr_lock_size is {lock_size}: 1 to {LOCK_MAX} bytes")
+    entries = [symbols.get(s, NO_ENTRY) for s in SYMBOLS[kind]]
+    return Primitive(kind, path.stem, as_, code, entries, lock_size, lines)
+
+
+def write_blob(blob: bytes, where: Path, name: str) -> Path:
+    where.mkdir(parents=True, exist_ok=True)
+    path = where / name
+    path.write_bytes(blob)
+    return path
+
+
+UserCode = Union[Snippet, Primitive]  # a side's code, kind by kind
+BLOB_FILES = {KIND_SNIPPET: MODULE_FILE, KIND_SWITCH: "switch.bin", KIND_LOCK: "lock.bin"}
+KIND_NAMES = {KIND_SNIPPET: "snippet", KIND_SWITCH: "switch", KIND_LOCK: "lock"}
+# the command line a run with the user's code and no --cmdline gets: the benchmarks that measure it
+CMDLINES = {KIND_SNIPPET: "asm", KIND_SWITCH: "ctxsw", KIND_LOCK: "locks"}
+
+
+def kind_of(code: Any) -> int:
+    return KIND_SNIPPET if isinstance(code, Snippet) else code.kind
+
+
+def default_cmdline(codes: list[Any]) -> str | None:
+    """bench= of every benchmark that measures the code given (None: no code, the run's own default)."""
+    if not codes:
+        return None
+    return "bench=" + ",".join(CMDLINES[kind_of(c)] for c in codes)
+
+
+def merged(a: list[Any], b: list[Any]) -> list[Any]:
+    """B's code: its own of a kind, else A's of that kind."""
+    mine = {kind_of(c): c for c in b}
+    return [mine.pop(kind_of(c), c) for c in a] + list(mine.values())
+
+
+def write_module(code: Any, where: Path) -> Path:
+    """The code's blob in where (its kind's file)."""
+    return write_blob(code.blob(), where, BLOB_FILES[kind_of(code)])
+
+
+def infos(codes: list[Any]) -> dict[str, Any]:
+    """results.json's run.user_code: each kind's source and where its lines' bytes begin."""
+    return {KIND_NAMES[kind_of(c)]: c.info() for c in codes}
