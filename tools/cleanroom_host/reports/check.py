@@ -26,7 +26,7 @@ from ..records.protocol import Record
 from ..records.results import ResultSet
 from ..records.text import WIDTH, exact, fit, format_params
 from ..stats.interval import RESOLVED, Interval, band_text, cell, coverage_range, verdict
-from .compare import OUTCOME_PARAMS, DerivedMatch, Match, case_unit, digits, match_derived, match_up, side_units
+from .compare import CODE_LABEL, OUTCOME_PARAMS, DerivedMatch, Match, case_unit, digits, match_derived, match_up, side_units
 
 # The gate's own exit status (records/results.py's EXIT_HELP lists it with the others): 0 nothing moved
 # (exact) or nothing resolved slower beyond the threshold (real clock); 1-4 a set's own status (a run that
@@ -111,7 +111,8 @@ def case_move(m: Match, units: list[Units]) -> Move | None:
     moved = [f for f in STATS if not _same(_num(a.get(f)), _num(b.get(f)))]
     pa = a.get("params") if isinstance(a.get("params"), dict) else {}
     pb = b.get("params") if isinstance(b.get("params"), dict) else {}
-    outcome = sorted(k for k in OUTCOME_PARAMS if pa.get(k) != pb.get(k))
+    # what happened in the run, not the user's code's label (an A/B of two versions of it differs there by design)
+    outcome = sorted(k for k in OUTCOME_PARAMS - {CODE_LABEL} if pa.get(k) != pb.get(k))
     if not moved and not outcome:
         return None
     unit = case_unit(a, units[0])

@@ -45,12 +45,15 @@ LEGEND = (f"legend: ~1, ~0: inside the runs' noise; 7?: not resolved; {UNITS_DIF
           "not divided")
 CYCLES = "cycles"  # a record's unit for TSC ticks; what a tick is, is its run's (docs/REPORT.md, Units)
 # A result's params that say what happened in its run, not what it measured: its checks, its re-runs and
-# cut samples, the CPUs and addresses it used, what the host gave. Two runs of one case match whatever
-# these say (they show in the tables beside the case's own params), never on them.
+# cut samples, the CPUs and addresses it used, what the host gave; and `code`, the label of the user's code
+# that ran (docs/USERCODE.md), so that an A/B of two versions of it, or of it against the built-in it stands
+# in for, pairs them. Two runs of one case match whatever these say (they show in the tables beside the
+# case's own params), never on them.
+CODE_LABEL = "code"  # the user's code's label: the kernel's bench asm, ctxsw, locks and smplocks write it
 OUTCOME_PARAMS = frozenset({
     "lost", "cut", "retried", "disturbed", "gave_up", "unfinished", "unsteady", "leaked", "stale", "unacked",
     "missing", "failed", "parks_permille", "handoffs_permille", "done_min", "done_max", "cpu_ids", "smt",
-    "addrs", "lines", "pages_got", "kernel", "fault_lock"})
+    "addrs", "lines", "pages_got", "kernel", "fault_lock", CODE_LABEL})
 
 
 @dataclass
