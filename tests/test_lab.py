@@ -147,6 +147,22 @@ def test_two_runs_of_the_qemu_icount_job_give_the_same_bytes(tmp_path: Path) -> 
     assert logs[0] == logs[1] and len(logs[0]) > 100
 
 
+def test_a_job_with_the_users_snippet_measures_what_a_direct_run_does(tmp_path: Path) -> None:
+    """lava-job --asm: LAVA downloads the snippet beside the kernel and QEMU hands it over by -initrd (docs/LAB.md);
+    under icount its results are a direct run's to the instruction."""
+    proc, log = lava_run(tmp_path, "asm", "--device-type", "qemu", "--emulator", "qemu-icount", "--asm",
+                         "imul {r}, {r}", "--cmdline", "bench=asm paging=off runs=2")
+    finished(proc, log)
+    _, lava = fetched(tmp_path, log, "asm")
+    status, out, err = tool("run", "--emulator", "qemu-icount", "--asm", "imul {r}, {r}", "--cmdline",
+                            "bench=asm paging=off runs=2", "--quiet", "--out", str(tmp_path / "direct"))
+    assert status == results.EXIT_OK, out + err
+    direct = json.loads((tmp_path / "direct" / results.RESULTS_JSON).read_text())
+    asm = [[r for r in d["records"] if r["t"] == "result"] for d in (lava, direct)]
+    assert asm[0] == asm[1] and {r["case"] for r in asm[0]} == {"chain", "independent"}
+    assert all(r["med"] == 1.0 for r in asm[0])
+
+
 @pytest.mark.parametrize("run", range(1, ISO_RUNS + 1))
 def test_the_iso_job_s_done_record_is_kept_at_either_level(tmp_path: Path, run: int,
                                                           record_property: Callable[[str, object], None]) -> None:

@@ -17,6 +17,7 @@ from cleanroom_host import cli
 from cleanroom_host.machines import emulators, lavajob
 from cleanroom_host.records import results
 from cleanroom_host.records.protocol import encode_record, parse_log
+from booting import tool_main
 from lava_monitor import run_monitors
 
 REPO = Path(__file__).resolve().parent.parent
@@ -480,3 +481,31 @@ def test_lava_s_device_schema_checks_what_is_rendered(tmp_path: Path) -> None:
     status, out, err = lava_device("--job", str(job), "--templates", str(templates))
     assert status == results.EXIT_SETUP and out == ""
     assert "LAVA's device schema refuses the configuration: required key not provided @ data['constants']" in err
+
+
+def test_a_job_carries_the_users_code_as_a_module(tmp_path: Path) -> None:
+    """qemu: LAVA downloads it beside the kernel and QEMU gets it by -initrd; x86: the dispatcher serves it as the
+    ramdisk, which iPXE's and GRUB's commands load as the kernel's module. The job is LAVA's schema's (lava-job
+    checks it); test_lab.py runs the qemu one through LAVA's dispatcher."""
+    job = tmp_path / "asm.yaml"
+    rc, _out, err = tool_main("lava-job", "--device-type", "qemu", "--emulator", "qemu-icount", "--asm", "nop",
+                              "--out", str(job))
+    assert rc == 0, err
+    doc = yaml.safe_load(job.read_text())
+    images = action(doc, "deploy")["images"]
+    assert images["user"] == {"url": (tmp_path / "asm.user.bin").as_uri(), "image_arg": "-initrd {user}"}
+    assert '-append "bench=asm exit=qemu"' in images["kernel"]["image_arg"]
+    assert (tmp_path / "asm.user.bin").read_bytes()[:4] == b"CRUC"
+    for boot, loads in (("ipxe", "module tftp://{SERVER_IP}/{RAMDISK}"), ("grub", "module (tftp,{SERVER_IP})/{RAMDISK}")):
+        rc, _out, err = tool_main("lava-job", "--device-type", "x86", "--boot", boot, "--kernel-url", "http://lab/k.elf",
+                                  "--lock-file", str(REPO / "tests" / "fixtures" / "usercode" / "ticket.c"),
+                                  "--module-url", "http://lab/ticket.bin", "--out", str(tmp_path / f"{boot}.yaml"))
+        assert rc == 0, err
+        doc = yaml.safe_load((tmp_path / f"{boot}.yaml").read_text())
+        assert action(doc, "deploy")["ramdisk"]["url"] == "http://lab/ticket.bin"
+        assert loads in action(doc, "boot")["commands"] and "bench=locks" in " ".join(action(doc, "boot")["commands"])
+    rc, _out, err = tool_main("lava-job", "--device-type", "qemu", "--asm", "nop")
+    assert rc == 5 and "needs --out" in err, err
+    rc, _out, err = tool_main("lava-job", "--device-type", "qemu", "--asm", "nop", "--switch-file",
+                              str(REPO / "tests" / "fixtures" / "usercode" / "jump.asm"), "--out", str(job))
+    assert rc == 5 and "one piece of the user's code a job" in err, err

@@ -1,10 +1,11 @@
 """Command line: cleanroom parse | run | ab | capture | decode-photos | report | compare | lava-job |
-lava-device | lava-fetch | check | history | make-run."""
+lava-device | lava-fetch | iso | check | history | make-run."""
 
 from __future__ import annotations
 
 import argparse
 import os
+import shutil
 import sys
 import textwrap
 from dataclasses import dataclass, replace
@@ -120,6 +121,8 @@ COMMANDS = {
     "lava-device": "a LAVA device's configuration for a job (its type's template rendered with the job's context), "
                    "for lava-run",
     "lava-fetch": "a LAVA job's log (a file, or a job id through lavacli) to serial.log and results.json",
+    "iso": "write an ISO for a USB stick or a CD (BIOS and UEFI) that boots one command line, carrying the user's "
+           "code (--asm, --switch-file, --lock-file) as GRUB's modules",
     "check": "a regression gate over two result sets: under an exact clock any count that moved fails; under "
              "a real clock a paired A/B fails where B/A is resolved beyond --threshold",
     "history": "build and run each commit of a range (each in a worktree of its own, kept), and show each "
@@ -390,6 +393,19 @@ def _add_compare(pm: argparse.ArgumentParser, root: Path) -> None:
                          "against size with a line per set, the other tables as bars; a panel per unit")
 
 
+def _add_iso(pi: argparse.ArgumentParser, root: Path) -> None:
+    pi.epilog = ("The ISO's one menu entry boots the kernel with CMDLINE (exit=auto added: on a real PC it halts at "
+                 "the end and shows its results; docs/HARDWARE.md), the user's code beside it as multiboot2 modules "
+                 "(GRUB's module2), which the kernel finds as --emulator iso and uefi hand them over. `make iso` "
+                 "builds the ISO of the built-in menu (iso/grub.cfg). Write it to a stick with dd "
+                 "(docs/HARDWARE.md).\n\nexit status: 0 written, 5 bad arguments or a tool missing")
+    pi.add_argument("--out", type=Path, required=True, help="the ISO to write")
+    pi.add_argument("--cmdline", help="the kernel command line (default: the benchmarks that measure the user's code)")
+    pi.add_argument("--kernel", type=Path, default=root / "build" / "cleanroom.elf",
+                    help="kernel ELF (default: build/cleanroom.elf, made by `make`)")
+    _add_asm(pi, "")
+
+
 def _add_check(pg: argparse.ArgumentParser, root: Path) -> None:
     from .reports import check
     pg.epilog = (check.__doc__.split("\n\n", 1)[1].rstrip() + "\n\n"
@@ -463,6 +479,11 @@ def _add_lava_job(pj: argparse.ArgumentParser, root: Path) -> None:
     pj.add_argument("--kernel", type=Path, default=root / "build" / "cleanroom.elf",
                     help="qemu without --kernel-url: the kernel whose file:// URL the job names")
     pj.add_argument("--out", type=Path, help="write the job here (default: stdout)")
+    _add_asm(pj, "")
+    pj.add_argument("--module-url", metavar="URL",
+                    help="where LAVA downloads the user's code (--asm, --switch-file, --lock-file: one piece a job), "
+                         "which is written beside --out as JOB.user.bin (default: its file:// URL, for lava-run on "
+                         "this machine)")
 
 
 def _add_lava_device(pd: argparse.ArgumentParser, root: Path) -> None:
@@ -523,7 +544,7 @@ def _add_make_run(pk: argparse.ArgumentParser, root: Path) -> None:
 ADDERS: dict[str, Callable[[argparse.ArgumentParser, Path], None]] = {
     "parse": _add_parse, "run": _add_run, "ab": _add_ab, "capture": _add_capture, "decode-photos": _add_decode_photos,
     "report": _add_report, "compare": _add_compare, "lava-job": _add_lava_job, "lava-device": _add_lava_device,
-    "lava-fetch": _add_lava_fetch, "check": _add_check, "history": _add_history, "make-run": _add_make_run}
+    "lava-fetch": _add_lava_fetch, "iso": _add_iso, "check": _add_check, "history": _add_history, "make-run": _add_make_run}
 
 
 def build_parser(command: str | None = None) -> Parser:
@@ -1048,10 +1069,36 @@ def _write_checked(command: str, text: str, check: Callable[[str], str | None], 
     return 0
 
 
+def _job_module(args: argparse.Namespace, err: TextIO) -> tuple[bool, str | None]:
+    """lava-job's user code: built, written beside --out; (may go on, the URL LAVA downloads it from)."""
+    try:
+        codes = _user_code(args)
+    except usercode.UserCodeError as exc:
+        err.write(f"cleanroom lava-job: {exc}\n")
+        return False, None
+    if not codes:
+        return True, args.module_url
+    if len(codes) > 1:
+        err.write("cleanroom lava-job: one piece of the user's code a job (a snippet, a switch routine or a lock): "
+                  "LAVA hands a multiboot kernel one module\n")
+        return False, None
+    if args.cmdline is None:
+        args.cmdline = usercode.default_cmdline(codes)
+    if args.out is None:
+        err.write("cleanroom lava-job: the user's code needs --out: it is written beside the job (JOB.user.bin)\n")
+        return False, None
+    module = usercode.write_blob(codes[0].blob(), args.out.parent, args.out.stem + ".user.bin")
+    return True, args.module_url or module.absolute().as_uri()
+
+
 def cmd_lava_job(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from .machines import lavajob
+    ok, module_url = _job_module(args, err)
+    if not ok:
+        return results.EXIT_SETUP
     spec = lavajob.JobSpec(args.device_type, args.cmdline, args.kernel_url, args.iso_url, args.emulator, args.boot,
-                           args.job_name, args.notify, args.priority, tuple(args.tag), args.lava_device_type)
+                           args.job_name, args.notify, args.priority, tuple(args.tag), args.lava_device_type,
+                           module_url)
     try:
         job, t = lavajob.build(spec, args.kernel)
         estimate_text = estimate.duration_text(t.estimate_s) if t.estimate_s is not None else "nothing it counts"
@@ -1104,6 +1151,35 @@ def cmd_lava_fetch(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     out.write(f"wrote {out_dir / results.SERIAL_LOG}, {out_dir / results.RESULTS_JSON} and "
               f"{out_dir / results.RESULTS_CSV}\n")
     return results.boots_exit_status(boots)
+
+
+def cmd_iso(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    import tempfile
+    try:
+        codes = _user_code(args)
+    except usercode.UserCodeError as exc:
+        err.write(f"cleanroom iso: {exc}\n")
+        return results.EXIT_SETUP
+    cmdline = args.cmdline if args.cmdline is not None else usercode.default_cmdline(codes)
+    if cmdline is None:
+        err.write("cleanroom iso: give --cmdline, or the user's code (--asm, --switch-file, --lock-file); "
+                  "`make iso` builds the ISO of the built-in menu\n")
+        return results.EXIT_SETUP
+    with tempfile.TemporaryDirectory(prefix="cleanroom-iso-") as tmp:
+        try:
+            modules = tuple(usercode.write_module(c, Path(tmp) / "modules") for c in codes)
+            iso = emulators.make_iso(args.kernel, emulators.with_exit(cmdline), Path(tmp), modules)
+            args.out.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(iso, args.out)
+        except emulators.SetupError as exc:
+            err.write(f"cleanroom iso: {exc}\n")
+            return results.EXIT_SETUP
+        except OSError as exc:
+            return _cannot_write("iso", str(args.out), exc, err)
+    out.write(f"wrote {args.out} ({emulators.with_exit(cmdline)}"
+              + (f"; {', '.join(usercode.KIND_NAMES[usercode.kind_of(c)] for c in codes)} as modules" if codes else "")
+              + ")\n")
+    return results.EXIT_OK
 
 
 def cmd_check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
@@ -1191,7 +1267,7 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None, err: Text
     args = build_parser(words[0] if words and words[0] in COMMANDS else None).parse_args(words)
     handler = {"parse": cmd_parse, "run": cmd_run, "ab": cmd_ab, "capture": cmd_capture, "report": cmd_report,
                "compare": cmd_compare, "decode-photos": cmd_decode_photos, "lava-job": cmd_lava_job,
-               "lava-device": cmd_lava_device, "lava-fetch": cmd_lava_fetch, "check": cmd_check,
+               "lava-device": cmd_lava_device, "lava-fetch": cmd_lava_fetch, "iso": cmd_iso, "check": cmd_check,
                "history": cmd_history, "make-run": cmd_make_run}[args.command]
     try:
         return handler(args, out, err)

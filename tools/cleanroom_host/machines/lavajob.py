@@ -91,6 +91,7 @@ class JobSpec:
     priority: str = "medium"
     tags: tuple[str, ...] = ()  # LAVA runs the job only on a device with all these tags (one PC: its own)
     lava_device_type: str | None = None  # the job's device_type, when the lab's differs from device_type
+    module_url: str | None = None  # the user's code (machines/usercode.py) as a multiboot module LAVA downloads
 
 
 # The command line goes into QEMU's -append "...", iPXE's and GRUB's command lines: plain tokens only.
@@ -117,7 +118,11 @@ def _check(spec: JobSpec) -> None:
         if not _SAFE_TOKEN.fullmatch(token):
             raise LavaJobError(f"--cmdline token {token!r}: a LAVA job passes only tokens of letters, digits and "
                                f"_=,.:/+- (it goes into QEMU's, iPXE's or GRUB's command line)")
-    for option, url in (("--kernel-url", spec.kernel_url), ("--iso-url", spec.iso_url)):
+    if spec.module_url is not None and spec.iso_url is not None:
+        raise LavaJobError("the user's code with --iso-url: an ISO boots its own menu; give --kernel-url (or none "
+                           "on qemu) and the code goes beside the kernel as its module")
+    for option, url in (("--kernel-url", spec.kernel_url), ("--iso-url", spec.iso_url),
+                        ("--module-url", spec.module_url)):
         if url is not None and not url.startswith(URL_SCHEMES):
             raise LavaJobError(f"{option} {url!r}: LAVA downloads {', '.join(s + '...' for s in URL_SCHEMES)}")
     if spec.device_type == QEMU_DEVICE:
@@ -189,8 +194,9 @@ QEMU_ARCH = "i386"
 QEMU_DEFAULT_CPU = "qemu32"  # qemu-system-i386's model when no -cpu is given
 
 
-# The labels of a tmpfs deploy's images: LAVA puts each downloaded file's path where its {label} stands.
-KERNEL_IMAGE, ISO_IMAGE = "kernel", "iso"
+# The labels of a tmpfs deploy's images: LAVA puts each downloaded file's path where its {label} stands
+# (USER_IMAGE: the user's code, QEMU's multiboot loader's module by -initrd).
+KERNEL_IMAGE, ISO_IMAGE, USER_IMAGE = "kernel", "iso", "user"
 # What a qemu job that boots an ISO runs (its metadata's cleanroom.cmdline): GRUB's menu picks it.
 ISO_DEFAULT_ENTRY = "the ISO's default entry"
 
@@ -201,18 +207,23 @@ def _tmpfs_deploy(spec: JobSpec, cmdline: str, kernel: Path) -> dict[str, Any]:
     else:
         url = spec.kernel_url or kernel.absolute().as_uri()
         image = {KERNEL_IMAGE: {"url": url, "image_arg": f'-kernel {{{KERNEL_IMAGE}}} -append "{cmdline}"'}}
+        if spec.module_url is not None:
+            image[USER_IMAGE] = {"url": spec.module_url, "image_arg": f"-initrd {{{USER_IMAGE}}}"}
     return {"to": "tmpfs", "timeout": _minutes(300), "images": image}
 
 
 def _pc_commands(spec: JobSpec, cmdline: str) -> list[str]:
     """iPXE or GRUB commands that load the kernel from the dispatcher's TFTP server ({SERVER_IP} and
     {KERNEL} are LAVA's, filled in when the job runs)."""
+    # the user's code: LAVA serves it as the ramdisk ({RAMDISK}), loaded as the kernel's multiboot module
     if spec.boot == IPXE:
-        return ["dhcp", f"kernel tftp://{{SERVER_IP}}/{{KERNEL}} {cmdline}", "boot"]
+        module = ["module tftp://{SERVER_IP}/{RAMDISK}"] if spec.module_url is not None else []
+        return ["dhcp", f"kernel tftp://{{SERVER_IP}}/{{KERNEL}} {cmdline}", *module, "boot"]
     if spec.iso_url is not None:
         return ["net_bootp", "loopback cleanroom (tftp,{SERVER_IP})/{KERNEL}",
                 f"multiboot (cleanroom)/boot/cleanroom.elf {cmdline}", "boot"]
-    return ["net_bootp", f"multiboot (tftp,{{SERVER_IP}})/{{KERNEL}} {cmdline}", "boot"]
+    module = ["module (tftp,{SERVER_IP})/{RAMDISK}"] if spec.module_url is not None else []
+    return ["net_bootp", f"multiboot (tftp,{{SERVER_IP}})/{{KERNEL}} {cmdline}", *module, "boot"]
 
 
 def build(spec: JobSpec, kernel: Path) -> tuple[dict[str, Any], Timeouts]:
@@ -247,6 +258,8 @@ def build(spec: JobSpec, kernel: Path) -> tuple[dict[str, Any], Timeouts]:
         boot: dict[str, Any] = {"method": "qemu", "media": "tmpfs", "timeout": _minutes(120)}
     else:
         deploy = {"to": "tftp", "timeout": _minutes(600), "kernel": {"url": spec.kernel_url or spec.iso_url}}
+        if spec.module_url is not None:  # as it is: no overlay or modules of LAVA's go into it
+            deploy["ramdisk"] = {"url": spec.module_url, "install_overlay": False, "install_modules": False}
         boot = {"method": spec.boot, "commands": _pc_commands(spec, cmdline), "timeout": _minutes(900)}
     job["actions"] = [{"deploy": deploy}, {"boot": boot},
                       {"test": {"timeout": _minutes(t.test_s), "monitors": monitors()}}]
