@@ -732,6 +732,9 @@ def _check_duration(args: argparse.Namespace, emu: emulators.Emulator, memory: i
         err.write(f"cleanroom run: not started: no duration estimate: {exc}\n")
         return False, silence
     est = estimate.estimate(p, args.emulator, memory)
+    if est is None and p.unmodelled() and estimate.speed_of(args.emulator) is not None and not args.quiet:
+        err.write(f"no duration estimate: {estimate.unmodelled_text(p.unmodelled())} "
+                  f"(docs/REPORT.md, \"The duration estimate of run\")\n")
     if est is not None and times > 1:
         est = replace(est, seconds=est.seconds * times,
                       seconds_min=est.seconds_min * times if est.seconds_min is not None else None)
