@@ -17,6 +17,8 @@
 #include "lib/wire.h"
 #include "runtime/overflow.h"
 
+/* The suites' benchmarks: the duration estimate reads the same rule from the
+ * registry and each struct bench (tools/cleanroom_host/machines/registry.py). */
 static bool selected(const struct config *cfg, uint32_t index)
 {
     if (cfg->given[KEY_BENCH]) {

@@ -141,3 +141,39 @@ def test_example_records_are_genuine() -> None:
     assert any(m.group(0) in USAGE for m in found), "docs/USAGE.md shows no record"
     for m in found:
         assert f"{zlib.crc32(m.group(1).encode()):08x}" == m.group(2), m.group(0)
+
+
+LAYOUT = (REPO / "docs" / "LAYOUT.md").read_text()
+CHECKLISTS = ("## Adding a benchmark\n", "## Adding a benchmark's report\n")
+
+
+def checklist(heading: str) -> list[str]:
+    """The numbered items of one of docs/LAYOUT.md's checklists, each as one line."""
+    section = LAYOUT.split(heading, 1)[1].split("\n## ", 1)[0]
+    items = re.split(r"\n(?=\d+\. )", "\n" + section.split("\n1. ", 1)[1] if "\n1. " in section else "")
+    return [" ".join(item.split()) for item in items if item.strip()]
+
+
+def named_tests(item: str) -> list[tuple[str, str | None]]:
+    """(file, function or None) of each test an item names: tests/test_x.py, tests/test_x.py::test_y, and
+    ::test_z after it (of the file named last)."""
+    out: list[tuple[str, str | None]] = []
+    for m in re.finditer(r"(tests/test_\w+\.py)?::(test_\w+)|(tests/test_\w+\.py)", item):
+        path = m.group(1) or m.group(3) or (out[-1][0] if out else "")
+        out.append((path, m.group(2)))
+    return out
+
+
+@pytest.mark.parametrize("heading", CHECKLISTS, ids=["bench", "report"])
+def test_each_layout_checklist_item_names_tests_that_exist(heading: str) -> None:
+    """docs/LAYOUT.md's checklists for adding a benchmark and a report module are what the tests enforce:
+    every item names a test file or function, and every one it names exists."""
+    items = checklist(heading)
+    assert len(items) >= 4, heading
+    for item in items:
+        tests = named_tests(item)
+        assert tests, f"{heading.strip()}: an item names no test: {item[:80]}"
+        for path, function in tests:
+            assert path and (REPO / path).is_file(), f"{item[:60]}: no {path}"
+            if function is not None:
+                assert re.search(rf"^def {function}\(", (REPO / path).read_text(), re.M), f"no {path}::{function}"

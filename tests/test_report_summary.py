@@ -23,6 +23,7 @@ from booting import tool_proc
 
 sys.path.insert(0, str(Path(__file__).resolve().parent / "fixtures"))
 
+import docfamily  # noqa: E402
 import synth_workset  # noqa: E402
 from test_report_locks import block, cells  # noqa: E402
 
@@ -389,43 +390,14 @@ def test_every_registered_family_provides_the_hooks() -> None:
     assert {"ctxsw", "workset", "locks", "create", "peers", "aspace"} <= seen
 
 
-TOY_FAMILY = '''"""A made-up family (tests/test_report_summary.py): one module and one line in families.FAMILIES."""
-
-from __future__ import annotations
-
-from pathlib import Path
-
-from ..stats.interval import Interval
-from .context import Derived, Run
-
-BENCHES = ("toy",)
-
-
-def summary(run: Run) -> list[str]:
-    return [f"toy: {len(run.results('toy'))} results"] if run.results("toy") else []
-
-
-def sections(run: Run) -> list[str]:
-    return ["toy table"] if run.results("toy") else []
-
-
-def derived(run: Run) -> list[Derived]:
-    return [Derived("toy", "answer", "ratio", Interval(2.0, 1.5, 2.5), 1.0)] if run.results("toy") else []
-
-
-def files(run: Run, out: Path, plots: bool) -> list[Path]:
-    if not run.results("toy"):
-        return []
-    path = out / "toy.csv"
-    path.write_text("x\\n")
-    return [path]
-'''
+TOY_FAMILY = docfamily.source("toy")  # the smallest module, as docs/REPORT.md shows it
 
 
 def test_a_new_family_is_one_module_and_one_table_line(tmp_path: Path) -> None:
-    """The frame and compare know no family by name: a copy of the tool with reports/toy.py and one line
-    added to families.FAMILIES reports a log with a made-up bench in the summary, report.txt, the files and
-    compare, and says nothing of it where the log has none of its results."""
+    """The frame and compare know no family by name: a copy of the tool with reports/toy.py (the module
+    docs/REPORT.md shows, written only from the docs: no FIGURES, no CAPTIONS) and one line added to
+    families.FAMILIES reports a log with a made-up bench in the summary, report.txt and compare, in place of
+    the generic report, and says nothing of it where the log has none of its results."""
     tools = tmp_path / "tools"
     # with its bytecode (make test compiles it first), which a module edited here does not match
     shutil.copytree(REPO / "tools" / "cleanroom_host", tools / "cleanroom_host")
@@ -449,21 +421,88 @@ def test_a_new_family_is_one_module_and_one_table_line(tmp_path: Path) -> None:
         return p.stdout
 
     run("parse", str(tmp_path / "toy.log"), "--out", str(tmp_path / "toy"))
-    assert "  toy: 1 results" in run("report", str(tmp_path / "toy"), "--no-plots").splitlines()
-    assert "toy table" in (tmp_path / "toy" / "report.txt").read_text()
-    assert (tmp_path / "toy" / "toy.csv").is_file()
+    summary = run("report", str(tmp_path / "toy"), "--no-plots").splitlines()
+    assert "  toy, TSC ticks per operation: x 2 (1..3)" in summary
+    assert not any("per paging mode (no report module" in line for line in summary)  # not the generic report's
+    text = (tmp_path / "toy" / "report.txt").read_text()
+    assert "toy: TSC ticks per operation" in text and "no report module" not in text
     assert "toy" in run("compare", str(tmp_path / "toy"), str(tmp_path / "toy"), "--out", str(tmp_path / "c"))
     (tmp_path / "plain.log").write_bytes(synth_workset.log())
     run("parse", str(tmp_path / "plain.log"), "--out", str(tmp_path / "plain"))
     assert "toy" not in run("report", str(tmp_path / "plain"), "--no-plots")
 
 
-def test_results_without_a_report_module_are_named() -> None:
+def unclaimed_results(bench: str, cases: list[tuple[str, dict[str, Any], int]], modes: tuple[str, ...] = ("off",),
+                      per: int = 100) -> list[dict[str, Any]]:
+    """Result records of a benchmark no family claims: each case (name, params, median) in each paging mode,
+    five samples around its median (the same in every mode but for the last mode's first case, one more)."""
+    out = []
+    for i, mode in enumerate(modes):
+        for j, (case, params, med) in enumerate(cases):
+            m = med + (1 if i and i == len(modes) - 1 and j == 0 else 0)
+            samples = [m - 1, m, m, m + 1, m + 2]
+            out.append({"t": "result", "bench": bench, "case": case, "n": 5, "min": m - 1, "med": m, "max": m + 2,
+                        "samples": samples, "per": per, "params": {**params, "paging": mode, "pagesize": "4k"}})
+    return out
+
+
+def with_results(extra: list[dict[str, Any]]) -> ResultSet:
     recs = synth_workset.records()
-    recs.insert(-1, {"t": "result", "seq": 998, "bench": "mystery", "case": "x", "params": {}, "n": 3,
-                     "min": 1, "med": 2, "max": 3})
-    assert any(line.strip().startswith("other results (tables in report.txt): mystery (1 case)")
-               for line in report.summary(result_set(recs)))
+    for r in extra:
+        recs.insert(-1, r)
+    recs = [dict(r, seq=i) for i, r in enumerate(recs)]
+    recs[-1]["records"] = len(recs) - 1
+    return result_set(recs)
+
+
+def test_a_benchmark_without_a_report_module_gets_the_generic_report(tmp_path: Path) -> None:
+    """A line of the summary, a table of report.txt and a figure for each benchmark no family claims, in the
+    order measured, with every case's median and interval in the run's unit; a case measured with different
+    params is a row for each, named by them; a paging mode that measured the same is named with the first."""
+    xchg = unclaimed_results("xchg", [("xchg_mem", {"reps": 100}, 26), ("mov_pair", {"reps": 100}, 8)],
+                             ("off", "on"))
+    pool = unclaimed_results("pool", [("get", {"n": 1}, 40), ("get", {"n": 64}, 90)], per=1)
+    rs = with_results(xchg + pool)
+    lines = unwrap(report.summary(rs))
+    heading = next(i for i, line in enumerate(lines) if line.startswith("answers"))
+    ours = [line for line in lines[heading:] if line.strip().startswith(("xchg", "paging on/4k", "pool"))]
+    assert ours == ["  xchg, TSC ticks per operation, paging off: xchg_mem 26 (25..28), mov_pair 8 (7..10)",
+                    "    paging on/4k: xchg_mem 27 (26..29), mov_pair 8 (7..10)",
+                    "  pool, TSC ticks per sample, paging off: get n=1 40 (39..42), get n=64 90 (89..92)"]
+    assert not any("[" in line for line in ours)  # no paper's number
+    written = report.write_outputs(rs, tmp_path)
+    text = (tmp_path / "report.txt").read_text()
+    xchg_table = block(text, "xchg: TSC ticks per operation, median (lo..hi), per paging mode (no report module")
+    assert cells(xchg_table[1]) == ["case", "per", "n", "paging off", "paging on/4k"]
+    assert cells(xchg_table[3]) == ["xchg_mem", "100", "5", "26 (25..28)", "27 (26..29)"]
+    assert cells(block(text, "pool: TSC ticks per sample")[4]) == ["get n=64", "1", "5", "90 (89..92)"]
+    assert text.index("xchg: TSC ticks") < text.index("pool: TSC ticks")
+    plots = sorted(p.name for p in written if p.suffix == ".png" and p.name.startswith("bench-"))
+    assert plots == ["bench-pool.png", "bench-xchg.png"]
+    page = (tmp_path / "report.html").read_text()
+    assert "benchmarks without a report module" in page and page.count("bench-xchg.png") >= 1
+    # a family that names a benchmark takes it over: the generic report says nothing of ctxsw's
+    assert not any(line.strip().startswith("ctxsw, ") for line in lines)
+
+
+def test_the_generic_summary_names_at_most_a_few_cases() -> None:
+    """At most SUMMARY_CASES cases a mode, as many as fit in SUMMARY_CHARS, and the values of at most
+    SUMMARY_MODES modes that measured differently: a benchmark of many long names stays a few lines."""
+    cases = [(f"case{i}", {}, 10 + i) for i in range(12)]
+    lines = unwrap(report.summary(with_results(unclaimed_results("many", cases))))
+    (line,) = [line for line in lines if line.strip().startswith("many, ")]
+    assert "case7 17 (16..19), 4 more in report.txt" in line and "case8" not in line
+    long = [(f"a_snippet_with_a_long_descriptive_name_{i}", {}, 10 + i) for i in range(12)]
+    rs = with_results([r for i, mode in enumerate(("off", "on", "x"))  # three modes, each measuring differently
+                       for r in unclaimed_results("long", [(c, p, m + 10 * i) for c, p, m in long], (mode,))])
+    summary = report.summary(rs)
+    lines = unwrap(summary)
+    first = next(i for i, line in enumerate(lines) if line.strip().startswith("long, "))
+    assert lines[first].startswith("  long, TSC ticks per operation, paging off: a_snippet_with_a_long_descriptive_name_0 ")
+    assert lines[first].endswith("name_2 12 (11..14), 9 more in report.txt")
+    assert lines[first + 1].startswith("    paging on/4k: a_snippet_with_a_long_descriptive_name_0 20 (19..22)")
+    assert lines[first + 1].endswith("name_2 22 (21..24), 9 more in report.txt; paging x in report.txt")
+    assert len(lines) == first + 2 and len(summary) <= report.SUMMARY_BUDGET
 
 
 # --- compare -------------------------------------------------------------------

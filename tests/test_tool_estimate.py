@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import sys
 from pathlib import Path
 from typing import Any
@@ -14,7 +15,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent / "fixtures"))
 import synth_workset  # noqa: E402
 
 from booting import QUICK_ICOUNT, tool_proc  # noqa: E402
-from cleanroom_host.machines import defaults, estimate  # noqa: E402
+from cleanroom_host.machines import defaults, estimate, registry  # noqa: E402
+
+REPO = Path(__file__).resolve().parent.parent
 
 MIB = 1 << 20
 
@@ -43,6 +46,9 @@ def test_model_matches_a_real_quick_run(quick_icount: tuple[int, dict[str, Any]]
     assert sorted(seen) == [(s, plan.workset_reps(s)) for s in plan.sizes]
     threads = {r["params"]["size"] for r in results if r["case"] == "workset_threads"}
     assert sorted(threads) == plan.aspace_sizes()
+    # the suite's benchmarks, read from bench/registry.def and each one's in_quick, are the ones it ran
+    ran = dict.fromkeys(r["bench"] for r in res["records"] if r["t"] in ("result", "skip") and r.get("bench"))
+    assert tuple(ran) == plan.benches
 
 
 def test_bytes_refills_and_switches_by_hand() -> None:
@@ -88,6 +94,113 @@ def test_no_estimate_without_a_timed_benchmark() -> None:
     assert estimate.estimate(estimate.plan("bench=tsc"), "qemu", 128) is None
     assert estimate.estimate(estimate.plan("bench=ctxsw"), "qemu", 128) is not None
     assert estimate.estimate(estimate.plan("bench=locks"), "qemu", 128) is not None
+
+
+# --- the registry: which benchmarks a suite runs ------------------------------------------------
+
+XCHG = """/* bench xchg: planted by tests/test_tool_estimate.py */
+#include "bench/registry.h"
+
+static void run(struct bench_ctx *ctx)
+{
+    (void)ctx;
+}
+
+const struct bench bench_xchg = {
+    .name = "xchg",
+    .what = "an xchg, a mov pair (and, no doubt, more: commas in a string)",
+#ifdef CLEANROOM_HOSTED
+    .in_quick = true, // the hosted build's quick suite only
+#else
+    .in_smp = true,
+#endif
+    .run = run,
+};
+"""
+
+
+def planted_registry(root: Path, source: str = XCHG, line: str = "BENCH(bench_xchg) /* one line */") -> Path:
+    """A copy of bench/*.c and bench/registry.def with a benchmark of one file and one registry line."""
+    (root / "bench").mkdir(parents=True)
+    for p in (REPO / "bench").glob("*.c"):
+        (root / "bench" / p.name).write_text(p.read_text())
+    (root / "bench" / "xchg.c").write_text(source)
+    reg = (REPO / "bench" / "registry.def").read_text()
+    (root / "bench" / "registry.def").write_text(reg + line + "\n")
+    return root
+
+
+def test_a_suite_is_the_registrys_benchmarks_in_run_order() -> None:
+    """What app/suite.c runs: quick those in_quick, smp those in_smp, paper and all every one, in the
+    registry's order; the #ifdef CLEANROOM_HOSTED blocks say which build has which."""
+    benches = registry.load()
+    kernel, hosted = registry.names(benches, False), registry.names(benches, True)
+    assert "aspace" in kernel and "aspace" not in hosted and "peers" in hosted and "peers" not in kernel
+    for build in (False, True):
+        every = registry.names(benches, build)
+        assert estimate.plan("suite=paper", hosted=build).benches == every
+        assert estimate.plan("suite=all", hosted=build).benches == every
+        assert estimate.plan("suite=selftest", hosted=build).benches == ()
+        quick, smp = (estimate.plan(f"suite={s}", hosted=build).benches for s in ("quick", "smp"))
+        assert quick and smp and not set(quick) & set(smp) and set(quick) | set(smp) == set(every)
+        assert list(quick) == [b for b in every if b in quick]
+    assert "workset" in registry.suite(benches, "quick", False) and "coherence" in registry.suite(benches, "smp", True)
+
+
+def test_a_benchmark_of_one_file_and_one_line_is_in_its_suites(tmp_path: Path) -> None:
+    root = planted_registry(tmp_path)
+    benches = registry.load(root)
+    assert benches[-1].name == "xchg" and benches[-1].source == root / "bench" / "xchg.c"
+    assert benches[-1].kernel == registry.Fields("xchg", in_quick=False, in_smp=True)
+    assert benches[-1].hosted == registry.Fields("xchg", in_quick=True, in_smp=False)
+    assert estimate.plan("suite=quick", hosted=True, benches=benches).benches[-1] == "xchg"
+    assert "xchg" not in estimate.plan("suite=quick", benches=benches).benches
+    assert estimate.plan("suite=smp", benches=benches).benches[-1] == "xchg"
+    assert estimate.plan("suite=paper", benches=benches).benches[-1] == "xchg"
+    # a line inside the registry's blocks: in that build only
+    root = planted_registry(tmp_path / "kernel", line="#ifndef CLEANROOM_HOSTED\nBENCH(bench_xchg)\n#endif")
+    benches = registry.load(root)
+    assert "xchg" in registry.names(benches, False) and "xchg" not in registry.names(benches, True)
+
+
+@pytest.mark.parametrize("source, line, why", [
+    (XCHG.replace(".in_smp = true", ".in_smp = IN_SMP"), "", "xchg.c:15: cannot read .in_smp = IN_SMP: "
+                                                             "expected true or false"),
+    (XCHG.replace('.name = "xchg"', ".name = XCHG_NAME"), "", "xchg.c:10: cannot read .name = XCHG_NAME: "
+                                                              "expected a string literal"),
+    (XCHG.replace("#else", "#elif 1"), "", "xchg.c:14: cannot read '#elif 1' in a struct bench"),
+    (XCHG.replace("bench_xchg", "bench_swap"), "", "bench_xchg is defined in no file of bench/*.c"),
+    (XCHG, "BENCH(bench_xchg, 2)", "registry.def:{n}: cannot read 'BENCH(bench_xchg, 2)': expected BENCH(bench_NAME)"),
+    (XCHG, "#ifdef CLEANROOM_HOSTED\nBENCH(bench_xchg)", "an #ifdef or #ifndef CLEANROOM_HOSTED is not closed"),
+    (XCHG, "#if CLEANROOM_HOSTED\nBENCH(bench_xchg)\n#endif", "registry.def:{n}: cannot read '#if CLEANROOM_HOSTED'"),
+    (XCHG + XCHG.replace("static void run", "static void run2"), "", "2 definitions of const struct bench bench_xchg"),
+], ids=["flag", "name", "elif", "undefined", "line", "unclosed", "if", "twice"])
+def test_a_registry_it_cannot_read_is_an_error_naming_the_line(tmp_path: Path, source: str, line: str, why: str) -> None:
+    root = planted_registry(tmp_path, source, line or "BENCH(bench_xchg)")
+    n = (REPO / "bench" / "registry.def").read_text().count("\n") + 1  # the planted line's
+    with pytest.raises(registry.RegistryError, match=re.escape(why.format(n=n))):
+        registry.load(root)
+    with pytest.raises(defaults.DefaultsError):  # what `run` reports and starts nothing for, as for lib/defaults.h
+        estimate.plan("suite=quick", benches=registry.load(root))
+
+
+def test_a_benchmark_without_a_cost_model_is_named_not_a_crash(fake: dict[str, Any], tmp_path: Path) -> None:
+    """A new benchmark (or a planted one) counts as 0 s, and the estimate says so: alone it has none (run
+    says why), beside a modelled one its text names it."""
+    alone = estimate.plan("bench=xchg")
+    assert alone.unmodelled() == ("xchg",) and estimate.estimate(alone, "qemu", 128) is None
+    assert estimate.case_seconds(alone, "qemu", 128) == {} and estimate.longest_case(alone, "qemu", 128) is None
+    both = estimate.plan("bench=xchg,locks,tsc")
+    est = estimate.estimate(both, "qemu", 128)
+    only = estimate.estimate(estimate.plan("bench=locks"), "qemu", 128)
+    assert est is not None and only is not None and est.seconds == only.seconds
+    assert both.unmodelled() == ("xchg",) and "no cost model for xchg: counted as 0 s" in est.text("qemu")
+    assert "no cost model" not in only.text("qemu")
+    assert estimate.plan("bench=coherence", hosted=True).unmodelled() == ()  # hosted: smpestimate's
+    assert estimate.plan("bench=coherence").unmodelled() == ("coherence",)
+    p = tool_proc("run", "--cmdline", "bench=xchg", "--out", str(tmp_path / "o"), *fake["args"], env=fake["env"])
+    assert p.returncode == 0, p.stderr
+    assert "no duration estimate: no cost model for xchg" in p.stderr and "not started" not in p.stderr
 
 
 def test_hosted_runs_paging_both_once_and_pages_both_twice() -> None:

@@ -694,14 +694,12 @@ def _compare_page(sets: list[Any], ids: list[str], path: Path) -> Path:
     import tempfile
 
     from .reports import frame, html
-    from .reports.families import modules as families
 
     columns = []
     with tempfile.TemporaryDirectory(prefix="cleanroom-compare-") as tmp:
         for ident, rs in zip(ids, sets):
-            run = frame.run_of(rs)
-            figures = {m.__name__.rsplit(".", 1)[-1]: [p for p in m.files(run, Path(tmp) / ident, True)
-                                                         if p.suffix == ".png"] for m in families()}
+            figures = {name: [p for p in files if p.suffix == ".png"]
+                       for name, files in frame.files_by_family(frame.run_of(rs), Path(tmp) / ident).items()}
             columns.append(frame.page_column(rs, ident, figures, path.resolve().parent))
         path.parent.mkdir(parents=True, exist_ok=True)
         return html.write(path, f"cleanroom compare: {', '.join(f'{i} {rs.path}' for i, rs in zip(ids, sets))}",
@@ -780,6 +778,9 @@ def _check_duration(args: argparse.Namespace, emu: emulators.Emulator, memory: i
         err.write(f"cleanroom run: not started: no duration estimate: {exc}\n")
         return False, silence
     est = estimate.estimate(p, args.emulator, memory)
+    if est is None and p.unmodelled() and estimate.speed_of(args.emulator) is not None and not args.quiet:
+        err.write(f"no duration estimate: {estimate.unmodelled_text(p.unmodelled())} "
+                  f"(docs/REPORT.md, \"The duration estimate of run\")\n")
     if est is not None and times > 1:
         est = replace(est, seconds=est.seconds * times,
                       seconds_min=est.seconds_min * times if est.seconds_min is not None else None)

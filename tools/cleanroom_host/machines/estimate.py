@@ -19,7 +19,7 @@ suite=paper):
     5 R for the round robins' sizing pass.
   locks with R reps: lock_reps = R x (runs + warmup) x passes; lock_rep_s is
     the measured time of one rep of every locks case together. tsc and create
-    take well under a second.
+    take well under a second (NEGLIGIBLE).
   aspace (paging on only: one pass; every ring-3 case has a probe run, so
     rounds = runs + warmup + 1): workset_threads per size S (in the quick
     suite only CR_DEF_ASPACE_QUICK_SIZES), R = reps(S):
@@ -34,6 +34,9 @@ Sizes whose two buffers do not fit in guest memory are skipped, as the kernel
 skips them. case_seconds gives the longest single case of each benchmark (a
 run is silent for that long between two records): (runs + warmup) rounds, +1
 for aspace, of one size's multi case, of 38 R ctxsw switches, of R locks reps.
+A suite's benchmarks are the registry's (registry.py: bench/registry.def and each
+benchmark's in_quick / in_smp); a benchmark with no cost model here (nor in
+smpestimate.py, hosted) counts as 0 s, and the estimate names it (Plan.unmodelled).
 The per-emulator constants (each row's `speed` in emulators.EMULATORS) were
 measured here (docs/REPORT.md). The model is approximate: within a factor of
 about 2 on another host.
@@ -45,9 +48,7 @@ import itertools
 from dataclasses import dataclass, field, fields, replace
 from typing import get_type_hints
 
-from . import defaults
-
-from . import emulators, smpestimate
+from . import defaults, emulators, registry, smpestimate
 from .emulators import Speed
 
 KIB = 1024
@@ -63,12 +64,11 @@ def speed_of(emulator: str) -> Speed | None:
 
 LIMIT_S = 600.0  # longer estimates need --yes (on the emulators whose row refuses_long)
 
-# The benchmarks and suites (bench/registry.def, app/suite.c).
-ALL_BENCHES = ("tsc", "ctxsw", "workset", "locks", "create", "aspace")
-SMP_BENCHES = ("coherence", "falseshare", "isolation", "smplocks", "shootdown", "aslock", "linuxvm")
-SUITE_BENCHES = {"selftest": (), "quick": ALL_BENCHES, "paper": ALL_BENCHES + SMP_BENCHES,
-                 "all": ALL_BENCHES + SMP_BENCHES, "smp": SMP_BENCHES}
 TIMED = ("workset", "ctxsw", "locks", "aspace")  # the benchmarks the model counts
+NEGLIGIBLE = ("tsc", "create")  # well under a second: counted as 0 s by design, not for want of a model
+# Every benchmark a cost model counts (smpestimate's hosted only): a benchmark not here keeps its defaults
+# where it likes until tuned (docs/LAYOUT.md, tests/test_defaults.py); the estimate names it (Plan.unmodelled)
+MODELLED = TIMED + NEGLIGIBLE + smpestimate.BENCHES
 SWEEP_SUITES = ("quick", "paper")  # suites with their own runs/warmup/paging/maxsize defaults
 # bench/ctxsw.c: switch-sized steps per round, in units of R: every routine
 # (pushad, callee, fxsave, jump) runs 2R switches in each of its 2 shapes and
@@ -194,6 +194,12 @@ class Plan:
     runs_max: int = 0  # runs=auto: the most rounds a set takes (budget=); 0: exactly `runs`
     cpus: int = 1  # the CPUs the multi-CPU benchmarks run on (hosted: smpestimate's model)
 
+    def unmodelled(self) -> tuple[str, ...]:
+        """The benchmarks the plan runs that no cost model counts (counted as 0 s): neither TIMED nor
+        NEGLIGIBLE, nor (hosted) smpestimate's."""
+        smp = smpestimate.BENCHES if self.hosted else ()
+        return tuple(b for b in self.benches if b not in TIMED + NEGLIGIBLE + smp)
+
     def smp(self) -> smpestimate.SmpPlan:
         """The multi-CPU benchmarks' part of the plan."""
         reps = {b: self.smp_reps(b) for b in ("coherence", "falseshare", "isolation", "smplocks")}
@@ -258,10 +264,12 @@ def suite_figure(fig: Figures, suite: str, what: str) -> int:
 
 
 def plan(cmdline: str | None, hosted: bool = False, header: defaults.Defaults | None = None,
-         cpus: int = 1) -> Plan:
+         cpus: int = 1, benches: tuple[registry.Bench, ...] | None = None) -> Plan:
     """What the kernel (or the hosted build) measures for this command line, with the
     defaults of lib/defaults.h (`header`: another copy of it, read by defaults.load);
-    `cpus`: the CPUs the run will have (the multi-CPU benchmarks' k sweeps)."""
+    `cpus`: the CPUs the run will have (the multi-CPU benchmarks' k sweeps); a suite's
+    benchmarks from the registry (`benches`: another tree's, read by registry.load; read
+    only where the command line names no bench=)."""
     fig = figures(header if header is not None else defaults.load(), hosted)
     kv: dict[str, str] = {}
     for token in (cmdline or "").split():
@@ -270,7 +278,10 @@ def plan(cmdline: str | None, hosted: bool = False, header: defaults.Defaults | 
             kv[key] = value
     suite = kv.get("suite", "quick")
     sweep = suite in SWEEP_SUITES
-    benches = tuple(b for b in kv["bench"].split(",") if b) if kv.get("bench") else SUITE_BENCHES.get(suite, ())
+    if kv.get("bench"):
+        names = tuple(b for b in kv["bench"].split(",") if b)
+    else:
+        names = registry.suite(benches if benches is not None else registry.load(), suite, hosted)
     try:
         runs_text = kv.get("runs", str(suite_figure(fig, suite, "runs")))
         auto = runs_text in ("auto", "0")  # a suite's default of 0 is runs=auto too
@@ -286,7 +297,7 @@ def plan(cmdline: str | None, hosted: bool = False, header: defaults.Defaults | 
     # hosted: paging cannot be switched (one pass); the workset compares pages= instead
     passes = 1 if hosted else 2 if paging == "both" else 1
     vm_passes = (2 if kv.get("pages") == "both" else 1) if hosted else passes
-    return Plan(suite, benches, runs, warmup, passes, sizes, reps, fig, maxsize, "sizes" in kv, hosted, vm_passes,
+    return Plan(suite, names, runs, warmup, passes, sizes, reps, fig, maxsize, "sizes" in kv, hosted, vm_passes,
                 runs_max, cpus)
 
 
@@ -312,6 +323,7 @@ class Estimate:
     rounds: tuple[int, int] | None = None  # runs=auto: the fewest and most recorded rounds per set
     smp: dict[str, float] = field(default_factory=dict)  # hosted: the multi-CPU benchmarks' seconds
     cpus: int = 1
+    unmodelled: tuple[str, ...] = ()  # the benchmarks no cost model counts (Plan.unmodelled): 0 s each
 
     def text(self, emulator: str) -> str:
         threads = (f", {self.thread_switches:,} thread switches, {self.aspace_reps:,} aspace reps"
@@ -322,12 +334,19 @@ class Estimate:
             most = f"runs=auto, {self.rounds[0]} to {self.rounds[1]} rounds per set; at most "
         smp = (f"{self.cpus} CPUs: " + ", ".join(f"{b} {duration_text(s)}" for b, s in self.smp.items())
                if self.smp else "")
+        rest = ((f"; {unmodelled_text(self.unmodelled)}: counted as 0 s" if self.unmodelled else "")
+                + "; a rough model, see docs/REPORT.md)")
         if smp and not self.refills and not self.switches and not self.lock_reps:
-            return f"estimated duration under {emulator}: {took} ({most}{smp}; a rough model, see docs/REPORT.md)"
+            return f"estimated duration under {emulator}: {took} ({most}{smp}{rest}"
         return (f"estimated duration under {emulator}: {took} "
                 f"({most}{self.bytes / 1e9:,.1f} GB zeroed, {self.refills:,} buffer refills, "
                 f"{self.switches:,} fiber switches, {self.lock_reps:,} locks reps{threads}"
-                + (f"; {smp}" if smp else "") + "; a rough model, see docs/REPORT.md)")
+                + (f"; {smp}" if smp else "") + rest)
+
+
+def unmodelled_text(benches: tuple[str, ...]) -> str:
+    """'no cost model for xchg, asm'."""
+    return f"no cost model for {', '.join(benches)}"
 
 
 def duration_text(s: float) -> str:
@@ -341,7 +360,8 @@ def duration_text(s: float) -> str:
 
 
 def estimate(p: Plan, emulator: str, memory_mb: int) -> Estimate | None:
-    """None when the emulator has no measured speed or no benchmark the model counts runs. runs=auto:
+    """None when the emulator has no measured speed or no benchmark the model counts runs (where the plan
+    runs some it has no model for, Plan.unmodelled names them). runs=auto:
     every set at its budget, with the time if every set converged at its first decision beside it."""
     if p.auto:
         low, high = _estimate(p, emulator, memory_mb), _estimate(p.at_most(), emulator, memory_mb)
@@ -389,7 +409,7 @@ def _estimate(p: Plan, emulator: str, memory_mb: int) -> Estimate | None:
                + switches * speed.switch_s + lock_reps * speed.lock_rep_s
                + thread_switches * speed.thread_switch_s + aspace_reps * speed.aspace_rep_s + sum(smp.values()))
     return Estimate(seconds, nbytes, refills, switches, lock_reps, skipped, thread_switches, aspace_reps,
-                    smp=smp, cpus=p.cpus)
+                    smp=smp, cpus=p.cpus, unmodelled=p.unmodelled())
 
 
 def _fits(size: int, memory_mb: int) -> bool:

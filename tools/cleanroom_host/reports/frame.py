@@ -2,7 +2,8 @@
 (report.txt), and each benchmark's CSV files and figures.
 
 Each benchmark family's report is one module, registered in families.FAMILIES with the hooks
-named there. This module walks them; it knows no benchmark by name.
+named there; a benchmark no family claims gets the generic report (generic.py). This module walks them;
+it knows no benchmark by name.
 """
 
 from __future__ import annotations
@@ -20,8 +21,8 @@ from ..records.text import WIDTH, auto_text, bench_time_text, compact, fit, form
 from ..stats.interval import SUMMARY_LEGEND, Interval, short, summary_band
 from ..machines.machine import counters_text
 from .context import Run
-from . import html
-from .families import FAMILIES, modules as families
+from . import generic, html
+from .families import FAMILIES, captions, modules as families, name as family_name
 from .answers import Answer, lines, quoted_once, rows, unquoted
 from .paper import size_text
 
@@ -45,6 +46,13 @@ def run_of(rs: ResultSet) -> Run:
 
 def reported_benches() -> set[str]:
     return {b for module in families() for b in module.BENCHES}
+
+
+def unclaimed(run: Run) -> list[str]:
+    """The benchmarks with results that no family claims, in the order the run measured them: the generic
+    report's (generic.py). The clock's (CLOCK_BENCH) is the machine lines'."""
+    measured = dict.fromkeys(str(r.get("bench")) for r in run.results())
+    return [b for b in measured if b not in reported_benches() and b != CLOCK_BENCH]
 
 
 # --- the full report's sections -----------------------------------------------
@@ -231,8 +239,7 @@ def section_done(rs: ResultSet) -> list[str]:
 def _module_sections(rs: ResultSet) -> list[str]:
     run = run_of(rs)
     out: list[str] = []
-    for module in families():
-        block = module.sections(run)
+    for block in [module.sections(run) for module in families()] + [generic.sections(run, unclaimed(run))]:
         if block:
             out += ([""] if out else []) + block
     return out
@@ -425,7 +432,8 @@ def _answers_head(why: str, band: str) -> list[str]:
     return [f"{what}; {band}{papers}:", f"  {SUMMARY_LEGEND}"]
 
 
-OTHERS = "others"  # the answers' last group: results no family reports
+OTHERS = "others"  # the answers' last group: the benchmarks no family reports (generic.py)
+OTHERS_WHAT = "benchmarks without a report module: each case's median (docs/REPORT.md)"
 
 
 @dataclass(frozen=True)
@@ -439,15 +447,11 @@ class Group:
 
 
 def answer_groups(run: Run) -> list[tuple[str, list[Answer]]]:
-    """The answers, a group per family that has any (its module's name; OTHERS for results no family
-    reports), each paper's number written once (none where the run has no answers)."""
-    groups = [(module.__name__.rsplit(".", 1)[-1], [a if isinstance(a, Answer) else Answer(a)
-                                                    for a in module.summary(run)]) for module in families()]
-    others = sorted({str(r.get("bench")) for r in run.results()} - reported_benches() - {CLOCK_BENCH})
-    if others:
-        counts = {b: sum(1 for r in run.results(b)) for b in others}
-        groups.append((OTHERS, [Answer("other results (tables in report.txt)", ", ".join(
-            f"{b} ({n} case{'s' if n != 1 else ''})" for b, n in counts.items()))]))
+    """The answers, a group per family that has any (its module's name; OTHERS for the benchmarks no family
+    reports: generic.py's line each), each paper's number written once (none where the run has no answers)."""
+    groups = [(family_name(module), [a if isinstance(a, Answer) else Answer(a) for a in module.summary(run)])
+              for module in families()]
+    groups.append((OTHERS, generic.summary(run, unclaimed(run))))
     seen: set[str] = set()
     out = []
     for name, answers in groups:
@@ -490,7 +494,9 @@ def summary_parts(rs: ResultSet, report_txt: Path | None = None) -> Summary:
     head += _summary_run(rs, run) + _summary_machine(rs, run) + _summary_problems(rs)
     groups = answer_groups(run)
     why = run.machine.no_answers or ""
-    band = summary_band(d.value for module in families() for d in module.derived(run)) if groups else ""
+    values = [d.value for module in families() for d in module.derived(run)]
+    values += [v.v for name, answers in groups if name == OTHERS for a in answers for v in a.values if v.v]
+    band = summary_band(values) if groups else ""
     return Summary(fit(head, WIDTH), fit(_answers_head(why, band), WIDTH) if groups else [],
                    [Group(name, answers, fit([f"  {line}" for line in lines(answers)], WIDTH))
                     for name, answers in groups], why, band)
@@ -510,15 +516,15 @@ def page_column(rs: ResultSet, ident: str, written: dict[str, list[Path]], page_
     files each family wrote, by module name), the files beside the page, and the full tables (tables:
     report_lines', or none)."""
     parts = parts if parts is not None else summary_parts(rs, report_txt)
-    captions = {m.__name__.rsplit(".", 1)[-1]: getattr(m, "CAPTIONS", {}) for m in families()}
-    whats = {f.module: f.what for f in FAMILIES}
+    caption = {family_name(m): captions(m) for m in families()} | {OTHERS: generic.CAPTIONS}
+    whats = {f.module: f.what for f in FAMILIES} | {OTHERS: OTHERS_WHAT}
     out_groups = [html.Group(g.name, whats.get(g.name, ""), rows(g.answers),
-                             [html.figure(p, captions.get(g.name, {})) for p in written.get(g.name, [])
+                             [html.figure(p, caption.get(g.name, {})) for p in written.get(g.name, [])
                               if p.suffix == ".png"])
                   for g in parts.groups]
     named = {g.name for g in out_groups}
     for name, files in written.items():  # figures of a family whose summary says nothing: after the answers
-        figs = [html.figure(p, captions.get(name, {})) for p in files if p.suffix == ".png"]
+        figs = [html.figure(p, caption.get(name, {})) for p in files if p.suffix == ".png"]
         if figs and name not in named:
             out_groups.append(html.Group(name, whats.get(name, ""), [], figs))
     out_dir = rs.path.parent if rs.path.suffix else rs.path
@@ -552,6 +558,13 @@ def index_part(rs: ResultSet, name: str, href: str, what: str) -> html.Part:
 
 # --- files --------------------------------------------------------------------
 
+def files_by_family(run: Run, out_dir: Path, plots: bool = True) -> dict[str, list[Path]]:
+    """Every family's CSV files and figures, written into out_dir, by family (its module's name), and the
+    generic report's figures (OTHERS)."""
+    by_family = {family_name(module): module.files(run, out_dir, plots) for module in families()}
+    return by_family | {OTHERS: generic.files(run, out_dir, plots, unclaimed(run))}
+
+
 def write_outputs(rs: ResultSet, out_dir: Path, plots: bool = True) -> list[Path]:
     """report.txt, then every module's CSV files and figures, then report.html (html.py: the summary's
     answers, each family's figures after them, the tables); returns the files written."""
@@ -560,7 +573,7 @@ def write_outputs(rs: ResultSet, out_dir: Path, plots: bool = True) -> list[Path
     path = out_dir / REPORT_TXT
     parts, tables = summary_parts(rs, path), report_lines(rs)  # once: report.txt and the page both show them
     path.write_text(_text(parts, tables), encoding="ascii", errors="backslashreplace")
-    by_family = {module.__name__.rsplit(".", 1)[-1]: module.files(run, out_dir, plots) for module in families()}
+    by_family = files_by_family(run, out_dir, plots)
     written = [path] + [p for files in by_family.values() for p in files]
     page = html.write(out_dir / html.PAGE, f"cleanroom report: {rs.path}",
                       [page_column(rs, "run", by_family, out_dir, path, tables, parts)])

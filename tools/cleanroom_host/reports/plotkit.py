@@ -112,10 +112,11 @@ def fit_text(text: "Text", renderer: "RendererBase", lo: float, hi: float) -> bo
     return True
 
 
-def new_axes(title: str, subtitle: str) -> tuple["Figure", "Axes"]:
-    """A figure of the common size with its title and a grey subtitle."""
+def new_axes(title: str, subtitle: str, height: float = SIZE[1]) -> tuple["Figure", "Axes"]:
+    """A figure of the common width (and size, unless a height in inches is given) with its title and a grey
+    subtitle."""
     plt = pyplot()
-    fig, ax = plt.subplots(figsize=SIZE, dpi=DPI)
+    fig, ax = plt.subplots(figsize=(SIZE[0], height), dpi=DPI)
     fig.suptitle(title, fontsize=13, fontweight="bold")
     ax.set_title(subtitle, fontsize=9, color="dimgray")
     return fig, ax
