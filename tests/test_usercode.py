@@ -45,6 +45,9 @@ def test_a_nop_is_one_instruction_a_copy_in_both_paging_modes(tmp_path: Path) ->
     # the module the kernel got, and the source behind it, are kept with the results
     assert (tmp_path / "qemu-icount" / usercode.MODULE_FILE).is_file()
     assert doc["run"]["user_code"]["snippet"]["body"] == ["nop"]
+    # the report says it per copy, with the decimals the host's division kept (reports/generic.py)
+    rc, text, err = tool_main("report", str(tmp_path / "qemu-icount"), "--no-plots")
+    assert rc == 0 and "asm, instructions per operation, paging off and on/4k: as_written 1.00" in text, text + err
 
 
 @pytest.mark.usefixtures("kernel_elf")

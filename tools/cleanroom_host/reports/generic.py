@@ -20,6 +20,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..records.protocol import DIVIDED
 from ..records.text import compact, table
 from ..stats.interval import Interval, cell, legend
 from .answers import Answer, Value, listed
@@ -55,6 +56,15 @@ class Row:
     values: dict[str, Interval] = field(default_factory=dict)
     n: dict[str, int] = field(default_factory=dict)
     per: set[int] = field(default_factory=set)
+    divided: bool = False  # the host divided its sums (records/protocol.py's divided): a fraction of a tick kept
+
+
+# Decimals of a row the host divided (bench asm's per copy: 1.00 instruction, 0.68 TSC ticks), else none
+HOST_DIVIDED_DIGITS = 2
+
+
+def digits(table_rows: list[Row]) -> int:
+    return HOST_DIVIDED_DIGITS if any(r.divided for r in table_rows) else 0
 
 
 def _int(v: object) -> int | None:
@@ -87,6 +97,7 @@ def rows(run: Run, bench: str) -> tuple[list[str], list[Row]]:
             row.n[mode] = n
         if per is not None:
             row.per.add(per)
+        row.divided = row.divided or r.get(DIVIDED) is not None
     return modes, list(out.values())
 
 
@@ -129,7 +140,7 @@ def summary(run: Run, benches: list[str]) -> list[Answer]:
             continue
         same: dict[tuple[object, ...], tuple[list[str], list[Value]]] = {}
         for mode in modes:
-            values = [Value(r.label, r.values[mode]) for r in table_rows if mode in r.values]
+            values = [Value(r.label, r.values[mode], digits(table_rows)) for r in table_rows if mode in r.values]
             same.setdefault(tuple((v.label, v.cells()) for v in values), ([], values))[0].append(mode)
         groups = list(same.values())
         mine: list[Answer] = []
@@ -162,7 +173,8 @@ def sections(run: Run, benches: list[str]) -> list[str]:
         for r in table_rows:
             ns = sorted(set(r.n.values()))
             body.append([r.label, "/".join(str(p) for p in sorted(r.per)) or "-",
-                         "/".join(str(n) for n in ns) or "-"] + [cell(r.values.get(m)) for m in modes])
+                         "/".join(str(n) for n in ns) or "-"] + [cell(r.values.get(m), digits(table_rows))
+                                                                 for m in modes])
             values += r.values.values()
         out += ([""] if out else []) + [f"{bench}: {b.units.name} {per_what(table_rows)}, median (lo..hi), "
                                         f"per paging mode (no report module: docs/REPORT.md)"]
