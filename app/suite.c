@@ -31,7 +31,7 @@ static bool selected(const struct config *cfg, uint32_t index)
     case SUITE_QUICK: return bench_registry[index]->in_quick;
     case SUITE_SMP: return bench_registry[index]->in_smp;
     case SUITE_PAPER:
-    case SUITE_ALL: return true;
+    case SUITE_ALL: return !bench_registry[index]->by_name_only;
     default: return false;
     }
 }

@@ -219,6 +219,7 @@ const struct bench bench_asm = {
     .name = "asm",
     .what = "the user's snippet (--asm): cycles per copy, unrolled n and 2n times and subtracted",
     .in_quick = false,
+    .by_name_only = true,
     .unavailable = unavailable,
     .run = run,
 };

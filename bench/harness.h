@@ -52,6 +52,7 @@ struct bench {
     bool in_quick;                  /* part of suite=quick */
     bool in_smp;                    /* part of suite=smp (needs cpus= of 2 or more) */
     bool needs_paging;              /* runs only with paging on (app/suite.c) */
+    bool by_name_only;              /* only when bench= names it (it measures the user's code): in no suite */
     /* Compares the memory modes itself (bench/vmmode.h: paging off and on in
      * the kernel, 4 KiB and 2 MiB pages hosted), sample by sample: the suite
      * runs it once per boot, in the first pass it is selected for, leaves

@@ -140,16 +140,16 @@ def test_an_ab_of_two_snippets_is_their_difference(tmp_path: Path) -> None:
 
 @pytest.mark.usefixtures("kernel_elf")
 def test_a_stick_carries_the_snippet(tmp_path: Path) -> None:
-    """`cleanroom iso` writes the ISO a USB stick takes (GRUB's module2 carries the snippet); booted as it is, by
+    """`cleanroom stick` writes the ISO a USB stick takes (GRUB's module2 carries the snippet); booted as it is, by
     its own menu, under SeaBIOS (the UEFI path is the same grub.cfg: docs/USERCODE.md)."""
     stick = tmp_path / "stick.iso"
-    rc, stdout, err = tool_main("iso", "--asm", "nop", "--cmdline", "bench=asm paging=off runs=2", "--out", str(stick))
+    rc, stdout, err = tool_main("stick", "--asm", "nop", "--cmdline", "bench=asm paging=off runs=2", "--out", str(stick))
     assert rc == 0 and "snippet as modules" in stdout, err
     rc, doc, err = asm_boot(tmp_path, "iso", "--iso", str(stick))
     assert rc == 0, err
     (r,) = asm_results(doc)
     assert r["case"] == "as_written" and r["n"] == 2  # TCG: host time, so no figure to hold it to
-    rc, _stdout, err = tool_main("iso", "--out", str(tmp_path / "none.iso"))
+    rc, _stdout, err = tool_main("stick", "--out", str(tmp_path / "none.iso"))
     assert rc == 5 and "make iso" in err, err
 
 

@@ -1,5 +1,5 @@
 """Command line: cleanroom parse | run | ab | capture | decode-photos | report | compare | lava-job |
-lava-device | lava-fetch | iso | check | history | make-run."""
+lava-device | lava-fetch | stick | check | history | make-run."""
 
 from __future__ import annotations
 
@@ -121,7 +121,7 @@ COMMANDS = {
     "lava-device": "a LAVA device's configuration for a job (its type's template rendered with the job's context), "
                    "for lava-run",
     "lava-fetch": "a LAVA job's log (a file, or a job id through lavacli) to serial.log and results.json",
-    "iso": "write an ISO for a USB stick or a CD (BIOS and UEFI) that boots one command line, carrying the user's "
+    "stick": "write an ISO for a USB stick or a CD (BIOS and UEFI) that boots one command line, carrying the user's "
            "code (--asm, --switch-file, --lock-file) as GRUB's modules",
     "check": "a regression gate over two result sets: under an exact clock any count that moved fails; under "
              "a real clock a paired A/B fails where B/A is resolved beyond --threshold",
@@ -393,7 +393,7 @@ def _add_compare(pm: argparse.ArgumentParser, root: Path) -> None:
                          "against size with a line per set, the other tables as bars; a panel per unit")
 
 
-def _add_iso(pi: argparse.ArgumentParser, root: Path) -> None:
+def _add_stick(pi: argparse.ArgumentParser, root: Path) -> None:
     pi.epilog = ("The ISO's one menu entry boots the kernel with CMDLINE (exit=auto added: on a real PC it halts at "
                  "the end and shows its results; docs/HARDWARE.md), the user's code beside it as multiboot2 modules "
                  "(GRUB's module2), which the kernel finds as --emulator iso and uefi hand them over. `make iso` "
@@ -544,7 +544,7 @@ def _add_make_run(pk: argparse.ArgumentParser, root: Path) -> None:
 ADDERS: dict[str, Callable[[argparse.ArgumentParser, Path], None]] = {
     "parse": _add_parse, "run": _add_run, "ab": _add_ab, "capture": _add_capture, "decode-photos": _add_decode_photos,
     "report": _add_report, "compare": _add_compare, "lava-job": _add_lava_job, "lava-device": _add_lava_device,
-    "lava-fetch": _add_lava_fetch, "iso": _add_iso, "check": _add_check, "history": _add_history, "make-run": _add_make_run}
+    "lava-fetch": _add_lava_fetch, "stick": _add_stick, "check": _add_check, "history": _add_history, "make-run": _add_make_run}
 
 
 def build_parser(command: str | None = None) -> Parser:
@@ -1154,16 +1154,16 @@ def cmd_lava_fetch(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     return results.boots_exit_status(boots)
 
 
-def cmd_iso(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+def cmd_stick(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     import tempfile
     try:
         codes = _user_code(args)
     except usercode.UserCodeError as exc:
-        err.write(f"cleanroom iso: {exc}\n")
+        err.write(f"cleanroom stick: {exc}\n")
         return results.EXIT_SETUP
     cmdline = args.cmdline if args.cmdline is not None else usercode.default_cmdline(codes)
     if cmdline is None:
-        err.write("cleanroom iso: give --cmdline, or the user's code (--asm, --switch-file, --lock-file); "
+        err.write("cleanroom stick: give --cmdline, or the user's code (--asm, --switch-file, --lock-file); "
                   "`make iso` builds the ISO of the built-in menu\n")
         return results.EXIT_SETUP
     with tempfile.TemporaryDirectory(prefix="cleanroom-iso-") as tmp:
@@ -1173,10 +1173,10 @@ def cmd_iso(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             args.out.parent.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(iso, args.out)
         except emulators.SetupError as exc:
-            err.write(f"cleanroom iso: {exc}\n")
+            err.write(f"cleanroom stick: {exc}\n")
             return results.EXIT_SETUP
         except OSError as exc:
-            return _cannot_write("iso", str(args.out), exc, err)
+            return _cannot_write("stick", str(args.out), exc, err)
     out.write(f"wrote {args.out} ({emulators.with_exit(cmdline)}"
               + (f"; {', '.join(usercode.KIND_NAMES[usercode.kind_of(c)] for c in codes)} as modules" if codes else "")
               + ")\n")
@@ -1268,7 +1268,7 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None, err: Text
     args = build_parser(words[0] if words and words[0] in COMMANDS else None).parse_args(words)
     handler = {"parse": cmd_parse, "run": cmd_run, "ab": cmd_ab, "capture": cmd_capture, "report": cmd_report,
                "compare": cmd_compare, "decode-photos": cmd_decode_photos, "lava-job": cmd_lava_job,
-               "lava-device": cmd_lava_device, "lava-fetch": cmd_lava_fetch, "iso": cmd_iso, "check": cmd_check,
+               "lava-device": cmd_lava_device, "lava-fetch": cmd_lava_fetch, "stick": cmd_stick, "check": cmd_check,
                "history": cmd_history, "make-run": cmd_make_run}[args.command]
     try:
         return handler(args, out, err)

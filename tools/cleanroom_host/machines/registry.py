@@ -21,7 +21,7 @@ whose designated fields may sit in the same CLEANROOM_HOSTED blocks. Anything el
 symbol defined nowhere or twice, a name that is not a string literal, or an `in_quick`/`in_smp` that is
 neither `true` nor `false` is an error naming the file and line: the host never guesses what the compiler
 makes of it. The suites are app/suite.c's selected(): quick those `in_quick`, smp those `in_smp`, paper
-and all every benchmark, selftest none.
+and all every benchmark but those `by_name_only` (bench asm: the user's code), selftest none.
 """
 
 from __future__ import annotations
@@ -37,8 +37,9 @@ REGISTRY = Path("bench") / "registry.def"  # relative to the repository root
 SOURCES = "bench"  # where each symbol's definition is looked for: bench/*.c
 HOSTED_MACRO = "CLEANROOM_HOSTED"
 SUITE_FLAGS = {"quick": "in_quick", "smp": "in_smp"}  # app/suite.c's selected()
-EVERY_BENCH_SUITES = ("paper", "all")
-FLAGS = tuple(SUITE_FLAGS.values())
+EVERY_BENCH_SUITES = ("paper", "all")  # every benchmark but those run by name only
+BY_NAME_ONLY = "by_name_only"  # a benchmark of the user's code (bench asm): in no suite
+FLAGS = tuple(SUITE_FLAGS.values()) + (BY_NAME_ONLY,)
 
 _BENCH_LINE = re.compile(r"BENCH\(\s*(\w+)\s*\)")
 _CONDITION = re.compile(rf"#\s*(ifdef|ifndef)\s+{HOSTED_MACRO}")
@@ -60,6 +61,7 @@ class Fields:
     name: str
     in_quick: bool
     in_smp: bool
+    by_name_only: bool = False
 
 
 @dataclass(frozen=True)
@@ -271,6 +273,6 @@ def names(benches: tuple[Bench, ...], hosted: bool) -> tuple[str, ...]:
 def suite(benches: tuple[Bench, ...], suite_name: str, hosted: bool) -> tuple[str, ...]:
     """The benchmarks a suite runs in the build (app/suite.c's selected()), in run order."""
     if suite_name in EVERY_BENCH_SUITES:
-        return names(benches, hosted)
+        return tuple(f.name for f in built(benches, hosted) if not f.by_name_only)
     flag = SUITE_FLAGS.get(suite_name)
     return tuple(f.name for f in built(benches, hosted) if flag is not None and getattr(f, flag))
