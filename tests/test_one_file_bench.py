@@ -12,15 +12,13 @@ from __future__ import annotations
 
 import json
 import re
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from booting import TOOL_SAFETY_NET_S, made_once, of_type, shared_boot, tool_main
-from test_planted_bugs import TARGETS, planted_tree
+from booting import made_once, of_type, shared_boot, tool_main
+from test_planted_bugs import TARGETS, make_tree, planted_tree
 from cleanroom_host.machines import estimate, registry
 from cleanroom_host.reports import generic
 
@@ -128,9 +126,7 @@ def one_file_tree(root: Path) -> Path:
         (tree / "bench" / "xchg.c").write_text(XCHG_C)
         with (tree / "bench" / "registry.def").open("a") as f:
             f.write(REGISTRY_LINE)
-        proc = subprocess.run(["make", "-C", str(tree), "-j2", f"PYTHON={sys.executable}", *TARGETS],
-                              capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=TOOL_SAFETY_NET_S)
-        return {"rc": proc.returncode, "log": (proc.stdout + proc.stderr)[-6000:]}
+        return make_tree(tree)
 
     built = made_once(where, build)
     assert built["rc"] == 0, built["log"]

@@ -131,18 +131,19 @@ def planted_tree(dest: Path, plants: tuple[Plant, ...]) -> Path:
     return dest
 
 
+def make_tree(tree: Path) -> dict[str, Any]:
+    """The kernel and the hosted build made in a copy of the tree by the project's own Makefile: its status and
+    the end of what it said."""
+    proc = subprocess.run(["make", "-C", str(tree), "-j2", f"PYTHON={sys.executable}", *TARGETS],
+                          capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=TOOL_SAFETY_NET_S)
+    return {"rc": proc.returncode, "log": (proc.stdout + proc.stderr)[-6000:]}
+
+
 def planted_build(root: Path) -> Path:
     """The planted tree, built once per session for every xdist worker (the first builds, the others
     wait on the lock): its directory."""
     where = root / "planted"
-
-    def build() -> dict[str, Any]:
-        tree = planted_tree(where / "tree", PLANTS)
-        proc = subprocess.run(["make", "-C", str(tree), "-j2", f"PYTHON={sys.executable}", *TARGETS],
-                              capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=TOOL_SAFETY_NET_S)
-        return {"rc": proc.returncode, "log": (proc.stdout + proc.stderr)[-6000:]}
-
-    built = made_once(where, build)
+    built = made_once(where, lambda: make_tree(planted_tree(where / "tree", PLANTS)))
     assert built["rc"] == 0, built["log"]
     return where / "tree"
 

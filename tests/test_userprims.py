@@ -106,12 +106,17 @@ def test_the_users_lock_is_contended_in_smplocks(tmp_path: Path) -> None:
     assert not errors(doc, "smplock_lost")
 
 
+def lock_asm(path: Path, lock_body: str) -> Path:
+    """A lock in NASM whose cr_lock is lock_body (one instruction a line, from line 10), the rest empty."""
+    path.write_text("section .rodata\nglobal cr_lock_size\ncr_lock_size: dd 4\nsection .text\n"
+                    "global cr_lock_init, cr_lock, cr_unlock\ncr_lock_init:\n    ret\ncr_lock:\n"
+                    + "".join(f"    {line}\n" for line in lock_body.split(";")) + "    ret\ncr_unlock:\n    ret\n")
+    return path
+
+
 @pytest.mark.usefixtures("kernel_elf")
 def test_a_lock_that_breaks_cdecl_is_named(tmp_path: Path) -> None:
-    bad = tmp_path / "sloppy.asm"
-    bad.write_text("section .rodata\nglobal cr_lock_size\ncr_lock_size: dd 4\nsection .text\n"
-                   "global cr_lock_init, cr_lock, cr_unlock\ncr_lock_init:\n    ret\ncr_lock:\n    mov esi, 0\n    ret\n"
-                   "cr_unlock:\n    ret\n")
+    bad = lock_asm(tmp_path / "sloppy.asm", "mov esi, 0")
     rc, doc, err = run(tmp_path, "qemu-icount", LOCKS, "--lock-file", str(bad))
     assert rc == 1, err
     (e,) = errors(doc, "user_lock")
@@ -121,10 +126,7 @@ def test_a_lock_that_breaks_cdecl_is_named(tmp_path: Path) -> None:
 
 @pytest.mark.usefixtures("kernel_elf")
 def test_a_fault_in_the_users_lock_names_its_line(tmp_path: Path) -> None:
-    bad = tmp_path / "broken.asm"
-    bad.write_text("section .rodata\nglobal cr_lock_size\ncr_lock_size: dd 4\nsection .text\n"
-                   "global cr_lock_init, cr_lock, cr_unlock\ncr_lock_init:\n    ret\ncr_lock:\n    nop\n    ud2\n"
-                   "cr_unlock:\n    ret\n")
+    bad = lock_asm(tmp_path / "broken.asm", "nop;ud2")
     rc, doc, err = run(tmp_path, "qemu-icount", LOCKS, "--lock-file", str(bad))
     assert rc == 3, err
     (fault,) = of_type(doc, "fault")
@@ -134,10 +136,8 @@ def test_a_fault_in_the_users_lock_names_its_line(tmp_path: Path) -> None:
 
 @pytest.mark.usefixtures("kernel_elf")
 def test_a_lock_that_never_returns_is_a_named_hang(tmp_path: Path) -> None:
-    bad = tmp_path / "stuck.c"
-    bad.write_text('#include "userabi.h"\nconst uint32_t cr_lock_size = 4;\nvoid cr_lock_init(void *l, uint32_t n) '
-                   '{ (void)l, (void)n; }\nvoid cr_lock(void *l, uint32_t c) { (void)c; while (*(volatile int *)l == 0) '
-                   '; }\nvoid cr_unlock(void *l, uint32_t c) { (void)l, (void)c; }\n')
+    # it halts (interrupts are off: for good), where a spin would keep a host CPU busy until the silence limit
+    bad = lock_asm(tmp_path / "stuck.asm", "hlt")
     rc, doc, err = run(tmp_path, "qemu-icount", LOCKS, "--lock-file", str(bad), "--silence", "2")
     assert rc == 4 and not of_type(doc, "done"), err
     assert "the user's code 'stuck' was running (bench locks, case user) and never came back" in err, err
