@@ -23,7 +23,9 @@ from cleanroom_host.reports import check
 
 QUICK_SMALL = "suite=quick runs=2 warmup=0 sizes=0,4K reps=200"  # every quick benchmark, a second's boot
 SMALL = "bench=ctxsw,locks runs=2 warmup=0 reps=1000"  # history's and the nop's command line: jump cases among others
-TREE = ("boot", "lib", "arch", "kernel", "runtime", "bench", "app", "hosted", "tools", "Makefile", "linker.ld")
+# what the kernel's build reads (the Makefile's link runs tools/cleanroom_host/machines/relocs.py)
+TREE = ("boot", "lib", "arch", "kernel", "runtime", "bench", "app", "tools/cleanroom_host", "tools/check_user_objects.sh",
+        "Makefile", "linker.ld")
 DOCS = "docs/NOTE.md"
 NOP_OLD = "switch_jump:\n    SAVE_CALLEE\n"
 NOP_NEW = "switch_jump:\n    nop\n    SAVE_CALLEE\n"
@@ -70,8 +72,8 @@ def _make_repo(root: Path) -> dict[str, Any]:
         if src.is_dir():
             shutil.copytree(src, root / name, ignore=shutil.ignore_patterns("__pycache__"))
         else:
-            root.mkdir(parents=True, exist_ok=True)
-            shutil.copy(src, root / name)
+            (root / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(src, root / name)
     (root / DOCS).parent.mkdir()
     (root / DOCS).write_text("A note.\n")
     _git(root, "init", "-q", "-b", "main")
@@ -102,7 +104,7 @@ def history(boots_root: Path) -> dict[str, Any]:
 
     def make() -> dict[str, Any]:
         repo = _make_repo(where / "repo")
-        first = _history(repo, "main~2..main")
+        first = _history(repo, "main~2..main", "--no-plots")  # the second call's page has the figure
         second = _history(repo, "main", "--last", "3")
         runs = next((Path(repo["store"]) / "series").iterdir()) / "runs"
         return {**repo, "first": first, "second": second, "runs": str(runs)}

@@ -439,6 +439,7 @@ def _add_history(ph: argparse.ArgumentParser, root: Path) -> None:
     ph.add_argument("--out", type=Path,
                     help="where history.txt, history.csv and history.html go (default: the series' directory in "
                          "the store)")
+    ph.add_argument("--no-plots", action="store_true", help="history.txt, .csv and .html without the figure")
     ph.add_argument("--quiet", action="store_true", help="no progress output")
 
 

@@ -286,7 +286,7 @@ def main(args: argparse.Namespace, out: TextIO, err: TextIO, run: Run) -> int:
     head = [f"{args.emulator}, --cmdline {args.cmdline!r}, {args.range} ({len(points)} commits)",
             f"store {store}; results of each commit in {series / 'runs'}"]
     try:
-        lines, written = timeline.write_all(points, head, out_dir)
+        lines, written = timeline.write_all(points, head, out_dir, plots=not args.no_plots)
     except OSError as exc:
         err.write(f"cleanroom history: cannot write into {out_dir}: {exc.strerror or exc}\n")
         return results.EXIT_SETUP
