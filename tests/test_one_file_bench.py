@@ -152,6 +152,7 @@ def reported(tree: Path, boots_root: Path, tmp_path_factory: pytest.TempPathFact
     return {"res": res, "out": out, "stdout": stdout}
 
 
+@pytest.mark.early  # the planted tree is built first (several seconds beside the rest)
 def test_it_builds_from_one_file_and_one_line(tree: Path) -> None:
     """Only the new file and the registry's includer were compiled again: the rest came from build/."""
     for objects in ("build/obj", "build/obj-hosted"):
