@@ -56,6 +56,15 @@ callee_lost: dd 0   ; usercall_cdecl: USERCALL_CALLEE when EBX, ESI or EDI came 
 section .text
 global usercall, usercall_cdecl, usercall_tail, usercall_tail_end
 
+; In `finish` (EBX: seen; EDX's top half zero): on to .segs_bad unless the segment the code came back with
+; (seen's word at the offset) is the one the harness has again.
+%macro SEG_SAME 2
+    mov ecx, [ebx + %1]
+    mov dx, %2
+    cmp ecx, edx
+    jne .segs_bad
+%endmacro
+
 ; Both entries: the harness's state on its stack (9 words), ESP, SS, DS noted.
 %macro SAVE_HARNESS 0
     push ebp
@@ -178,27 +187,13 @@ finish:
     je .ebp_ok
     or eax, USERCALL_EBP
 .ebp_ok:
-    mov ecx, [ebx + 12]
     xor edx, edx
-    mov dx, ds
-    cmp ecx, edx
-    jne .segs_bad
-    mov ecx, [ebx + 16]
-    mov dx, es
-    cmp ecx, edx
-    jne .segs_bad
-    mov ecx, [ebx + 20]
-    mov dx, fs
-    cmp ecx, edx
-    jne .segs_bad
-    mov ecx, [ebx + 24]
-    mov dx, gs
-    cmp ecx, edx
-    jne .segs_bad
-    mov ecx, [ebx + 28]
-    mov dx, ss
-    cmp ecx, edx
-    je .segs_ok
+    SEG_SAME 12, ds
+    SEG_SAME 16, es
+    SEG_SAME 20, fs
+    SEG_SAME 24, gs
+    SEG_SAME 28, ss
+    jmp .segs_ok
 .segs_bad:
     or eax, USERCALL_SEGS
 .segs_ok:

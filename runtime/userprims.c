@@ -33,34 +33,15 @@ static uint8_t *placed(uint32_t module, const struct usercode_primitive *p)
     return at;
 }
 
-static void load_switch(uint32_t i, const void *m, uint32_t len)
+/* Module i's primitive of this kind, read into *p and its code placed; NULL (and an error record) when not. */
+static uint8_t *loaded(uint32_t i, const struct boot_blob *m, enum usercode_kind kind, struct usercode_primitive *p)
 {
     const char *why = 0;
-    if (!usercode_primitive(m, len, USERCODE_SWITCH, &sw_code, &why)) {
-        refused(i, "(a switch routine)", why);
-        return;
+    if (!usercode_primitive(m->addr, m->len, kind, p, &why)) {
+        refused(i, kind == USERCODE_SWITCH ? "(a switch routine)" : "(a lock)", why);
+        return 0;
     }
-    uint8_t *at = placed(i, &sw_code);
-    if (!at)
-        return;
-    sw = (struct user_switch){ sw_code.name, sw_code.as, (switch_entry)(at + sw_code.entry[0]),
-                               sw_code.entry[1] == USERCODE_NO_ENTRY ? 0 : (user_frame_fn)(at + sw_code.entry[1]) };
-    have_switch = true;
-}
-
-static void load_lock(uint32_t i, const void *m, uint32_t len)
-{
-    const char *why = 0;
-    if (!usercode_primitive(m, len, USERCODE_LOCK, &lock_code, &why)) {
-        refused(i, "(a lock)", why);
-        return;
-    }
-    uint8_t *at = placed(i, &lock_code);
-    if (!at)
-        return;
-    lk = (struct user_lock){ lock_code.name, lock_code.lock_size, (user_lock_fn)(at + lock_code.entry[0]),
-                             (user_lock_fn)(at + lock_code.entry[1]), (user_lock_fn)(at + lock_code.entry[2]) };
-    have_lock = true;
+    return placed(i, p);
 }
 
 void userprims_load(void)
@@ -68,10 +49,16 @@ void userprims_load(void)
     const struct boot_info *b = boot_info();
     for (uint32_t i = 0; i < b->nmodules; i++) {
         uint32_t kind = usercode_kind(b->modules[i].addr, b->modules[i].len);
-        if (kind == USERCODE_SWITCH && !have_switch)
-            load_switch(i, b->modules[i].addr, b->modules[i].len);
-        else if (kind == USERCODE_LOCK && !have_lock)
-            load_lock(i, b->modules[i].addr, b->modules[i].len);
+        uint8_t *at;
+        if (kind == USERCODE_SWITCH && !have_switch && (at = loaded(i, &b->modules[i], kind, &sw_code))) {
+            sw = (struct user_switch){ sw_code.name, sw_code.as, (switch_entry)(at + sw_code.entry[0]),
+                                       sw_code.entry[1] == USERCODE_NO_ENTRY ? 0 : (user_frame_fn)(at + sw_code.entry[1]) };
+            have_switch = true;
+        } else if (kind == USERCODE_LOCK && !have_lock && (at = loaded(i, &b->modules[i], kind, &lock_code))) {
+            lk = (struct user_lock){ lock_code.name, lock_code.lock_size, (user_lock_fn)(at + lock_code.entry[0]),
+                                     (user_lock_fn)(at + lock_code.entry[1]), (user_lock_fn)(at + lock_code.entry[2]) };
+            have_lock = true;
+        }
     }
 }
 

@@ -96,7 +96,7 @@ def test_a_fault_names_its_line_and_keeps_what_came_before(tmp_path: Path, code:
     assert {r["bench"] for r in of_type(doc, "result")} == {"tsc"}  # measured before the fault: kept
     (fault,) = of_type(doc, "fault")
     assert fault["vector"] == vector and fault["bench"] == "asm" and fault["user"]["part"] == "body"
-    assert f"in the user's code 'snippet', copy 0 of its body" in err and line in err, err
+    assert "in the user's code 'snippet', copy 0 of its body" in err and line in err, err
 
 
 @pytest.mark.usefixtures("kernel_elf")
