@@ -86,6 +86,10 @@ const struct key_spec config_keys[KEY_COUNT] = {
                      "the seed of each round's layout (stack frames and fiber stacks moved by 0-4080 bytes), or off; default: hosted one from the TSC, the kernel a fixed one" },
     [KEY_COPIES] = { "copies", KIND_COUNT, 0, 1, CR_DEF_ASM_COPIES_MAX, offsetof(struct config, copies),
                      "bench asm: the copies n of the user's code each sample unrolls (it times n and 2n and keeps the difference)" },
+    [KEY_MARGIN] = { "margin", KIND_COUNT, 0, 1, 10000, offsetof(struct config, margin),
+                     "runs=auto across processes or boots: an effect inside this margin (basis points of its baseline) is negligible" },
+    [KEY_ADDED] = { "added", KIND_COUNT, 0, 0, CR_DEF_ADDED_MAX, offsetof(struct config, added),
+                    "set by the host: this boot (process) is the N-th it added to decide the sets still open; merged with the run" },
 };
 
 void config_defaults(struct config *cfg)
@@ -108,6 +112,7 @@ void config_defaults(struct config *cfg)
         .replicas = 1,
         .layout = CR_DEF_LAYOUT_SEED, /* hosted: one from the TSC instead (app/startup.c) */
         .copies = CR_DEF_ASM_COPIES,
+        .margin = CR_DEF_MARGIN_BP,
     };
 }
 

@@ -55,6 +55,8 @@ enum config_key {
     KEY_DELAY,
     KEY_LAYOUT,
     KEY_COPIES,
+    KEY_MARGIN,
+    KEY_ADDED,
     KEY_COUNT
 };
 
@@ -98,6 +100,14 @@ struct config {
      * TSC at start (app/suite.c), so each process or boot samples its own */
     uint32_t layout;
     uint32_t copies; /* bench asm: the user's code unrolled n times (and 2n) */
+    /* runs=auto across processes or boots: the margin (basis points of a
+     * quantity's baseline) inside which the host calls an effect negligible;
+     * the kernel only reports it (tools/cleanroom_host/stats/sequence.py) */
+    uint32_t margin;
+    /* this boot (hosted: process) is the N-th the host added to a run of
+     * replicas= boots to decide the sets still open (its bench= and sizes=
+     * name them); the host merges it with that run. 0: not one */
+    uint32_t added;
     uint32_t serial; /* enum serial_choice, or an I/O port (>= SERIAL_PORT_MIN) */
     uint32_t serial_clock; /* Hz of the PCI UARTs' clock; 0: lib/uartclock.c's table, else unverified */
     uint64_t maxsize;

@@ -72,6 +72,12 @@
  * hosted quick suite's budget of 5 is 5 processes of one round each (and
  * its warm-up). replicas= at most: --- */
 #define CR_DEF_REPLICAS_MAX 64
+/* runs=auto across processes or boots (the host's sequential rule,
+ * tools/cleanroom_host/stats/sequence.py): margin= by default, basis points
+ * of a quantity's baseline inside which its effect is negligible; and the
+ * most boots (processes) the host may add to decide open sets (added=) */
+#define CR_DEF_MARGIN_BP 100
+#define CR_DEF_ADDED_MAX 1000
 /* layout= not given (bench/harness.c): the seed of every boot (under
  * -icount a boot repeats to the instruction); a hosted process takes one
  * from the TSC instead (app/startup.c) */

@@ -762,9 +762,10 @@ def _not_started(message: str, out_dir: Path, is_new: bool, err: TextIO) -> int:
 
 
 def _check_duration(args: argparse.Namespace, emu: emulators.Emulator, memory: int,
-                    err: TextIO, times: int = 1) -> tuple[bool, float]:
-    """Print the duration estimate (of `times` runs of the command line: an A/B's boots); (may start,
-    silence limit for the run)."""
+                    err: TextIO, times: int = 1, sweep: tuple[float | None, float] | None = None) -> tuple[bool, float]:
+    """Print the duration estimate (of `times` runs of the command line: an A/B's boots; `sweep`: the
+    budget and added share of the processes runs=auto may add, sweep.py); (may start, silence limit for
+    the run)."""
     silence = args.silence if args.silence is not None else runner.DEFAULT_SILENCE_S
     # the multi-CPU benchmarks' k sweeps: the CPUs a hosted run gets (none counted for workers that share
     # CPUs, whose time is the scheduler's)
@@ -785,6 +786,8 @@ def _check_duration(args: argparse.Namespace, emu: emulators.Emulator, memory: i
     if est is not None and times > 1:
         est = replace(est, seconds=est.seconds * times,
                       seconds_min=est.seconds_min * times if est.seconds_min is not None else None)
+    if est is not None and sweep is not None and est.rounds is not None:
+        est = est.with_sweep(*sweep)
     if est is not None:
         long = est.seconds > estimate.LIMIT_S and emu.refuses_long
         if long or (est.seconds >= 30 and not args.quiet):
@@ -879,6 +882,7 @@ def _with_user_code(spec: emulators.RunSpec, codes: list[usercode.UserCode], whe
 
 
 def cmd_run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    from . import sweep
     emu = emulators.get(args.emulator)  # argparse took it from the table's names
     try:
         codes = _user_code(args)
@@ -887,6 +891,9 @@ def cmd_run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         return results.EXIT_SETUP
     if args.cmdline is None:
         args.cmdline = usercode.default_cmdline(codes)
+    budget = None
+    if not emu.tsc.exact:  # a real clock: budget=Ns is the whole run's, spent by the host (sweep.py)
+        args.cmdline, budget = sweep.take_budget(args.cmdline)
     spec = _run_spec(args, emu, err)
     if spec is None:
         return results.EXIT_SETUP
@@ -896,7 +903,8 @@ def cmd_run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     except ValueError as exc:
         err.write(f"cleanroom run: {exc}\n")
         return results.EXIT_SETUP
-    may_start, silence = _check_duration(args, emu, HOSTED_MEMORY_MB if emu.hosted else memory, err)
+    may_start, silence = _check_duration(args, emu, HOSTED_MEMORY_MB if emu.hosted else memory, err,
+                                         sweep=(budget, sweep.DEFAULT_ADDED_SHARE) if boots > 1 else None)
     if not may_start:
         return results.EXIT_SETUP
     limits = runner.Limits(silence=silence, timeout=args.timeout)
@@ -909,10 +917,14 @@ def cmd_run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
     try:
         spec = _with_user_code(spec, codes, out_dir)
-        outcome = runner.run_emulator(spec, out_dir, limits, progress, on_start=started, boots=boots)
+        more = sweep.Sweep(budget, runner.replica_word(emu)) if boots > 1 else None
+        outcome = runner.run_emulator(spec, out_dir, limits, progress, on_start=started, boots=boots, more=more)
     except emulators.SetupError as exc:
         return _not_started(f"cleanroom run: {exc}", out_dir, is_default, err)
+    tallies = sweep.stamp(out_dir, outcome.run) if more is not None else []
     runner.print_outcome(outcome, out, err)
+    for line in tallies:
+        out.write(f"decided: {line}\n")
     status = results.boots_exit_status(outcome.boots, outcome.cut_short)
     # the model's samples not matching the results is damage, like a missing record
     return results.EXIT_DAMAGED if status == results.EXIT_OK and not outcome.model_ok else status

@@ -324,6 +324,15 @@ class Estimate:
     smp: dict[str, float] = field(default_factory=dict)  # hosted: the multi-CPU benchmarks' seconds
     cpus: int = 1
     unmodelled: tuple[str, ...] = ()  # the benchmarks no cost model counts (Plan.unmodelled): 0 s each
+    # runs=auto across processes (sweep.py): the seconds the processes added to decide open sets may bring
+    # the run to (budget=Ns, or the first processes' time again); None: no processes are added
+    sweep_limit: float | None = None
+
+    def with_sweep(self, budget: float | None, added_share: float) -> "Estimate":
+        """The estimate of a run whose open sets get processes added up to budget (None: added_share of
+        what the first ones take)."""
+        limit = budget if budget is not None else self.seconds * (1 + added_share)
+        return replace(self, sweep_limit=limit, seconds=max(self.seconds, limit))
 
     def text(self, emulator: str) -> str:
         threads = (f", {self.thread_switches:,} thread switches, {self.aspace_reps:,} aspace reps"
@@ -335,6 +344,8 @@ class Estimate:
         smp = (f"{self.cpus} CPUs: " + ", ".join(f"{b} {duration_text(s)}" for b, s in self.smp.items())
                if self.smp else "")
         rest = ((f"; {unmodelled_text(self.unmodelled)}: counted as 0 s" if self.unmodelled else "")
+                + (f"; with the processes added to decide the open sizes at most {duration_text(self.sweep_limit)}"
+                   if self.sweep_limit is not None else "")
                 + "; a rough model, see docs/REPORT.md)")
         if smp and not self.refills and not self.switches and not self.lock_reps:
             return f"estimated duration under {emulator}: {took} ({most}{smp}{rest}"

@@ -19,7 +19,7 @@ import time
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import IO, Any, Awaitable, BinaryIO, Callable, TextIO
+from typing import IO, Any, Awaitable, BinaryIO, Callable, TextIO, Protocol
 
 from ..records import model
 from ..records.protocol import ParseResult, Record, StreamScanner, parse_boots
@@ -654,8 +654,19 @@ class Captured:
     emu_text: str              # what the emulator printed (kept beside the log)
 
 
+class MoreBoots(Protocol):
+    """What adds boots (processes) to a run after its first `boots` (sweep.py: runs=auto deciding the
+    sets still open): `next` gives the next one's spec and label, or None to stop; `info`, what
+    results.json's `run` says of them."""
+
+    def next(self, spec: emulators.RunSpec, out_dir: Path, ran: int) -> tuple[emulators.RunSpec, str] | None: ...
+
+    def info(self) -> dict[str, Any]: ...
+
+
 def run_emulator(spec: emulators.RunSpec, out_dir: Path, limits: Limits,
-                 progress: Progress, on_start: Callable[[Path], None] | None = None, boots: int = 1) -> Outcome:
+                 progress: Progress, on_start: Callable[[Path], None] | None = None, boots: int = 1,
+                 more: MoreBoots | None = None) -> Outcome:
     """Boot the kernel (`boots` times: the replicas of one run, each told replicas=N, one after the
     other into one serial.log, merged into one set by records/replicas.py), capture serial output into
     out_dir, parse it.
@@ -675,7 +686,12 @@ def run_emulator(spec: emulators.RunSpec, out_dir: Path, limits: Limits,
         captures.append(_boot(spec, emu, out_dir, k, label, limits, progress, on_start))
         if k < boots and not _replicate_further(captures[-1], out_dir):
             break
-    return _outcome(spec, emu, captures, out_dir, limits, boots)
+    if more is not None and len(captures) == boots and _replicate_further(captures[-1], out_dir):
+        while (added := more.next(spec, out_dir, len(captures))) is not None:
+            captures.append(_boot(added[0], emu, out_dir, len(captures) + 1, added[1], limits, progress))
+            if not _replicate_further(captures[-1], out_dir):
+                break
+    return _outcome(spec, emu, captures, out_dir, limits, boots, more.info() if more is not None else None)
 
 
 TURN_SIDES = "AB"  # run_in_turn's two sides

@@ -21,8 +21,9 @@ different command lines splits into boot-K sets).
 
 from __future__ import annotations
 
+import json
 from dataclasses import replace
-from typing import Any
+from typing import Any, Iterator
 
 from . import kinds
 from .protocol import ParseResult, Record, parse_boots
@@ -72,14 +73,57 @@ def _mergeable(a: ParseResult, b: ParseResult) -> bool:
             and _cases(a) == _cases(b) and level_of(a.records) == level_of(b.records))
 
 
+# The command-line keys in which a boot the host added (added=N) differs from the run it continues: it
+# measures the sets still open only (machines/runner.py, sweep.py).
+ADDED_KEY = "added"
+ADDED_NARROWS = ("bench", "sizes", ADDED_KEY)
+# Params that may differ between two replicas' records of one case: what the host gave (pages_got).
+VOLATILE_PARAMS = ("pages_got",)
+
+
+def _added(res: ParseResult) -> bool:
+    """The boot is one the host added to decide open sets (config record's added= above 0)."""
+    cfg = res.first("config")
+    added = cfg.get("cfg", {}).get(ADDED_KEY) if cfg is not None and isinstance(cfg.get("cfg"), dict) else None
+    return isinstance(added, int) and not isinstance(added, bool) and added > 0
+
+
+def _base_cmdline(cmdline: str) -> list[str]:
+    return [t for t in cmdline.split() if t.split("=", 1)[0] not in ADDED_NARROWS]
+
+
+def case_key(r: Record) -> str:
+    """What identifies a result's case across the replicas of a run: bench, case and params (but what
+    the host gave, which a replica may get otherwise)."""
+    params = r.get("params") if isinstance(r.get("params"), dict) else {}
+    kept = {k: v for k, v in params.items() if k not in VOLATILE_PARAMS}  # type: ignore[union-attr]
+    return json.dumps([r.get("bench"), r.get("case"), kept], sort_keys=True)
+
+
+def _continues(run: list[ParseResult], b: ParseResult) -> bool:
+    """b is a boot the host added to `run` (consecutive boots merged so far): added=, the run's command
+    line but for what it narrows (bench=, sizes=), and cases the run measured, each once."""
+    first = run[0]
+    a_line, b_line = _cmdline(first), _cmdline(b)
+    if not (_added(b) and _clean(b) and a_line is not None and b_line is not None
+            and _base_cmdline(a_line) == _base_cmdline(b_line) and level_of(first.records) == level_of(b.records)):
+        return False
+    known = [case_key(r) for r in first.records if r.get("t") == "result"]
+    mine = [case_key(r) for r in b.records if r.get("t") == "result"]
+    return bool(mine) and len(set(mine)) == len(mine) and len(set(known)) == len(known) and set(mine) <= set(known)
+
+
 def group(boots: list[ParseResult]) -> list[ParseResult]:
     """The boots of a log as its sets: each run of consecutive boots that can be merged (module
-    docstring) as one set, every other boot as a set of its own; numbered 1..K again (boot-K/)."""
+    docstring) as one set, with the boots the host added to it, every other boot as a set of its own;
+    numbered 1..K again (boot-K/)."""
     out: list[ParseResult] = []
     i = 0
     while i < len(boots):
         j = i + 1
-        while j < len(boots) and _mergeable(boots[i], boots[j]):
+        while j < len(boots) and _mergeable(boots[i], boots[j]) and not _added(boots[j]):
+            j += 1
+        while j < len(boots) and _continues(boots[i:j], boots[j]):
             j += 1
         out.append(merge(boots[i:j]) if j - i > 1 else boots[i])
         i = j
@@ -102,15 +146,17 @@ def _whole(v: float) -> int | float:
     return int(v) if v == int(v) else v
 
 
-def merge_results(recs: list[Record], level: str) -> Record:
-    """One case's result records, one per replica, as one record (module docstring)."""
+def merge_results(recs: list[Record], level: str, ids: list[int] | None = None) -> Record:
+    """One case's result records, one per replica, as one record (module docstring); `ids`: the replica
+    (1-based) each came from, where some replicas did not measure the case (default 1, 2, ...)."""
+    ids = ids if ids is not None else list(range(1, len(recs) + 1))
     out = dict(recs[0])
     out["replicas"] = [{k: r.get(k) for k in REPLICA_STATS} for r in recs]
     out["level"] = level
     samples = [r.get("samples") for r in recs]
     if all(isinstance(s, list) and s and len(s) == r.get("n") for s, r in zip(samples, recs)):
         out["samples"] = [v for s in samples for v in s]  # type: ignore[union-attr]
-        out["replica"] = [k for k, s in enumerate(samples, 1) for _ in s]  # type: ignore[arg-type]
+        out["replica"] = [k for k, s in zip(ids, samples) for _ in s]  # type: ignore[arg-type]
     else:
         out.pop("samples", None)
     ns = [r.get("n") for r in recs]
@@ -132,10 +178,25 @@ def merge_results(recs: list[Record], level: str) -> Record:
 
 
 def merge(boots: list[ParseResult]) -> ParseResult:
-    """Boots of one command line (group() checked they can be) as one set."""
+    """Boots of one command line (group() checked they can be) as one set: the run's own boots case by
+    case in their order, each boot the host added beside the cases it measured."""
     level = level_of(boots[0].records)
-    results = [[r for r in b.records if r.get("t") == "result"] for b in boots]
-    merged = iter([merge_results(list(recs), level) for recs in zip(*results)])
+    own = [b for b in boots if not _added(b)]
+    results = [[r for r in b.records if r.get("t") == "result"] for b in own]
+    cases = [(list(recs), list(range(1, len(own) + 1))) for recs in zip(*results)]
+    where = {case_key(recs[0]): i for i, (recs, _ids) in enumerate(cases)}
+    for k, b in enumerate(boots[len(own):], len(own) + 1):
+        for r in b.records:
+            if r.get("t") == "result":  # _continues: each of its cases is one of the run's
+                recs, ids = cases[where[case_key(r)]]
+                recs.append(r)
+                ids.append(k)
+    return _merged(boots, iter([merge_results(recs, level, ids) for recs, ids in cases]), level)
+
+
+def _merged(boots: list[ParseResult], merged: Iterator[Record], level: str) -> ParseResult:
+    """The first boot's records with its results replaced by the merged ones, every boot's own errors,
+    faults, skips and tests kept once."""
     first = boots[0].records
     seen = [{k: v for k, v in r.items() if k != "seq"} for r in first if r.get("t") in KEPT_TYPES]
     extra: list[Record] = []
