@@ -49,7 +49,7 @@ def read_derived(path: Path) -> dict[tuple[str, str, int], dict[str, str]]:
     with path.open() as f:
         rows = list(csv.DictReader(f))
     assert rows and list(rows[0]) == ["figure", "quantity", "unit", "series", "paging", "size", "value", "min", "max",
-                                      "verdict"]
+                                      "verdict", "decision", "decision_lo", "decision_hi"]
     out = {}
     for r in rows:
         key = (r["quantity"], r["paging"], int(r["size"]))
