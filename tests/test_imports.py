@@ -19,7 +19,7 @@ LAYERS = ("records", "stats", "machines", "reports", "")  # "": the package's to
 RANK = {name: i for i, name in enumerate(LAYERS)}
 FAMILIES_MODULE = f"{PACKAGE}.reports.families"
 # what a family's module may import of reports/ (the shared kit), besides the layers below
-KIT = {"answers", "context", "cells", "plotkit", "paper", "derive"}
+KIT = {"answers", "context", "cells", "plotkit", "paper", "derive", "decisions"}
 
 
 def modules(root: Path) -> dict[str, Path]:

@@ -261,67 +261,91 @@ def misses(rows: list[Row], series: str, mode: str, size: int, what: str) -> lis
 
 @dataclass(frozen=True)
 class Peak:
-    """The largest relative concurrency overhead of one paging mode among its findings, and the
-    largest from the smallest cache's size up (None when it is the same point, or on an emulator)."""
+    """One paging mode's relative concurrency overhead at its largest, among its findings.
+
+    Where the machine's caches are known (not an emulator's), `peak` is the CACHE PEAK: the largest from
+    the smallest cache's size up, where the paper's effect is (a working set overflowing a cache), and
+    `plateau` the largest below that size where it is larger still: at small sizes the switch itself
+    outweighs the refill, a plateau of its own, not the paper's peak. Elsewhere `peak` is the largest at
+    any size and `first` None."""
 
     paging: str
     points: list[Row]
     peak: Row | None
-    from_cache: Row | None
+    plateau: Row | None = None
+    first: Cache | None = None  # the smallest cache, where the caches are known
+
+
+# The small sizes' line below the cache peak (after "below L1d"): there the fiber switch costs more than
+# refilling the buffers
+PLATEAU = "the switch outweighs the refill"
 
 
 def peaks(rows: list[Row], machine: Machine, series: str | None = None) -> list[Peak]:
     out = []
     caches = machine.caches
+    first = caches[0] if caches and not machine.emulated else None
     modes = {r.paging for r in rows if r.quantity == "conc_rel" and (series is None or r.series == series)}
     for paging in sorted(modes, key=lambda p: (p != OFF, p)):
         points = [r for r in pick(rows, "conc_rel", series, paging) if r.size > 0]
-        peak = best(points, "max")
-        big = None
-        # Below the L1 size the switch itself dominates; the cache effect the
-        # paper is about shows in the peak among the larger sizes.
-        if peak is not None and caches and not machine.emulated:
-            big = best([r for r in points if r.size >= caches[0].size], "max")
-            big = big if big is not None and big.size != peak.size else None
-        out.append(Peak(paging, points, peak, big))
+        top = best(points, "max")
+        if first is None or top is None:
+            out.append(Peak(paging, points, top))
+            continue
+        cache = best([r for r in points if r.size >= first.size], "max")
+        plateau = top if top.size < first.size else None
+        if plateau is not None and cache is not None and cache.value.mid >= plateau.value.mid:
+            plateau = None
+        out.append(Peak(paging, points, cache, plateau, first))
     return out
 
 
+def overflow_text(size: int, caches: list[Cache]) -> str:
+    """Which cache the working set of one buffer of `size` bytes (two of them in the scenarios) overflows:
+    'both buffers = L3 size', '= L2 size' (as cache_position words a size at a cache's), else 'both > L2
+    (2M)' (short: the summary's line then fits its count after it); cache_position where they overflow none."""
+    place = cache_position(size, caches)
+    over = [c for c in caches if c.size < 2 * size]
+    if place.startswith(("both buffers", "=")) or not over:
+        return place
+    return f"both > {over[-1].name} ({size_text(over[-1].size)})"
+
+
 def peak_lines(rows: list[Row], machine: Machine, units: Units | None, series: str | None = None,
-               full: bool = True, lead: str = "peak relative concurrency overhead") -> list[Answer]:
-    """Per paging mode, the peak relative concurrency overhead among the findings, where it sits among
-    the caches, and (with counters) the misses per quantum of multi - single that come with it."""
+               full: bool = True, lead: str = "peak relative concurrency overhead",
+               counts: dict[str, str] | None = None) -> list[Answer]:
+    """Per paging mode, the peak relative concurrency overhead among the findings (the cache peak where the
+    caches are known, Peak), where it sits among the caches, and (with counters) the misses per quantum of
+    multi - single that come with it; below it the small sizes' plateau where that is larger.
+    counts: per paging mode, the count the summary gives (full=False) in place of the sizes resolved (the
+    decisions' tally, reports/decisions.py)."""
     out: list[Answer] = []
     advise = not machine.no_answers
     for p in peaks(rows, machine, series):
-        counts = tally(p.points)
+        tallied = tally(p.points)
+        count = (counts or {}).get(p.paging) or tallied.brief(advise)
         question = f"{lead}, {paging_text(p.paging)}"
         if p.peak is None:
-            what = "none beyond chance" if counts.by_chance else "none resolved"
-            count = counts.brief(advise) if not full else counts.text()
-            out.append(Answer(question, f"{what} ({count})"))
-            continue
-        at = f"at {bytes_text(p.peak.size)} per buffer, {where(machine, p.peak.size)}"
-        peak = row_value(p.peak, units, full, where=at)
-        brief = "" if full else f"; {counts.brief(advise)}"
-        there = misses(rows, p.peak.series, p.paging, p.peak.size, "multi - single per quantum at the peak")
-        said = f"; multi - single per quantum there: {listed(there)}" if there else ""
-        out.append(Answer(question, f"{peak.text} {at}{brief}{said}", (peak, *there), note=brief[2:]))
-        first = machine.caches[0] if machine.caches else None
-        if p.from_cache is None and first is not None and not machine.emulated and p.peak.size < first.size:
-            above = [r for r in p.points if r.size >= first.size]
-            if above:
-                counts = tally(above)
-                what = "none beyond chance" if counts.by_chance else "none resolved"
-                out.append(Answer(f"from {first.name} size up", f"{what} ({counts.brief(advise)})", depth=1))
-        if p.from_cache is not None:
-            big = p.from_cache
-            at = f"at {bytes_text(big.size)} per buffer, {cache_position(big.size, machine.caches)}"
-            value = row_value(big, units, full, where=at)
-            there = misses(rows, big.series, p.paging, big.size, "multi - single per quantum there")
+            what = "none beyond chance" if tallied.by_chance else "none resolved"
+            if p.plateau is not None and p.first is not None:
+                what = f"none resolved from {p.first.name} size up"
+            out.append(Answer(question, f"{what} ({count if not full else tallied.text()})"))
+        else:
+            place = overflow_text(p.peak.size, machine.caches) if p.first is not None else where(machine, p.peak.size)
+            at = f"at {bytes_text(p.peak.size)} per buffer, {place}"
+            peak = row_value(p.peak, units, full, where=at)
+            brief = "" if full else f"; {count}"
+            there = misses(rows, p.peak.series, p.paging, p.peak.size, "multi - single per quantum at the peak")
+            said = f"; multi - single per quantum there: {listed(there)}" if there else ""
+            out.append(Answer(question, f"{peak.text} {at}{brief}{said}", (peak, *there), note=brief[2:]))
+        if p.plateau is not None and p.first is not None:
+            small = p.plateau
+            at = f"at {bytes_text(small.size)} per buffer"
+            value = row_value(small, units, full, where=f"{at}, {cache_position(small.size, machine.caches)}")
+            there = misses(rows, small.series, p.paging, small.size, "multi - single per quantum there")
             said = f"; misses per quantum there: {listed(there)}" if there else ""
-            out.append(Answer(f"from {machine.caches[0].name} size up", f"{value.text} {at}{said}",
-                              (value, *there), depth=1))
+            out.append(Answer(f"below {p.first.name}, {PLATEAU}", f"{value.text} {at}{said}", (value, *there),
+                              depth=1))
     return out
 
 

@@ -15,8 +15,9 @@ from typing import Callable, Iterable, TYPE_CHECKING
 from ..records import model, text
 from ..records.kinds import Units
 from ..records.text import exact, table
-from ..stats.interval import FINDINGS, NO_SPREAD, NOISE, Interval, cell, legend, verdict
-from . import paper
+from ..stats import sequence
+from ..stats.interval import FINDINGS, NO_SPREAD, NOISE, NOISE_ALONE, Interval, cell, chance_limit, legend, verdict
+from . import decisions, paper
 from .answers import Answer, Quote, Value, beside, listed
 from .context import Derived, Run, Sweep, csv_and_plots
 from .derive import (EVENT_SHORT, HOST_LARGE, MISS_EVENTS, OFF, QUANTITIES, RR, Row, SHAPES, Series, SwitchCost,
@@ -29,7 +30,8 @@ BENCHES = ("ctxsw", "workset")
 WORKSET = "workset"
 DERIVED_CSV = "derived.csv"
 MODEL_DERIVED_CSV = "derived-model.csv"  # the same quantities from modelled cycles (--figures model)
-DERIVED_HEADER = ["figure", "quantity", "unit", "series", "paging", "size", "value", "min", "max", "verdict"]
+DERIVED_HEADER = ["figure", "quantity", "unit", "series", "paging", "size", "value", "min", "max", "verdict",
+                  "decision", "decision_lo", "decision_hi"]
 SUMMARY_SERIES = 2  # workset series the summary answers for; the rest are in report.txt
 
 
@@ -125,6 +127,38 @@ def _lookup(rows: list[Row]) -> dict[tuple[str, str, int], Row]:
     return {(r.quantity, r.paging, r.size): r for r in rows}
 
 
+# --- decisions (reports/decisions.py: runs=auto's sequential rule) ----------------------------------------
+
+DECIDED = "sizes decided"  # the summary's line of the decisions' rule, above their counts
+Marks = dict[tuple[str, str, int], str]  # (quantity, paging, size) -> its decision's kind
+
+
+def _marks(found: list[decisions.Point]) -> Marks:
+    return {(p.row.quantity, p.row.paging, p.row.size): p.decision.kind for p in found}
+
+
+def decision_legend(margin: float) -> str:
+    """What a decision column or count means: the rule, its margin and its coverage."""
+    return (f"decision: effect (excludes 0), negligible (inside +-{margin:g} % of the baseline) or open, "
+            f"{sequence.coverage_text()}; the first decision comes at the {sequence.first_decision()}th process")
+
+
+def decision_counts(found: list[decisions.Point]) -> dict[tuple[str, str], str]:
+    """(quantity, paging) -> the summary's count of that series' decisions (decisions.Tally.text), with how
+    many effects noise alone gives among its points (each excludes 0 with no effect at most ALPHA of the time,
+    however often it was looked at)."""
+    groups: dict[tuple[str, str], list[decisions.Point]] = {}
+    for p in found:
+        groups.setdefault((p.row.quantity, p.row.paging), []).append(p)
+    out = {}
+    for key, points in groups.items():
+        t = decisions.tallies(points)[0]
+        limit = chance_limit(t.total, sequence.ALPHA)
+        chance = f"; {NOISE_ALONE}: up to {limit - 1}" if t.effect and limit > 1 else ""
+        out[key] = t.text() + chance
+    return out
+
+
 def _get(values: dict[tuple[str, str, int], Row], q: str, paging: str, size: int, digits: int = 0) -> str:
     row = values.get((q, paging, size))
     return cell(row.value, digits) if row else ""
@@ -139,8 +173,15 @@ def _got_note(s: Series, mode: str) -> list[str]:
     return [f"  pages asked {mode.split('/')[-1]}, the host gave otherwise at: " + ", ".join(items)]
 
 
-def _concurrency_table(s: Series, mode: str, values: dict[tuple[str, str, int], Row], units: Units) -> list[str]:
+def _decided(marks: Marks, q: str, paging: str) -> bool:
+    return any(k[0] == q and k[1] == paging for k in marks)
+
+
+def _concurrency_table(s: Series, mode: str, values: dict[tuple[str, str, int], Row], units: Units,
+                       marks: Marks | None = None) -> list[str]:
     events = [e for e in s.events() if any(k[0] == conc_counter(e) and k[1] == mode for k in values)]
+    marks = marks or {}
+    decided = _decided(marks, "conc_rel", mode)
     body = []
     for size in s.sizes(mode):
         single, multi = s.get(mode, size, "single"), s.get(mode, size, "multi")
@@ -148,30 +189,40 @@ def _concurrency_table(s: Series, mode: str, values: dict[tuple[str, str, int], 
                      text.number(single.mid) if single else "", text.number(multi.mid) if multi else "",
                      _get(values, "conc_abs", mode, size), _get(values, "conc_per_quantum", mode, size, 1),
                      _get(values, "conc_rel", mode, size, 1)]
+                    + ([marks.get(("conc_rel", mode, size), "")] if decided else [])
                     + [_get(values, conc_counter(e), mode, size, 1) for e in events])
     head = (f"workset {s.name}, {paper.paging_text(mode)}: concurrency overhead (Figures 3, 4), {units.name} per "
             f"series (a series: 2 reps refills, 2 reps quanta in multi); single and multi are medians")
     columns = (["size", "reps", "single", "multi", "multi-single", "per quantum", "rel %"]
-               + [f"{EVENT_SHORT[e]}/quantum" for e in events])
-    return [head] + table(columns, body, numeric=set(range(1, len(columns)))) + _got_note(s, mode)
+               + (["decision"] if decided else []) + [f"{EVENT_SHORT[e]}/quantum" for e in events])
+    numeric = set(range(1, len(columns))) - ({7} if decided else set())
+    return [head] + table(columns, body, numeric=numeric) + _got_note(s, mode)
 
 
-def _vm_table(s: Series, mode: str, base: str, values: dict[tuple[str, str, int], Row], units: Units) -> list[str]:
+def _vm_table(s: Series, mode: str, base: str, values: dict[tuple[str, str, int], Row], units: Units,
+              marks: Marks | None = None) -> list[str]:
     label = vm_label(mode, base)
     events = [e for e in MISS_EVENTS if any(k[0] == vm_counter(e, "single") and k[1] == label for k in values)]
+    marks = marks or {}
+    decided = {q: _decided(marks, q, label) for q in ("vm_rel_single", "vm_rel_multi")}
     body = []
     for size in s.sizes(mode):
         def v(q: str, digits: int = 0) -> str:
             return _get(values, q, label, size, digits)
-        body.append([paper.size_text(size), str(s.reps.get(size, "")), v("vm_abs_single"), v("vm_rel_single", 1),
-                     v("vm_abs_multi"), v("vm_rel_multi", 1), v("vm_on_conc", 1), v("conc_on_vm", 1)]
+
+        def d(q: str) -> list[str]:
+            return [marks.get((q, label, size), "")] if decided[q] else []
+        body.append([paper.size_text(size), str(s.reps.get(size, "")), v("vm_abs_single"), v("vm_rel_single", 1)]
+                    + d("vm_rel_single") + [v("vm_abs_multi"), v("vm_rel_multi", 1)] + d("vm_rel_multi")
+                    + [v("vm_on_conc", 1), v("conc_on_vm", 1)]
                     + [v(vm_counter(e, case), 2) for e in events for case in ("single", "multi")])
     on, off = paper.paging_text(mode), paper.paging_text(base)
     head = (f"workset {s.name}, {on} vs {off}: {effect_name(base)} (Figures 5-8), {units.name} per series; "
             f"fig 5 = VM->conc, fig 8 = conc->VM")
-    columns = (["size", "reps", "VM single", "%", "VM multi", "%", "VM->conc %", "conc->VM %"]
+    columns = (["size", "reps", "VM single", "%"] + (["decision"] if decided["vm_rel_single"] else [])
+               + ["VM multi", "%"] + (["decision"] if decided["vm_rel_multi"] else []) + ["VM->conc %", "conc->VM %"]
                + [f"{EVENT_SHORT[e]}/refill {case}" for e in events for case in ("single", "multi")])
-    return [head] + table(columns, body, numeric=set(range(1, len(columns))))
+    return [head] + table(columns, body, numeric={i for i, c in enumerate(columns) if i and c != "decision"})
 
 
 def model_lines(run: Run) -> list[str]:
@@ -188,13 +239,19 @@ def section_workset(run: Run) -> list[str]:
     if not series:
         return []
     out: list[str] = model_lines(run)
+    margin = decisions.margin_points(run.records)
+    found = []
     for s in series:
-        values = _lookup([r for r in rows if r.series == s.name])
+        mine = [r for r in rows if r.series == s.name]
+        values = _lookup(mine)
+        points = decisions.points(mine, margin)
+        found += points
+        marks = _marks(points)
         for mode in s.modes():
-            out += ([""] if out else []) + _concurrency_table(s, mode, values, run.units)
+            out += ([""] if out else []) + _concurrency_table(s, mode, values, run.units, marks)
         for mode, base in vm_pairs(s.modes()):
-            out += [""] + _vm_table(s, mode, base, values, run.units)
-    out += [legend(r.value for r in rows)]
+            out += [""] + _vm_table(s, mode, base, values, run.units, marks)
+    out += [legend(r.value for r in rows)] + ([decision_legend(margin)] if found else [])
     out += [""] + paper.comparison(rows, run.machine, run.units)
     return out
 
@@ -219,22 +276,24 @@ def sections(run: Run) -> list[str]:
 
 # --- summary -----------------------------------------------------------------
 
-def _extremes(rows: list[Row], want: str, units: Units, label: str, advise: bool = True) -> tuple[str, list[Value]]:
-    """The extreme finding of some rows and how many sizes are resolved; 'at every size' when every
-    point is the same exact value; 'none resolved' or 'none beyond chance' otherwise. advise: Tally.brief's.
-    With the finding as a value (`label`: which extreme), where there is one."""
+def _extremes(rows: list[Row], want: str, units: Units, label: str, advise: bool = True,
+              count: str = "") -> tuple[str, list[Value]]:
+    """The extreme finding of some rows and how many sizes are resolved (or `count` in its place: the
+    decisions' tally); 'at every size' when every point is the same exact value; 'none resolved' or 'none
+    beyond chance' otherwise. advise: Tally.brief's. With the finding as a value (`label`: which extreme),
+    where there is one."""
     points = [r for r in rows if r.size > 0]
     counts = paper.tally(points)
+    count = count or counts.brief(advise)
     found = paper.findings(points)
     if not found:
-        return f"none {'beyond chance' if counts.by_chance else 'resolved'} ({counts.brief(advise)})", []
+        return f"none {'beyond chance' if counts.by_chance else 'resolved'} ({count})", []
     if len({r.value.mid for r in found}) == 1 and counts.findings == counts.total:
         value = paper.row_value(found[0], units, label=label, where="at every size")
         return f"{value.text} at every size", [value]
     top = paper.best(found, want)
     assert top is not None
-    value = paper.row_value(top, units, label=label,
-                            where=f"at {paper.bytes_text(top.size)} ({counts.brief(advise)})")
+    value = paper.row_value(top, units, label=label, where=f"at {paper.bytes_text(top.size)} ({count})")
     return f"{value.text} {value.where}", [value]
 
 
@@ -259,12 +318,20 @@ def summary_workset(run: Run) -> list[Answer]:
     out: list[Answer] = [Answer(line) for line in model_lines(run)[:1]] if series else []
     units, machine = run.units, run.machine
     advise = not machine.no_answers
-    for s in series[:SUMMARY_SERIES]:
+    margin = decisions.margin_points(run.records)
+    shown = series[:SUMMARY_SERIES]
+    if any(decisions.points([r for r in rows if r.series == s.name], margin) for s in shown):
+        out.append(Answer(DECIDED, f"effect, negligible (inside +-{margin:g} %) or open, "
+                                   f"{100 * (1 - sequence.ALPHA):.0f} % at every look (a confidence sequence over "
+                                   f"the processes: docs/REPORT.md, Decisions)"))
+    for s in shown:
         mine = [r for r in rows if r.series == s.name]
+        counts = decision_counts(decisions.points(mine, margin))
         name = f" ({s.name})" if len(series) > 1 and s.name else ""
         lead = f"concurrency overhead{name}, peak"
+        conc = {paging: c for (q, paging), c in counts.items() if q == "conc_rel"}
         peaks = paper.same_in_modes({p.paging: paper.peak_lines([r for r in mine if r.paging == p.paging], machine,
-                                                                units, full=False, lead=lead)
+                                                                units, full=False, lead=lead, counts=conc)
                                      for p in paper.peaks(mine, machine)})
         out += beside(peaks, PEAK_PAPER)
         if not vm_pairs(s.modes()) and s is series[0]:
@@ -278,7 +345,8 @@ def summary_workset(run: Run) -> list[Answer]:
             out.append(Answer(f"{effect_name(base)}{name}, {paper.paging_text(mode)} vs {paper.paging_text(base)}{got}:"))
             for fig, quantity, quote in (("fig 7, single", "vm_rel_single", "-7.5 % at 3M"),
                                          ("fig 7, multi", "vm_rel_multi", "-39 % at 16K")):
-                text_, values = _extremes(pick(mine, quantity, paging=label), "min", units, "lowest", advise)
+                text_, values = _extremes(pick(mine, quantity, paging=label), "min", units, "lowest", advise,
+                                          counts.get((quantity, label), ""))
                 out.append(Answer(fig, _lowest(text_), tuple(values), Quote("paper", quote), depth=1))
             conc = pick(mine, "vm_on_conc", paging=label)
             (low, lows), (high, highs) = (_extremes(conc, "min", units, "lowest", advise),
@@ -312,11 +380,19 @@ def derived(run: Run) -> list[Derived]:
     return out
 
 
-def write_derived(rows: list[Row], path: Path, units: Units | None = None) -> Path:
-    """derived.csv: one row per series x paging x size x quantity (docs/REPORT.md)."""
+def write_derived(rows: list[Row], path: Path, units: Units | None = None,
+                  margin: float = decisions.DEFAULT_MARGIN_BP / 100) -> Path:
+    """derived.csv: one row per series x paging x size x quantity (docs/REPORT.md), with its decision
+    (reports/decisions.py) where it has one."""
+    decided = {(p.row.series, p.row.quantity, p.row.paging, p.row.size): p.decision
+               for p in decisions.points(rows, margin)}
+
+    def decision(r: Row) -> list[str]:
+        d = decided.get((r.series, r.quantity, r.paging, r.size))
+        return [d.kind, exact(d.lo), exact(d.hi)] if d is not None else ["", "", ""]
     return text.write_csv(path, DERIVED_HEADER,
                           ([r.figure, r.quantity, r.unit(units), r.series, r.paging, r.size,
-                            exact(r.value.mid), exact(r.value.lo), exact(r.value.hi), verdict(r.value)]
+                            exact(r.value.mid), exact(r.value.lo), exact(r.value.hi), verdict(r.value)] + decision(r)
                            for r in rows))
 
 
@@ -325,7 +401,7 @@ def files(run: Run, out: Path, plots: bool) -> list[Path]:
         work = run.modelled(WORKSET)
         _series, rows = derive(work.records)
         name = MODEL_DERIVED_CSV if work.is_model else DERIVED_CSV
-        return write_derived(rows, out / name, work.units) if rows else None
+        return write_derived(rows, out / name, work.units, decisions.margin_points(work.records)) if rows else None
 
     return csv_and_plots(run, out, plots, table, BENCHES, write_all)
 
