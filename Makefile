@@ -261,11 +261,13 @@ CMDLINE ?= suite=quick runs=2 warmup=0
 # make run: the kernel's quick suite under qemu-icount (deterministic: the
 # TSC counts instructions), then the hosted build's quick workset, ctxsw and
 # peers on one CPU of this machine (real caches, counters where perf allows),
+# five processes, then processes added to the sweep's sizes still open until
+# each is decided or 18 s are spent (budget=18s: the whole hosted part's),
 # then false sharing and a line's trip between CPUs on every CPU of this
 # machine, then the three summaries (`tools/cleanroom make-run`, which
 # tests/test_make_run.py runs on small command lines). RUN_DIR/kernel,
 # RUN_DIR/hosted and RUN_DIR/smp keep everything; results/latest points at it.
-HOSTED_CMDLINE ?= bench=workset,ctxsw,peers pages=both
+HOSTED_CMDLINE ?= bench=workset,ctxsw,peers pages=both budget=18s
 HOSTED_SMP_CMDLINE ?= bench=coherence,falseshare cpus=all runs=5
 # once per make (a recursive variable would run date at every use); the PID
 # keeps two make runs started in the same second apart

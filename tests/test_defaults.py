@@ -44,7 +44,7 @@ SMP_BENCHES = ("coherence", "falseshare", "isolation", "smplocks", "aslock", "li
 # runs=auto's most rounds shows as budget='s accepted range (test_the_budget_limit_is_the_headers).
 NOT_BOOTED = {"CR_DEF_LOCKS_PAPER_REPS", "CR_DEF_ASPACE_PAPER_REPS", "CR_DEF_COHERENCE_PAPER_REPS",
               "CR_DEF_FALSESHARE_PAPER_REPS", "CR_DEF_ISOLATION_PAPER_REPS", "CR_DEF_SMPLOCKS_PAPER_REPS",
-              "CR_DEF_AUTO_MAX_RUNS", "CR_DEF_REPLICAS_MAX", "CR_DEF_LAYOUT_SEED",
+              "CR_DEF_AUTO_MAX_RUNS", "CR_DEF_REPLICAS_MAX", "CR_DEF_ADDED_MAX", "CR_DEF_LAYOUT_SEED",
               # bench asm runs only with the user's code, which these boots have not: tests/test_usercode.py
               # reads its copies and reps in the records, its scratch buffer's last word, and copies='s range
               "CR_DEF_ASM_COPIES", "CR_DEF_ASM_COPIES_MAX", "CR_DEF_ASM_REPS", "CR_DEF_ASM_SCRATCH"}
@@ -101,6 +101,8 @@ def mismatches(header: defaults.Defaults, hosted: bool, cmdline: str, res: dict[
               "quick_budget" if p.suite == "quick" else "auto_budget")
     if "precision" not in given:
         check("config precision", cfg["precision"], p.fig.auto_precision_bp, "auto_precision_bp")
+    if "margin" not in given:  # the host's decisions read it (reports/decisions.py), the kernel reports it
+        check("config margin", cfg["margin"], header.number("CR_DEF_MARGIN_BP"), "CR_DEF_MARGIN_BP")
     paper = p.suite == "paper"
     sweep = ("sweep_paper_reps",) if paper else ("sweep_quick_bytes", "sweep_quick_min_reps", "sweep_quick_max_reps")
     results = of_type(res, "result")

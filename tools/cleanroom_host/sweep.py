@@ -40,8 +40,10 @@ _BUDGET = re.compile(r"^budget=([0-9]+)s$")
 DECISION_FIELD = "decision"  # results.csv / results.json: each workset result's set decided or open
 
 
-def take_budget(cmdline: str) -> tuple[str, float | None]:
+def take_budget(cmdline: str | None) -> tuple[str | None, float | None]:
     """The command line without a budget in seconds, and those seconds (None: none given)."""
+    if cmdline is None:
+        return None, None
     kept, seconds = [], None
     for token in cmdline.split():
         m = _BUDGET.match(token)

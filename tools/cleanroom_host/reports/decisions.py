@@ -14,6 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Iterable
 
+from ..machines import defaults
 from ..records.protocol import Record
 from ..stats import sequence
 from ..stats.sequence import Decision
@@ -22,8 +23,7 @@ from .derive import Row
 # derive.py's quantities that are decided, and the series each is counted in
 DECIDED_QUANTITIES = {"conc_rel": "concurrency overhead", "vm_rel_single": "fig 7, single",
                       "vm_rel_multi": "fig 7, multi"}
-DEFAULT_MARGIN_BP = 100
-DECIDED_SET = "decided"  # results.csv: a set every quantity of which is decided  # lib/defaults.h CR_DEF_MARGIN_BP: margin= when the config record lacks it
+DECIDED_SET = "decided"  # results.csv: a set every quantity of which is decided
 
 
 @dataclass(frozen=True)
@@ -37,11 +37,17 @@ class Point:
         return f"{DECIDED_QUANTITIES[self.row.quantity]}, {self.row.paging}"
 
 
+def default_margin() -> float:
+    """margin='s default (lib/defaults.h CR_DEF_MARGIN_BP), in points of a percentage."""
+    return defaults.load().number("CR_DEF_MARGIN_BP") / 100.0
+
+
 def margin_points(records: Iterable[Record]) -> float:
-    """margin= of the run (its config record), in points of a percentage."""
+    """margin= of the run (its config record), in points of a percentage; the default for a log from
+    before the key."""
     cfg = next((r.get("cfg") for r in records if r.get("t") == "config"), None)
     bp = cfg.get("margin") if isinstance(cfg, dict) else None
-    return (bp if isinstance(bp, int) and not isinstance(bp, bool) and bp > 0 else DEFAULT_MARGIN_BP) / 100.0
+    return bp / 100.0 if isinstance(bp, int) and not isinstance(bp, bool) and bp > 0 else default_margin()
 
 
 def points(rows: Iterable[Row], margin: float) -> list[Point]:
@@ -65,7 +71,8 @@ class Tally:
     effect: int
     negligible: int
     open: int
-    more: int | None  # the most processes any open point would still take (None: some never, at their spread)
+    more: int | None  # the most processes the open points that would decide still take (None: none would)
+    never: int = 0  # open points no number of processes decides at the spread their values have
 
     @property
     def total(self) -> int:
@@ -76,8 +83,12 @@ class Tally:
         out = f"{decided}/{self.total} sizes decided ({self.effect} effect, {self.negligible} negligible"
         if not self.open:
             return out + ")"
-        more = f"about {self.more} more processes" if self.more is not None else "no number of processes at this spread"
-        return out + f"; {self.open} open: {more} would decide them, the data suggest)"
+        parts = []
+        if self.open > self.never:
+            parts.append(f"{self.open - self.never} in about {self.more} more processes")
+        if self.never:
+            parts.append(f"{self.never} not at the spread of their processes")
+        return out + f"; {self.open} open, the data suggest: {', '.join(parts)})"
 
 
 def tallies(found: list[Point]) -> list[Tally]:
@@ -89,9 +100,9 @@ def tallies(found: list[Point]) -> list[Tally]:
     for series, ps in order.items():
         kinds = [p.decision.kind for p in ps]
         opened = [p.decision.more for p in ps if p.decision.kind == sequence.OPEN]
-        more = None if any(m is None for m in opened) else max(opened, default=0)
+        finite = [m for m in opened if m is not None]
         out.append(Tally(series, kinds.count(sequence.EFFECT), kinds.count(sequence.NEGLIGIBLE),
-                         kinds.count(sequence.OPEN), more))
+                         kinds.count(sequence.OPEN), max(finite) if finite else None, len(opened) - len(finite)))
     return out
 
 

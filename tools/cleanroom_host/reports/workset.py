@@ -381,11 +381,11 @@ def derived(run: Run) -> list[Derived]:
 
 
 def write_derived(rows: list[Row], path: Path, units: Units | None = None,
-                  margin: float = decisions.DEFAULT_MARGIN_BP / 100) -> Path:
+                  margin: float | None = None) -> Path:
     """derived.csv: one row per series x paging x size x quantity (docs/REPORT.md), with its decision
     (reports/decisions.py) where it has one."""
     decided = {(p.row.series, p.row.quantity, p.row.paging, p.row.size): p.decision
-               for p in decisions.points(rows, margin)}
+               for p in decisions.points(rows, margin if margin is not None else decisions.default_margin())}
 
     def decision(r: Row) -> list[str]:
         d = decided.get((r.series, r.quantity, r.paging, r.size))
