@@ -69,6 +69,9 @@ class Sweep:
     clock: Callable[[], float] = time.monotonic
     started: float = field(default=0.0)
     first: float = 0.0  # seconds the run's first processes took
+    first_ran: int = 0  # how many they were
+    scale: float = 1.0  # the most an added process took over _model's estimate (at least 1)
+    cost: dict[int, float] = field(default_factory=dict)  # each size's share of a round (_size_seconds)
     added: list[dict[str, Any]] = field(default_factory=list)
     stopped: str = ""
     tallies: list[str] = field(default_factory=list)
@@ -82,10 +85,21 @@ class Sweep:
     def _stop(self, why: str) -> None:
         self.stopped = why
 
+    def _model(self, share: float) -> float:
+        """A process's seconds for sizes of this share of a whole round (1: every size): its start and
+        first touches, plus its share of a first process's rounds; scaled by the most any added process
+        has taken over this model (`self.scale`)."""
+        per = self.first / max(self.first_ran, 1)
+        return self.scale * per * (FIXED_SHARE + (1 - FIXED_SHARE) * share)
+
     def next(self, spec: emulators.RunSpec, out_dir: Path, ran: int) -> tuple[emulators.RunSpec, str] | None:
         now = self.clock() - self.started
         if not self.added:
-            self.first = now
+            self.first, self.first_ran = now, ran
+        else:  # what the last one took (its start to now, this look included) against what was expected
+            last = self.added[-1]
+            last["seconds"] = round(now - last["at"], 3)
+            self.scale = max(self.scale, last["seconds"] / max(self._model(last["share"]) / self.scale, 1e-3))
         sets = parse_sets((out_dir / SERIAL_LOG).read_bytes())
         res = sets[-1]
         if len(sets) != 1 or res.replicas != ran:
@@ -99,34 +113,33 @@ class Sweep:
         self.tallies = [f"{t.series}: {t.text()}" for t in decisions.tallies(found)]
         if not found:
             return self._stop("no working-set sweep to decide")
-        cost = _size_seconds(res.records)
         opened = [p for p in found if p.decision.kind == sequence.OPEN]
         if not opened:
             return self._stop("every size decided")
+        if not self.added:
+            self.cost = _size_seconds(res.records)
+        whole = sum(self.cost.values()) or 1.0
         # the most promising first: the fewest processes still to go (None: not at this spread)
         order: dict[int, int] = {}
         for p in opened:
             more = p.decision.more if p.decision.more is not None else sequence.MORE_MAX
             order[p.row.size] = max(order.get(p.row.size, 0), more)
-        left = self._limit() - now
-        per_process = self.first / max(ran, 1)
-        whole = sum(cost.values()) or 1.0
-        fixed = per_process * FIXED_SHARE  # its start and first touches, whatever it measures
+        left = self._limit() - (self.clock() - self.started)
         chosen: list[int] = []
-        spend = fixed
+        share = 0.0
         for size in sorted(order, key=lambda s: (order[s], s)):
-            share = per_process * (1 - FIXED_SHARE) * cost.get(size, 0.0) / whole
-            if spend + share > left:
-                continue
-            chosen.append(size)
-            spend += share
+            more = self.cost.get(size, 0.0) / whole
+            if self._model(share + more) <= left:
+                chosen.append(size)
+                share += more
         if not chosen:
-            return self._stop(f"budget spent ({self._limit():.1f} s; the next {self.word} would take "
-                              f"~{fixed + per_process * (1 - FIXED_SHARE) * min(cost.get(s, 0.0) for s in order) / whole:.1f} s)")
+            least = min(self.cost.get(s, 0.0) for s in order) / whole
+            return self._stop(f"budget spent ({self._limit():.1f} s; {left:.1f} s left, the next {self.word} "
+                              f"would take ~{self._model(least):.1f} s)")
         k = len(self.added) + 1
         sizes = sorted(chosen)
         cmdline = _with(spec.cmdline, bench=WORKSET, sizes=",".join(str(s) for s in sizes), **{ADDED_KEY: str(k)})
-        self.added.append({"sizes": sizes, "at": round(now, 3)})
+        self.added.append({"sizes": sizes, "at": round(self.clock() - self.started, 3), "share": round(share, 4)})
         label = f"{self.word} {ran + 1}: added for {len(sizes)} open size{'s' if len(sizes) != 1 else ''}"
         return replace(spec, cmdline=cmdline), label
 
