@@ -11,6 +11,7 @@ one process cannot give one.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any, Iterable
 
@@ -43,11 +44,16 @@ def default_margin() -> float:
 
 
 def margin_points(records: Iterable[Record]) -> float:
-    """margin= of the run (its config record), in points of a percentage; the default for a log from
-    before the key."""
-    cfg = next((r.get("cfg") for r in records if r.get("t") == "config"), None)
+    """margin= of the run (its config record), in points of a percentage; for a log from before the key,
+    the default where its results come from several processes (none decides otherwise: NaN, and
+    lib/defaults.h is not read)."""
+    recs = list(records)
+    cfg = next((r.get("cfg") for r in recs if r.get("t") == "config"), None)
     bp = cfg.get("margin") if isinstance(cfg, dict) else None
-    return bp / 100.0 if isinstance(bp, int) and not isinstance(bp, bool) and bp > 0 else default_margin()
+    if isinstance(bp, int) and not isinstance(bp, bool) and bp > 0:
+        return bp / 100.0
+    replicated = any(r.get("t") == "result" and isinstance(r.get("replicas"), list) for r in recs)
+    return default_margin() if replicated else math.nan
 
 
 def points(rows: Iterable[Row], margin: float) -> list[Point]:
