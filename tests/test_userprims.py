@@ -60,16 +60,24 @@ def test_an_ab_of_the_users_jump_against_the_built_in_moves_nothing_in_the_kerne
 
 
 def test_an_ab_of_the_users_jump_against_the_built_in_is_within_noise_hosted(tmp_path: Path) -> None:
+    """check's 5 % gate on 22 cases of an A/B that differ in nothing: on a machine busy with the other tests
+    one in a few dozen A/Bs resolves a case past it by chance (its A/As idle: 15 of 15 pass); a second A/B
+    must then pass, so a real difference still fails."""
     built(HOSTED, "hosted")
-    out = tmp_path / "ab"
-    rc, _stdout, err = tool_main("ab", "--emulator", "hosted", "--hosted", str(HOSTED), "--cmdline", "bench=ctxsw",
-                                 "--b-switch-file", str(JUMP), "--b-switch-as", "jump", "--boots", "10",
-                                 "--out", str(out), "--quiet")
-    assert rc == 0, err
-    rc, text, err = tool_main("check", str(out))
-    assert rc == 0, text + err
-    b = json.loads((out / "b" / "results.json").read_text())
-    assert {r["params"].get("code") for r in of_type(b, "result") if r["case"] == "jump"} == {"jump"}
+    verdicts = []
+    for attempt in range(2):
+        out = tmp_path / f"ab{attempt}"
+        rc, _stdout, err = tool_main("ab", "--emulator", "hosted", "--hosted", str(HOSTED), "--cmdline", "bench=ctxsw",
+                                     "--b-switch-file", str(JUMP), "--b-switch-as", "jump", "--boots", "10",
+                                     "--out", str(out), "--quiet")
+        assert rc == 0, err
+        b = json.loads((out / "b" / "results.json").read_text())
+        assert {r["params"].get("code") for r in of_type(b, "result") if r["case"] == "jump"} == {"jump"}
+        rc, text, err = tool_main("check", str(out))
+        verdicts.append(text + err)
+        if rc == 0:
+            return
+    raise AssertionError("\n".join(verdicts))
 
 
 @pytest.mark.usefixtures("kernel_elf")
