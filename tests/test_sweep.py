@@ -48,7 +48,8 @@ def test_a_decided_sweep_adds_what_it_needs_and_no_more(tmp_path: Path) -> None:
         rows = [r for r in csv.DictReader(f) if r["bench"] == "workset"]
     if info["stopped"] == "every size decided":
         assert rows and {r["decision"] for r in rows} == {"decided"}
-        assert "decided: concurrency overhead, host/4k: 1/1 sizes decided (0 effect, 1 negligible)" in stdout
+        assert "decided: concurrency overhead, host/4k: 1/1 sizes decided (" in stdout  # negligible, or an effect
+        # where a disturbed process read past 100 %
     else:  # a machine so busy that its processes disagreed by more than 100 %
         assert info["stopped"].startswith("budget spent") and {r["decision"] for r in rows} == {"open"}
 
