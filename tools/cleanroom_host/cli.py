@@ -924,7 +924,7 @@ def cmd_run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     tallies = sweep.stamp(out_dir, outcome.run) if more is not None else []
     runner.print_outcome(outcome, out, err)
     for line in tallies:
-        out.write(f"decided: {line}\n")
+        out.write("\n".join(textwrap.wrap(f"decided: {line}", WIDTH, subsequent_indent="    ")) + "\n")
     status = results.boots_exit_status(outcome.boots, outcome.cut_short)
     # the model's samples not matching the results is damage, like a missing record
     return results.EXIT_DAMAGED if status == results.EXIT_OK and not outcome.model_ok else status

@@ -296,6 +296,12 @@ def _summary_run(rs: ResultSet, run: Run) -> list[str]:
         line += f"; {runs} recorded runs per case" + ("" if runs and int(runs) > 1 else ": no spread to judge by")
     if line:
         out.append(line.rstrip())
+    sweep = info.get("sweep") if info is not None else None
+    if isinstance(sweep, dict) and isinstance(sweep.get("added"), list):
+        n = len(sweep["added"])
+        why = str(sweep.get("stopped") or "").split(" (")[0]
+        out.append(f"  sweep: {n} process{'es' if n != 1 else ''} added for the open sizes within "
+                   f"{sweep.get('limit_seconds'):g} s" + (f"; stopped: {why}" if why else ""))
     return out
 
 
