@@ -132,7 +132,7 @@ static const char *explain(enum counter_event e, int err, bool *whole_pmu)
     case EOPNOTSUPP:
     case ENODEV:
         if (!core_pmu_present()) {
-            snprintf(t, n, "no PMU %s(%s; the kernel registered no cpu event source)",
+            snprintf(t, n, "no PMU %s(%s: the kernel has no cpu event source)",
                      cpu_has(FEAT_HYPERVISOR) ? "in this virtual machine " : "", errno_name(err));
             return t;
         }

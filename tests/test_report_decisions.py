@@ -80,7 +80,7 @@ def test_six_agreeing_processes_decide_and_the_summary_says_so() -> None:
     peak = lines[line(lines, "concurrency overhead, peak, 2 MiB pages:")]
     assert "; 7/7 sizes decided (7 effect, 0 negligible)" in peak
     other = lines[line(lines, "concurrency overhead, peak, 4 KiB pages:")]
-    assert "6/7 sizes decided (6 effect, 0 negligible; 1 open, the data suggest: 1 in about 2 more processes)" in other
+    assert "6/7 sizes decided (6 effect, 0 negligible; 1 open: 1 in ~2 more processes)" in other
     fig7 = lines[line(lines, "fig 7, single:")]
     assert "4/7 sizes decided (2 effect, 2 negligible; 3 open" in fig7
     # Figure 5's quantity is not decided: its count stays the fixed-sample one

@@ -89,12 +89,12 @@ class Tally:
         out = f"{decided}/{self.total} sizes decided ({self.effect} effect, {self.negligible} negligible"
         if not self.open:
             return out + ")"
-        parts = []
+        parts = []  # what the data suggest
         if self.open > self.never:
-            parts.append(f"{self.open - self.never} in about {self.more} more processes")
+            parts.append(f"{self.open - self.never} in ~{self.more} more processes")
         if self.never:
-            parts.append(f"{self.never} not at the spread of their processes")
-        return out + f"; {self.open} open, the data suggest: {', '.join(parts)})"
+            parts.append(f"{self.never} not at their spread")
+        return out + f"; {self.open} open: {', '.join(parts)})"
 
 
 def tallies(found: list[Point]) -> list[Tally]:

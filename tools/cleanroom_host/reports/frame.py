@@ -290,18 +290,18 @@ def _summary_run(rs: ResultSet, run: Run) -> list[str]:
     cfg = config.get("cfg") if config and isinstance(config.get("cfg"), dict) else {}
     line = f"  cmdline: {compact(hello.get('cmdline'))}" if hello else ""
     runs = cfg.get("runs") if isinstance(cfg, dict) else None
-    if runs == "auto":
+    sweep = info.get("sweep") if info is not None else None
+    if runs == "auto" and isinstance(sweep, dict) and isinstance(sweep.get("added"), list):
+        n = len(sweep["added"])  # the processes the host added decide; the rounds inside are a share
+        why = str(sweep.get("stopped") or "").split(" (")[0]
+        line += (f"; runs=auto: {n} process{'es' if n != 1 else ''} added for the open sizes within "
+                 f"{sweep.get('limit_seconds'):g} s" + (f" ({why})" if why else ""))
+    elif runs == "auto":
         line += "; " + auto_text(rs.of_type("result"), cfg)
     elif runs is not None:
         line += f"; {runs} recorded runs per case" + ("" if runs and int(runs) > 1 else ": no spread to judge by")
     if line:
         out.append(line.rstrip())
-    sweep = info.get("sweep") if info is not None else None
-    if isinstance(sweep, dict) and isinstance(sweep.get("added"), list):
-        n = len(sweep["added"])
-        why = str(sweep.get("stopped") or "").split(" (")[0]
-        out.append(f"  sweep: {n} process{'es' if n != 1 else ''} added for the open sizes within "
-                   f"{sweep.get('limit_seconds'):g} s" + (f"; stopped: {why}" if why else ""))
     return out
 
 

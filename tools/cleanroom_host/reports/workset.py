@@ -321,9 +321,8 @@ def summary_workset(run: Run) -> list[Answer]:
     margin = decisions.margin_points(run.records)
     shown = series[:SUMMARY_SERIES]
     if any(decisions.points([r for r in rows if r.series == s.name], margin) for s in shown):
-        out.append(Answer(DECIDED, f"effect, negligible (inside +-{margin:g} %) or open, "
-                                   f"{100 * (1 - sequence.ALPHA):.0f} % at every look (a confidence sequence over "
-                                   f"the processes: docs/REPORT.md, Decisions)"))
+        out.append(Answer(DECIDED, f"effect, negligible (+-{margin:g} %) or open, "
+                                   f"{100 * (1 - sequence.ALPHA):.0f} % at every look (docs/REPORT.md, Decisions)"))
     for s in shown:
         mine = [r for r in rows if r.series == s.name]
         counts = decision_counts(decisions.points(mine, margin))
