@@ -76,7 +76,7 @@ def test_the_working_set_names_the_cache_it_overflows() -> None:
 def test_six_agreeing_processes_decide_and_the_summary_says_so() -> None:
     lines = summary(load(PROCESSES))
     rule = lines[line(lines, workset.DECIDED)]
-    assert "negligible (inside +-1 %) or open, 95 % at every look" in rule
+    assert "negligible (+-1 %) or open, 95 % at every look" in rule
     peak = lines[line(lines, "concurrency overhead, peak, 2 MiB pages:")]
     assert "; 7/7 sizes decided (7 effect, 0 negligible)" in peak
     other = lines[line(lines, "concurrency overhead, peak, 4 KiB pages:")]
@@ -89,7 +89,7 @@ def test_six_agreeing_processes_decide_and_the_summary_says_so() -> None:
 
 def test_the_margin_comes_from_the_config_record() -> None:
     wide = summary(with_margin(load(PROCESSES), 500))  # +-5 %: more of Figure 7's points are negligible
-    assert "negligible (inside +-5 %) or open" in wide[line(wide, workset.DECIDED)]
+    assert "negligible (+-5 %) or open" in wide[line(wide, workset.DECIDED)]
     fig7 = wide[line(wide, "fig 7, single:")]
     assert "5/7 sizes decided (1 effect, 4 negligible; 2 open" in fig7  # at +-1 %: 4/7, 2 effect, 2 negligible
 

@@ -16,7 +16,7 @@ from ..records import model, text
 from ..records.kinds import Units
 from ..records.text import exact, table
 from ..stats import sequence
-from ..stats.interval import FINDINGS, NO_SPREAD, NOISE, NOISE_ALONE, Interval, cell, chance_limit, legend, verdict
+from ..stats.interval import FINDINGS, NO_SPREAD, NOISE, Interval, cell, legend, verdict
 from . import decisions, paper
 from .answers import Answer, Quote, Value, beside, listed
 from .context import Derived, Run, Sweep, csv_and_plots
@@ -144,19 +144,13 @@ def decision_legend(margin: float) -> str:
 
 
 def decision_counts(found: list[decisions.Point]) -> dict[tuple[str, str], str]:
-    """(quantity, paging) -> the summary's count of that series' decisions (decisions.Tally.text), with how
-    many effects noise alone gives among its points (each excludes 0 with no effect at most ALPHA of the time,
-    however often it was looked at)."""
+    """(quantity, paging) -> the summary's count of that series' decisions (decisions.Tally.text). Each
+    point's sequence holds its coverage however often it was looked at; across a series' sizes nothing is
+    corrected (docs/REPORT.md, Decisions, says how many effects chance may give)."""
     groups: dict[tuple[str, str], list[decisions.Point]] = {}
     for p in found:
         groups.setdefault((p.row.quantity, p.row.paging), []).append(p)
-    out = {}
-    for key, points in groups.items():
-        t = decisions.tallies(points)[0]
-        limit = chance_limit(t.total, sequence.ALPHA)
-        chance = f"; {NOISE_ALONE}: up to {limit - 1}" if t.effect and limit > 1 else ""
-        out[key] = t.text() + chance
-    return out
+    return {key: decisions.tallies(points)[0].text() for key, points in groups.items()}
 
 
 def _get(values: dict[tuple[str, str, int], Row], q: str, paging: str, size: int, digits: int = 0) -> str:
