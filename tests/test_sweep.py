@@ -67,6 +67,20 @@ def test_open_sizes_get_processes_until_the_budget_is_spent(tmp_path: Path) -> N
     assert "open" in stdout or "every size decided" == info["stopped"]
 
 
+@pytest.mark.usefixtures("kernel_elf")
+def test_kernel_boots_on_a_real_clock_take_the_same_path(tmp_path: Path) -> None:
+    """QEMU without -icount: boots, not processes, added and merged the same way (paging off against on)."""
+    out = tmp_path / "qemu"
+    rc, stdout, stderr = tool_main("run", "--emulator", "qemu", "--boots", "5", "--cmdline",
+                                   "bench=workset sizes=4096 paging=both margin=10000 budget=60s", "--out", str(out),
+                                   "--quiet")
+    assert rc == 0, stderr
+    doc = json.loads((out / "results.json").read_text())
+    info = doc["run"]["sweep"]
+    assert doc["replicas"] == {"of": 5 + len(info["added"]), "level": "boot"} and info["added"]
+    assert "decided: concurrency overhead, off: 1/1 sizes decided" in stdout or info["stopped"].startswith("budget")
+
+
 def _process(hosted: Path, cmdline: str) -> bytes:
     return subprocess.run([str(hosted), *cmdline.split()], capture_output=True, check=True).stdout
 
