@@ -72,7 +72,7 @@ def test_kernel_boots_on_a_real_clock_take_the_same_path(tmp_path: Path) -> None
     """QEMU without -icount: boots, not processes, added and merged the same way (paging off against on)."""
     out = tmp_path / "qemu"
     rc, stdout, stderr = tool_main("run", "--emulator", "qemu", "--boots", "5", "--cmdline",
-                                   "bench=workset sizes=4096 paging=both margin=10000 budget=60s", "--out", str(out),
+                                   "bench=workset sizes=4096 paging=both runs=auto margin=10000 budget=60s", "--out", str(out),
                                    "--quiet")
     assert rc == 0, stderr
     doc = json.loads((out / "results.json").read_text())

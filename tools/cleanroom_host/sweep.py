@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from .machines import emulators
-from .records.replicas import ADDED_KEY, parse_sets, stamp_clock
+from .records.replicas import ADDED_KEY, level_of, parse_sets, stamp_clock
 from .records.results import SERIAL_LOG, write_results
 from .reports import decisions
 from .reports.derive import WORKSET, derive
@@ -110,7 +110,7 @@ class Sweep:
             return self._stop("runs= is a number: the run takes what it says")
         _series, rows = derive(stamp_clock([dict(r) for r in res.records]))
         found = decisions.points(rows, decisions.margin_points(res.records))
-        self.tallies = [f"{t.series}: {t.text()}" for t in decisions.tallies(found)]
+        self.tallies = [f"{t.series}: {t.text()}" for t in decisions.tallies(found, self.word)]
         if not found:
             return self._stop("no working-set sweep to decide")
         opened = [p for p in found if p.decision.kind == sequence.OPEN]
@@ -178,4 +178,4 @@ def stamp(out_dir: Path, outcome_run: dict[str, Any]) -> list[str]:
             if d is not None:
                 r[DECISION_FIELD] = d
     write_results(out_dir, res, SERIAL_LOG, outcome_run)
-    return [f"{t.series}: {t.text()}" for t in decisions.tallies(found)]
+    return [f"{t.series}: {t.text()}" for t in decisions.tallies(found, level_of(res.records))]

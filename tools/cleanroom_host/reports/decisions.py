@@ -79,6 +79,7 @@ class Tally:
     open: int
     more: int | None  # the most processes the open points that would decide still take (None: none would)
     never: int = 0  # open points no number of processes decides at the spread their values have
+    unit: str = "process"  # what a value is: a process (hosted) or a boot
 
     @property
     def total(self) -> int:
@@ -91,14 +92,15 @@ class Tally:
             return out + ")"
         parts = []  # what the data suggest
         if self.open > self.never:
-            parts.append(f"{self.open - self.never} in ~{self.more} more processes")
+            plural = "processes" if self.unit == "process" else f"{self.unit}s"
+            parts.append(f"{self.open - self.never} in ~{self.more} more {plural}")
         if self.never:
             parts.append(f"{self.never} not at their spread")
         return out + f"; {self.open} open: {', '.join(parts)})"
 
 
-def tallies(found: list[Point]) -> list[Tally]:
-    """Per series, in the order the points came."""
+def tallies(found: list[Point], unit: str = "process") -> list[Tally]:
+    """Per series, in the order the points came; `unit`: what one value is (records/replicas.level_of)."""
     order: dict[str, list[Point]] = {}
     for p in found:
         order.setdefault(p.series, []).append(p)
@@ -108,7 +110,8 @@ def tallies(found: list[Point]) -> list[Tally]:
         opened = [p.decision.more for p in ps if p.decision.kind == sequence.OPEN]
         finite = [m for m in opened if m is not None]
         out.append(Tally(series, kinds.count(sequence.EFFECT), kinds.count(sequence.NEGLIGIBLE),
-                         kinds.count(sequence.OPEN), max(finite) if finite else None, len(opened) - len(finite)))
+                         kinds.count(sequence.OPEN), max(finite) if finite else None, len(opened) - len(finite),
+                         unit))
     return out
 
 

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Iterable, TYPE_CHECKING
 
-from ..records import model, text
+from ..records import model, replicas, text
 from ..records.kinds import Units
 from ..records.text import exact, table
 from ..stats import sequence
@@ -143,14 +143,14 @@ def decision_legend(margin: float) -> str:
             f"{sequence.coverage_text()}; the first decision comes at the {sequence.first_decision()}th process")
 
 
-def decision_counts(found: list[decisions.Point]) -> dict[tuple[str, str], str]:
+def decision_counts(found: list[decisions.Point], unit: str = "process") -> dict[tuple[str, str], str]:
     """(quantity, paging) -> the summary's count of that series' decisions (decisions.Tally.text). Each
     point's sequence holds its coverage however often it was looked at; across a series' sizes nothing is
     corrected (docs/REPORT.md, Decisions, says how many effects chance may give)."""
     groups: dict[tuple[str, str], list[decisions.Point]] = {}
     for p in found:
         groups.setdefault((p.row.quantity, p.row.paging), []).append(p)
-    return {key: decisions.tallies(points)[0].text() for key, points in groups.items()}
+    return {key: decisions.tallies(points, unit)[0].text() for key, points in groups.items()}
 
 
 def _get(values: dict[tuple[str, str, int], Row], q: str, paging: str, size: int, digits: int = 0) -> str:
@@ -319,7 +319,7 @@ def summary_workset(run: Run) -> list[Answer]:
                                    f"{100 * (1 - sequence.ALPHA):.0f} % at every look (docs/REPORT.md, Decisions)"))
     for s in shown:
         mine = [r for r in rows if r.series == s.name]
-        counts = decision_counts(decisions.points(mine, margin))
+        counts = decision_counts(decisions.points(mine, margin), replicas.level_of(run.records))
         name = f" ({s.name})" if len(series) > 1 and s.name else ""
         lead = f"concurrency overhead{name}, peak"
         conc = {paging: c for (q, paging), c in counts.items() if q == "conc_rel"}
