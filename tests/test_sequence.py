@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from cleanroom_host.records.replicas import parse_sets
+from cleanroom_host.reports.decisions import default_margin
 from cleanroom_host.stats import ranks, sequence
 
 FIXTURE = Path(__file__).parent / "fixtures" / "hosted-workset-processes.log"
@@ -70,7 +71,7 @@ def _anytime():
 
     def look(values: list[float]) -> bool:
         running.add(values[-1])
-        return sequence.judge(running, 0.0, sequence.DEFAULT_MARGIN).kind == sequence.EFFECT
+        return sequence.judge(running, 0.0, default_margin()).kind == sequence.EFFECT
     return look
 
 
@@ -120,7 +121,7 @@ def test_one_fixed_look_keeps_its_rate() -> None:
     ([0.2, -0.3, 4.0, 0.1, -2.5, 0.3, 0.0], sequence.OPEN),
 ])
 def test_decisions(values: list[float], kind: str) -> None:
-    d = sequence.decide(values, 0.0, sequence.DEFAULT_MARGIN)
+    d = sequence.decide(values, 0.0, default_margin())
     assert d.kind == kind and d.lo <= ranks.median(values) <= d.hi
     if kind == sequence.OPEN:
         assert d.more is not None and d.more >= 1

@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from .machines import emulators
+from .records.protocol import ParseResult
 from .records.replicas import ADDED_KEY, level_of, parse_sets, stamp_clock
 from .records.results import SERIAL_LOG, write_results
 from .reports import decisions
@@ -108,8 +109,7 @@ class Sweep:
         runs = cfg.get("cfg", {}).get("runs") if cfg is not None and isinstance(cfg.get("cfg"), dict) else None
         if runs != "auto":
             return self._stop("runs= is a number: the run takes what it says")
-        _series, rows = derive(stamp_clock([dict(r) for r in res.records]))
-        found = decisions.points(rows, decisions.margin_points(res.records))
+        found = _points(res)
         self.tallies = [f"{t.series}: {t.text()}" for t in decisions.tallies(found, self.word)]
         if not found:
             return self._stop("no working-set sweep to decide")
@@ -149,6 +149,12 @@ class Sweep:
                           "method": sequence.coverage_text(), "tallies": self.tallies}}
 
 
+def _points(res: ParseResult) -> list[decisions.Point]:
+    """The set's decided points, its records read as the report reads them (each told its clock)."""
+    _series, rows = derive(stamp_clock([dict(r) for r in res.records]))
+    return decisions.points(rows, decisions.margin_points(res.records))
+
+
 def _size_seconds(records: list[dict[str, Any]]) -> dict[int, float]:
     """Each size's share of a round: its workset cases' median ticks summed (relative: the unit cancels)."""
     out: dict[int, float] = {}
@@ -167,8 +173,7 @@ def stamp(out_dir: Path, outcome_run: dict[str, Any]) -> list[str]:
     if len(sets) != 1:
         return []
     res = sets[0]
-    _series, rows = derive(stamp_clock([dict(r) for r in res.records]))
-    found = decisions.points(rows, decisions.margin_points(res.records))
+    found = _points(res)
     if not found:
         return []
     by_size = decisions.set_decisions(found)

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any, Iterable
+from typing import Iterable
 
 from ..machines import defaults
 from ..records.protocol import Record
@@ -115,11 +115,6 @@ def tallies(found: list[Point], unit: str = "process") -> list[Tally]:
     return out
 
 
-def open_sizes(found: list[Point]) -> list[int]:
-    """The sizes some quantity of which is still open, smallest first."""
-    return sorted({p.row.size for p in found if p.decision.kind == sequence.OPEN})
-
-
 def set_decisions(found: list[Point]) -> dict[int, str]:
     """size -> its set's decision, as results.csv's `decision` column writes it for each case of the set
     (every mode's single and multi of one size are measured in one set): 'open' while a quantity of it
@@ -131,9 +126,3 @@ def set_decisions(found: list[Point]) -> dict[int, str]:
         else:
             out[p.row.size] = DECIDED_SET
     return out
-
-
-def as_dict(p: Point) -> dict[str, Any]:
-    d = p.decision
-    return {"decision": d.kind, "decision_lo": d.lo, "decision_hi": d.hi, "decision_n": d.n,
-            "decision_more": d.more}

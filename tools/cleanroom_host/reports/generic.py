@@ -19,6 +19,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Iterator
 
 from ..records.protocol import DIVIDED
 from ..records.text import compact, table
@@ -127,17 +128,22 @@ def shown(values: list[Value]) -> tuple[Value, ...]:
     return tuple(out)
 
 
+def _tables(run: Run, benches: list[str]) -> Iterator[tuple[str, Run, list[str], list[Row]]]:
+    """Each benchmark that has rows: its name, its run as modelled, its paging modes and its rows."""
+    for bench in benches:
+        b = run.modelled(bench)
+        modes, table_rows = rows(b, bench)
+        if table_rows:
+            yield bench, b, modes, table_rows
+
+
 def summary(run: Run, benches: list[str]) -> list[Answer]:
     """A line a benchmark: each case's median with its interval in the first paging mode, and a line below
     it for the next mode that measured differently (modes that measured the same are named together; those
     past SUMMARY_MODES only named); past the cases SUMMARY_CASES and SUMMARY_CHARS allow, how many more
     report.txt has."""
     out: list[Answer] = []
-    for bench in benches:
-        b = run.modelled(bench)
-        modes, table_rows = rows(b, bench)
-        if not table_rows:
-            continue
+    for bench, b, modes, table_rows in _tables(run, benches):
         same: dict[tuple[object, ...], tuple[list[str], list[Value]]] = {}
         for mode in modes:
             values = [Value(r.label, r.values[mode], digits(table_rows)) for r in table_rows if mode in r.values]
@@ -164,11 +170,7 @@ def sections(run: Run, benches: list[str]) -> list[str]:
     sample was divided by (per); one legend line after the last."""
     out: list[str] = []
     values: list[Interval] = []
-    for bench in benches:
-        b = run.modelled(bench)
-        modes, table_rows = rows(b, bench)
-        if not table_rows:
-            continue
+    for bench, b, modes, table_rows in _tables(run, benches):
         body = []
         for r in table_rows:
             ns = sorted(set(r.n.values()))

@@ -39,7 +39,6 @@ ALPHA = 0.05  # the sequence covers the median at every look at once with probab
 # The mixture of betting shares and their weights: all-in on one side (one sign against ends it) decides
 # six processes that agree; the smaller shares keep deciding when a value or two in ten disagree.
 LAMBDAS = ((1.0, 0.45), (0.8, 0.3), (0.6, 0.15), (0.4, 0.1))
-DEFAULT_MARGIN = 1.0  # margin=: points (%) of the quantity's baseline (docs/REPORT.md, Decisions)
 MORE_MAX = 200  # `more` looks this far ahead; beyond: None (not at this spread)
 
 EFFECT, NEGLIGIBLE, OPEN = "effect", "negligible", "open"
